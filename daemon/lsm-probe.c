@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* umbrellad - is the BPF LSM active on this kernel? */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lsm-probe.h"
+
+#define LSM_LIST "/sys/kernel/security/lsm"
+
+int lsm_probe_bpf_active(void)
+{
+	char list[512], *lsm, *save = NULL;
+	ssize_t n;
+	int fd;
+
+	fd = open(LSM_LIST, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, list, sizeof(list) - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return n;
+	list[n] = '\0';
+
+	for (lsm = strtok_r(list, ",\n", &save); lsm; lsm = strtok_r(NULL, ",\n", &save)) {
+		if (strcmp(lsm, "bpf") == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+const char *lsm_probe_hint(int r)
+{
+	if (r == -ENOENT)
+		return "the BPF LSM is not active: boot with 'bpf' in lsm= (e.g. "
+		       "lsm=lockdown,capability,landlock,yama,bpf) on a kernel with "
+		       "CONFIG_BPF_LSM=y";
+	return "cannot read " LSM_LIST " (is securityfs mounted?)";
+}
