@@ -13,8 +13,8 @@
 
 /*
  * umb_task: per-task restriction state (struct umb_task_state).
- * Key: the task (a pidfd from user space). Writers: task.bpf.c copies the parent's
- * entry into each new task; umbrellad adds layers. Readers: every enforcement hook.
+ * Key: the task (a pidfd from user space). Writers: task.bpf.c (inheritance, armed and
+ * pending layers). Readers: every enforcement hook, umbrella-cli.
  * Task storage lives and dies with its task: no size limit, nothing to clean up.
  */
 UMB_MAP struct {
@@ -24,10 +24,98 @@ UMB_MAP struct {
 	__type(value, struct umb_task_state);
 } umb_task SEC(".maps");
 
+/*
+ * umb_layers: layer id -> struct umb_layer. Writer: umbrellad, before it hands the id to
+ * any task. Readers: task.bpf.c (merging a pushed layer into the task's deny sets), the
+ * hooks (finding which layer denied), umbrella-cli. Full: umbrellad refuses new layers.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct umb_layer);
+} umb_layers SEC(".maps");
+
+/*
+ * umb_fs_inodes: restricted file system objects, by inode (struct umb_inode_key ->
+ * struct umb_fs_rule). Writer: umbrellad. Reader: file.bpf.c, on every ancestor of an
+ * object a restricted task touches. Full: umbrellad refuses the layer.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct umb_inode_key);
+	__type(value, struct umb_fs_rule);
+} umb_fs_inodes SEC(".maps");
+
+/*
+ * umb_fs_names: restricted names in directories (struct umb_name_key -> struct
+ * umb_fs_rule), for paths that do not exist yet or whose file may be replaced by rename.
+ * Writer: umbrellad. Reader: file.bpf.c, only below a directory whose umb_fs_inodes entry
+ * has UMB_FS_HAS_NAMES. Full: umbrellad refuses the layer.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct umb_name_key);
+	__type(value, struct umb_fs_rule);
+} umb_fs_names SEC(".maps");
+
+/*
+ * umb_arm: thread id -> struct umb_arm, a layer waiting for that thread's next fork
+ * (rfork) or its UMB_PRCTL_APPLY prctl (restrict_self). Writer: umbrellad (arms, and
+ * deletes after reading the outcome); task.bpf.c records the outcome.
+ * Full: umbrellad refuses the request.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct umb_arm);
+} umb_arm SEC(".maps");
+
+/* umb_ctl: one struct umb_ctl, written by umbrellad. */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct umb_ctl);
+} umb_ctl SEC(".maps");
+
+/*
+ * umb_events: denial records (struct umb_event) for umbrellad. Writers: every hook
+ * (lib/audit.bpf.h). Full: the record is dropped and counted in umb_stats.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} umb_events SEC(".maps");
+
+/* umb_stats: per-CPU counters indexed by enum umb_stat. */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UMB_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} umb_stats SEC(".maps");
+
 /* The state of @task, or NULL when it is unrestricted. */
 static __always_inline struct umb_task_state *umb_task_state_get(struct task_struct *task)
 {
 	return bpf_task_storage_get(&umb_task, task, NULL, 0);
+}
+
+/* The state of the current task, or NULL when it is unrestricted. */
+static __always_inline struct umb_task_state *umb_current_state(void)
+{
+	return umb_task_state_get(bpf_get_current_task_btf());
+}
+
+static __always_inline struct umb_ctl *umb_ctl_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&umb_ctl, &zero);
 }
 
 #endif /* UMBRELLA_MAPS_BPF_H */

@@ -4,15 +4,18 @@
  *
  * Architecture:
  *   lsm/socket_create   denies creating sockets (socket(2), socketpair(2)) to tasks
- *                       restricted with "net". Kernel-internal sockets are not the
- *                       task's doing and stay allowed.
+ *                       restricted with "net" (any family) or "net:FAMILY". Sockets
+ *                       the kernel creates for itself are not the task's doing.
  */
 #include "maps.bpf.h"
+#include "lib/audit.bpf.h"
+#include "lib/layers.bpf.h"
 
 SEC("lsm/socket_create")
 int BPF_PROG(umb_socket_create, int family, int type, int protocol, int kern, int ret)
 {
 	const struct umb_task_state *state;
+	__u64 family_bit;
 
 	if (ret)
 		return ret; /* an earlier BPF LSM program already refused */
@@ -20,9 +23,20 @@ int BPF_PROG(umb_socket_create, int family, int type, int protocol, int kern, in
 		return 0;
 
 	/* Quick return for unrestricted tasks. */
-	state = umb_task_state_get(bpf_get_current_task_btf());
+	state = umb_current_state();
 	if (!state)
 		return 0;
 
-	return umb_verdict(state->denied_caps & UMB_CR_NET);
+	if (state->denied_caps & UMB_CR_NET)
+		return umb_deny(UMB_HOOK_SOCKET_CREATE,
+				umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_NET), UMB_ITEM_CAP,
+				UMB_CR_NET, 0);
+	/* Families beyond 63 do not exist yet (AF_MAX is 46): deny them to a task with
+	 * any family restriction, rather than let a new family slip through. */
+	family_bit = family >= 0 && family < 64 ? 1ULL << family : ~0ULL;
+	if (state->denied_families & family_bit)
+		return umb_deny(UMB_HOOK_SOCKET_CREATE,
+				umb_layer_denying(state, UMB_SET_FAMILIES, family_bit),
+				UMB_ITEM_NET_FAMILY, family, 0);
+	return 0;
 }

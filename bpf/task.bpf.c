@@ -1,32 +1,162 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Umbrella - task lifecycle: restrictions follow a task into its children.
+ * Umbrella - task lifecycle: restrictions follow a task into its children and across
+ * exec, and layers are pushed only here.
  *
  * Architecture:
- *   lsm/task_alloc   copies the creating task's state into the new task (processes and
- *                    threads alike), so a child starts with every layer its parent has.
- *                    Task storage survives exec, so restrictions are kept across it.
+ *   lsm/task_alloc             copies the creating task's state into the new task
+ *                              (processes and threads alike); for a process created by a
+ *                              thread that umbrellad armed (rfork), pushes the armed layer
+ *                              on the child's stack, or leaves it pending until the
+ *                              child's next exec. Fails the fork rather than let a child
+ *                              run without a layer it should have.
+ *   lsm/task_prctl             UMB_PRCTL_APPLY: a thread armed for itself
+ *                              (restrict_self) pushes its layer.
+ *   lsm/bprm_creds_for_exec    refuses an exec that could not take the pending layer.
+ *   lsm/bprm_committed_creds   pushes the pending layer once the exec cannot fail.
+ * Task storage survives exec, so everything else is kept across it.
  */
 #include "maps.bpf.h"
+#include "lib/layers.bpf.h"
+
+/*
+ * The armed request of the current thread with @flags, or NULL. The start time guards
+ * against a thread id that was reused since umbrellad armed it.
+ */
+static __always_inline struct umb_arm *current_arm(__u32 self_flag)
+{
+	struct task_struct *current = bpf_get_current_task_btf();
+	struct umb_ctl *ctl = umb_ctl_get();
+	struct umb_arm *arm;
+	__u32 tid;
+
+	if (!ctl || !ctl->arm_count)
+		return NULL; /* nothing armed anywhere: the usual case, one array lookup */
+	tid = (__u32)bpf_get_current_pid_tgid();
+	arm = bpf_map_lookup_elem(&umb_arm, &tid);
+	if (!arm || arm->state != UMB_ARM_ARMED || (arm->flags & UMB_ARM_SELF) != self_flag)
+		return NULL;
+	if (arm->start_time != current->start_time)
+		return NULL;
+	return arm;
+}
+
+/* Gives @state the armed layer, now or at the next exec. Returns 0 or -EPERM. */
+static __always_inline int take_arm(struct umb_task_state *state, struct umb_arm *arm)
+{
+	int r;
+
+	if (arm->flags & UMB_ARM_ON_EXEC) {
+		/* One pending layer at a time, and it must fit when the exec comes. */
+		if (state->pending_layer || state->layer_count >= UMB_MAX_LAYERS ||
+		    !bpf_map_lookup_elem(&umb_layers, &arm->layer))
+			r = -EPERM;
+		else {
+			state->pending_layer = arm->layer;
+			r = 0;
+		}
+	} else {
+		r = umb_push_layer(state, arm->layer);
+	}
+	arm->state = r ? UMB_ARM_REFUSED : UMB_ARM_APPLIED;
+	return r;
+}
+
+/* A new task's state: a copy of @parent's (if any). NULL when out of memory. */
+static __always_inline struct umb_task_state *inherit(struct task_struct *task,
+						      const struct umb_task_state *parent)
+{
+	struct umb_task_state *child;
+
+	child = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (child && parent)
+		*child = *parent;
+	return child;
+}
 
 SEC("lsm/task_alloc")
 int BPF_PROG(umb_task_alloc, struct task_struct *task, unsigned long clone_flags, int ret)
 {
 	struct umb_task_state *parent, *child;
+	struct umb_arm *arm = NULL;
 
 	if (ret)
 		return ret; /* an earlier BPF LSM program already refused */
 
-	/* Quick return: an unrestricted parent has nothing to pass on. */
-	parent = umb_task_state_get(bpf_get_current_task_btf());
-	if (!parent)
+	parent = umb_current_state();
+	if (!(clone_flags & CLONE_THREAD))
+		arm = current_arm(0);
+
+	if (!arm) {
+		/* Quick return: an unrestricted parent has nothing to pass on. */
+		if (!parent)
+			return 0;
+		/* No memory for the child's state: refuse the fork (fail closed), never
+		 * let the child run without its parent's restrictions. */
+		return inherit(task, parent) ? 0 : -ENOMEM;
+	}
+
+	child = inherit(task, parent);
+	if (!child) {
+		arm->state = UMB_ARM_REFUSED;
+		return -ENOMEM;
+	}
+	return take_arm(child, arm);
+}
+
+SEC("lsm/task_prctl")
+int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3,
+	     unsigned long arg4, unsigned long arg5, int ret)
+{
+	struct umb_task_state *state;
+	struct umb_arm *arm;
+
+	if (ret)
+		return ret;
+	/* Every other option is not ours: 0 leaves it to the kernel. */
+	if (option != UMB_PRCTL_APPLY)
 		return 0;
 
-	child = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	/* No memory for the child's state: refuse the fork (fail closed), never let the
-	 * child run without its parent's restrictions. */
-	if (!child)
+	arm = current_arm(UMB_ARM_SELF);
+	if (!arm)
+		return -EPERM; /* nothing armed for this thread */
+	state = bpf_task_storage_get(&umb_task, bpf_get_current_task_btf(), NULL,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!state) {
+		arm->state = UMB_ARM_REFUSED;
 		return -ENOMEM;
-	*child = *parent;
+	}
+	return take_arm(state, arm);
+}
+
+SEC("lsm/bprm_creds_for_exec")
+int BPF_PROG(umb_bprm_creds_for_exec, struct linux_binprm *bprm, int ret)
+{
+	struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	if (!state || !state->pending_layer)
+		return 0;
+	/* The pending layer must be pushed once the exec is committed, where nothing can
+	 * fail any more: refuse the exec now if it would not fit (fail closed). */
+	if (state->layer_count >= UMB_MAX_LAYERS)
+		return -EPERM;
+	return 0;
+}
+
+SEC("lsm/bprm_committed_creds")
+int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
+{
+	struct umb_task_state *state = umb_current_state();
+	__u32 pending;
+
+	if (!state || !state->pending_layer)
+		return 0;
+	pending = state->pending_layer;
+	state->pending_layer = 0;
+	/* Checked in bprm_creds_for_exec; layers are never deleted while referenced. */
+	umb_push_layer(state, pending);
 	return 0;
 }

@@ -11,6 +11,11 @@
 
 #include <umbrella/bpf-abi.h>
 
+/* UAPI constants that vmlinux.h (types only) lacks and whose UAPI headers clash with it.
+ * Values from include/uapi/linux/sched.h and include/uapi/asm-generic/mman-common.h. */
+#define CLONE_THREAD 0x00010000
+#define PROT_EXEC 0x4
+
 /*
  * Kernel fields read through CO-RE (keep this list complete, so a kernel upgrade can
  * be reviewed against it):

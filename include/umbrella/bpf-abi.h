@@ -17,31 +17,247 @@
 /*
  * Capability restrictions (the CR items of the grammar, DESIGN.md section 1) as bits.
  * A set bit denies the right. The values are ABI: the BPF side, the library, the daemon,
- * the CLI and the signed-binary policy format all use them.
+ * the CLI and the signed-binary policy format all use them. "net:FAMILY" and
+ * "cap:NAME" have bit sets of their own (struct umb_layer).
  */
 enum umb_cap_restriction {
-	UMB_CR_NET = 1 << 0,		  /* net: creating sockets of any family */
-	UMB_CR_SIGNAL = 1 << 1,	  /* signal: signalling outside the domain */
-	UMB_CR_FORK = 1 << 2,	  /* fork: creating processes (not threads) */
-	UMB_CR_EXEC = 1 << 3,	  /* exec: any exec */
+	UMB_CR_NET = 1 << 0,	       /* net: creating sockets of any family */
+	UMB_CR_SIGNAL = 1 << 1,	       /* signal: signalling outside the domain */
+	UMB_CR_FORK = 1 << 2,	       /* fork: creating processes (not threads) */
+	UMB_CR_EXEC = 1 << 3,	       /* exec: any exec */
 	UMB_CR_EXEC_UNSIGNED = 1 << 4, /* exec-unsigned: exec without a valid signature */
-	UMB_CR_PTRACE = 1 << 5,	  /* ptrace: tracing outside the domain */
-	UMB_CR_MOUNT = 1 << 6,	  /* mount: mount, umount, pivot_root */
-	UMB_CR_MODULE = 1 << 7,	  /* module: loading kernel modules */
-	UMB_CR_SETID = 1 << 8,	  /* setid: changing uid or gid */
+	UMB_CR_PTRACE = 1 << 5,	       /* ptrace: tracing outside the domain */
+	UMB_CR_MOUNT = 1 << 6,	       /* mount: mount, umount, pivot_root */
+	UMB_CR_MODULE = 1 << 7,	       /* module: loading kernel modules */
+	UMB_CR_SETID = 1 << 8,	       /* setid: changing uid or gid */
+};
+
+/* Access kinds of a file system restriction (the MODES of "fs:PATH:MODES"). */
+enum umb_fs_access {
+	UMB_FS_READ = 1 << 0,  /* r: open for reading, readdir, stat, getxattr, chdir */
+	UMB_FS_WRITE = 1 << 1, /* w: write, create, delete, rename, link, metadata, xattrs */
+	UMB_FS_EXEC = 1 << 2,  /* x: exec, mmap/mprotect with PROT_EXEC */
+	UMB_FS_ALL = UMB_FS_READ | UMB_FS_WRITE | UMB_FS_EXEC, /* "fs:PATH" */
+};
+
+/*
+ * Value of the hash map umb_layers, keyed by the __u32 layer id (never 0).
+ * A layer is immutable once a task carries it. Producer: umbrellad (before any task can
+ * carry the id). Consumers: the enforcement hooks, umbrella-cli.
+ */
+struct umb_layer {
+	__u64 denied_caps;	   /* UMB_CR_* */
+	__u64 denied_families;	   /* bit n: creating sockets of address family n */
+	__u64 denied_capabilities; /* bit n: using Linux capability n (cap:NAME) */
+	__u32 fs_access;	   /* union of the UMB_FS_* of the layer's fs rules */
+	__u32 fs_rule_count;	   /* number of fs rules (for inspection) */
+	__u32 creator_pid;	   /* provenance: the process that asked for the layer */
+	__u32 origin;		   /* enum umb_layer_origin */
+};
+
+_Static_assert(sizeof(struct umb_layer) == 40, "struct umb_layer is ABI");
+
+enum umb_layer_origin {
+	UMB_ORIGIN_RFORK = 1,	     /* rfork(): a parent restricted its child */
+	UMB_ORIGIN_RESTRICT_SELF = 2, /* restrict_self(): a task restricted itself */
+	UMB_ORIGIN_SIGNED_BINARY = 3, /* the execute restrictions of a signed binary */
 };
 
 /*
  * Value of the task storage map umb_task: the restriction state of one task.
- * Producers: task.bpf.c (copies the parent's state into a new task), umbrellad (adds
- * layers). Consumers: every enforcement hook. A task without an entry is unrestricted.
+ * Producers: task.bpf.c (copies the creating task's state into each new task, pushes
+ * armed and pending layers). Consumers: every enforcement hook. A task without an entry
+ * is unrestricted. The deny sets are the unions over all layers, so that a hook can
+ * return at once when no layer restricts what it guards.
  */
 struct umb_task_state {
-	__u32 layer_count; /* layers on the stack, 1..UMB_MAX_LAYERS */
-	__u32 __pad0;	   /* must be zero */
-	__u64 denied_caps; /* union of the UMB_CR_* bits of all layers */
+	__u32 layer_count;	   /* layers on the stack, 0..UMB_MAX_LAYERS */
+	__u32 pending_layer;	   /* pushed at the next successful exec (0: none) */
+	__u64 denied_caps;	   /* union of umb_layer.denied_caps */
+	__u64 denied_families;	   /* union of umb_layer.denied_families */
+	__u64 denied_capabilities; /* union of umb_layer.denied_capabilities */
+	__u32 fs_access;	   /* union of umb_layer.fs_access: 0 skips every fs check */
+	__u32 __pad0;		   /* must be zero */
+	__u32 layers[UMB_MAX_LAYERS]; /* layer ids, bottom first */
 };
 
-_Static_assert(sizeof(struct umb_task_state) == 16, "struct umb_task_state is ABI");
+_Static_assert(sizeof(struct umb_task_state) == 104, "struct umb_task_state is ABI");
+
+/*
+ * An inode on a file system, as the kernel names it: dev is the super block's s_dev
+ * (MKDEV(major, minor) = major << 20 | minor, not user space's st_dev encoding).
+ */
+struct umb_inode_key {
+	__u32 dev;
+	__u32 __pad0; /* must be zero */
+	__u64 ino;
+};
+
+_Static_assert(sizeof(struct umb_inode_key) == 16, "struct umb_inode_key is ABI");
+
+/* One layer's restriction of one object: which access kinds that layer denies. */
+struct umb_fs_deny {
+	__u32 layer;  /* layer id; 0: unused slot */
+	__u32 access; /* UMB_FS_* */
+};
+
+/* A file system object restricted by at most this many layers at once. */
+#define UMB_FS_DENY_SLOTS 8
+
+/* umb_fs_rule.flags */
+enum umb_fs_rule_flags {
+	/* The object is a directory with rules on names in it (umb_fs_names): the hooks
+	 * hash the name of a child on the way up only when its parent has this flag. */
+	UMB_FS_HAS_NAMES = 1 << 0,
+};
+
+/*
+ * Value of the hash maps umb_fs_inodes (keyed by struct umb_inode_key: the object
+ * itself, which follows it through renames, hard links and bind mounts) and
+ * umb_fs_names (keyed by struct umb_name_key: a name in a directory, which holds for
+ * whatever file bears that name, one created later or one put there by rename).
+ * Producer: umbrellad. Consumer: file.bpf.c.
+ */
+struct umb_fs_rule {
+	__u32 flags; /* UMB_FS_HAS_NAMES (umb_fs_inodes only) */
+	__u32 __pad0;
+	struct umb_fs_deny deny[UMB_FS_DENY_SLOTS];
+};
+
+_Static_assert(sizeof(struct umb_fs_rule) == 72, "struct umb_fs_rule is ABI");
+
+/* Key of umb_fs_names: the directory and the 64-bit FNV-1a hash of the name in it. */
+struct umb_name_key {
+	struct umb_inode_key dir;
+	__u64 name_hash;
+};
+
+_Static_assert(sizeof(struct umb_name_key) == 24, "struct umb_name_key is ABI");
+
+/* FNV-1a, 64 bit: the hash of a name in umb_name_key (computed the same on both sides). */
+#define UMB_FNV64_OFFSET 0xcbf29ce484222325ULL
+#define UMB_FNV64_PRIME 0x100000001b3ULL
+
+/*
+ * Value of the hash map umb_arm, keyed by the __u32 thread id that asked umbrellad to
+ * restrict its next child (rfork) or itself (restrict_self). Producer: umbrellad.
+ * Consumer: task.bpf.c, which applies the layer in the thread's next fork (to the
+ * child) or at its UMB_PRCTL_APPLY prctl (to itself), and records the outcome.
+ */
+struct umb_arm {
+	__u32 layer;	  /* the layer to push */
+	__u32 flags;	  /* UMB_ARM_* */
+	__u64 start_time; /* the thread's start_time (ns since boot): guards tid reuse */
+	__u32 state;	  /* enum umb_arm_state, written by BPF */
+	__u32 __pad0;	  /* must be zero */
+};
+
+_Static_assert(sizeof(struct umb_arm) == 24, "struct umb_arm is ABI");
+
+enum umb_arm_flags {
+	UMB_ARM_SELF = 1 << 0,	  /* restrict the thread itself, at UMB_PRCTL_APPLY */
+	UMB_ARM_ON_EXEC = 1 << 1, /* the layer takes effect at the next exec */
+};
+
+enum umb_arm_state {
+	UMB_ARM_ARMED = 1,    /* waiting for the fork or the prctl */
+	UMB_ARM_APPLIED = 2,  /* the layer was pushed */
+	UMB_ARM_REFUSED = 3,  /* the stack is full (UMB_MAX_LAYERS) or no memory */
+};
+
+/*
+ * The one entry of the array map umb_ctl. Producer: umbrellad. Consumer: the hooks.
+ */
+struct umb_ctl {
+	__u32 daemon_tgid; /* umbrellad: restricted tasks may not signal or trace it */
+	__u32 arm_count;   /* entries in umb_arm: 0 spares every fork the lookup */
+};
+
+_Static_assert(sizeof(struct umb_ctl) == 8, "struct umb_ctl is ABI");
+
+/* prctl(2) option with which a thread armed with UMB_ARM_SELF applies its layer. On
+ * success the kernel still answers EINVAL (the option is not its own), on refusal EPERM;
+ * the outcome is in umb_arm either way. */
+#define UMB_PRCTL_APPLY 0x554d4252 /* "UMBR" */
+
+/* The LSM hooks that deny, as recorded in struct umb_event.hook. */
+enum umb_hook {
+	UMB_HOOK_FILE_OPEN = 1,
+	UMB_HOOK_MMAP_FILE,
+	UMB_HOOK_FILE_MPROTECT,
+	UMB_HOOK_INODE_CREATE,
+	UMB_HOOK_INODE_LINK,
+	UMB_HOOK_INODE_UNLINK,
+	UMB_HOOK_INODE_SYMLINK,
+	UMB_HOOK_INODE_MKDIR,
+	UMB_HOOK_INODE_RMDIR,
+	UMB_HOOK_INODE_MKNOD,
+	UMB_HOOK_INODE_RENAME,
+	UMB_HOOK_INODE_SETATTR,
+	UMB_HOOK_PATH_TRUNCATE,
+	UMB_HOOK_INODE_SETXATTR,
+	UMB_HOOK_INODE_REMOVEXATTR,
+	UMB_HOOK_INODE_GETXATTR,
+	UMB_HOOK_INODE_LISTXATTR,
+	UMB_HOOK_INODE_GETATTR,
+	UMB_HOOK_INODE_PERMISSION,
+	UMB_HOOK_PATH_CHROOT,
+	UMB_HOOK_SOCKET_CREATE,
+	UMB_HOOK_TASK_ALLOC,
+	UMB_HOOK_BPRM_CREDS_FOR_EXEC,
+	UMB_HOOK_TASK_KILL,
+	UMB_HOOK_FILE_SEND_SIGIOTASK,
+	UMB_HOOK_PTRACE_ACCESS_CHECK,
+	UMB_HOOK_PTRACE_TRACEME,
+	UMB_HOOK_SB_MOUNT,
+	UMB_HOOK_SB_UMOUNT,
+	UMB_HOOK_SB_PIVOTROOT,
+	UMB_HOOK_MOVE_MOUNT,
+	UMB_HOOK_KERNEL_MODULE,
+	UMB_HOOK_TASK_FIX_SETID,
+	UMB_HOOK_CAPABLE,
+	UMB_HOOK_BPF,
+	UMB_HOOK_MAX,
+};
+
+/* What kind of restriction item denied (struct umb_event.item_kind). */
+enum umb_item_kind {
+	UMB_ITEM_FS = 1,	 /* fs:PATH[:MODES]; item: the UMB_FS_* access denied */
+	UMB_ITEM_CAP = 2,	 /* a capability restriction; item: its UMB_CR_* bit */
+	UMB_ITEM_NET_FAMILY = 3, /* net:FAMILY; item: the address family */
+	UMB_ITEM_LINUX_CAP = 4,	 /* cap:NAME; item: the capability number */
+};
+
+#define UMB_EVENT_PATH_MAX 256
+#define UMB_COMM_LEN 16
+
+/*
+ * A denial, sent on the ring buffer umb_events. Producer: every enforcement hook
+ * (bpf/lib/audit.bpf.h). Consumer: umbrellad, which prints (later: journals) it.
+ * Records that do not fit are counted in umb_stats[UMB_STAT_EVENTS_DROPPED].
+ */
+struct umb_event {
+	__u32 pid;	  /* tgid of the denied task */
+	__u32 tid;	  /* its thread id */
+	__u32 hook;	  /* enum umb_hook */
+	__u32 layer;	  /* id of the layer that denied */
+	__u32 item_kind;  /* enum umb_item_kind */
+	__u32 target_pid; /* signal and ptrace: the target; 0 otherwise */
+	__u64 item;	  /* see enum umb_item_kind */
+	__u32 dev;	  /* fs: the object's inode (kernel dev_t), 0 otherwise */
+	__u32 __pad0;
+	__u64 ino;
+	char comm[UMB_COMM_LEN];
+	char path[UMB_EVENT_PATH_MAX]; /* fs: the object's path, as far as known */
+};
+
+_Static_assert(sizeof(struct umb_event) == 320, "struct umb_event is ABI");
+
+/* Indexes of the per-CPU counter array umb_stats. */
+enum umb_stat {
+	UMB_STAT_EVENTS_DROPPED = 0, /* denials that found the ring buffer full */
+	UMB_STAT_DENIALS = 1,	     /* all denials */
+	UMB_STAT_MAX,
+};
 
 #endif /* UMBRELLA_BPF_ABI_H */

@@ -3,13 +3,113 @@
 #ifndef UMBRELLA_UMBRELLA_H
 #define UMBRELLA_UMBRELLA_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <umbrella/bpf-abi.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * Restrictions in text form (DESIGN.md section 1), one grammar everywhere:
+ *
+ *   fs:PATH          every access to PATH (a directory: everything under it; "/": all)
+ *   fs:PATH:MODES    only the access kinds in MODES (letters r, w, x) on PATH
+ *   net              creating sockets of any family
+ *   net:FAMILY       creating sockets of FAMILY (inet = inet4 + inet6, inet4, inet6,
+ *                    unix, netlink, packet, bluetooth, vsock, can, ...)
+ *   signal, fork, exec, exec-unsigned, ptrace, mount, module, setid
+ *   cap:NAME         using the Linux capability NAME (e.g. cap:net_raw)
+ *
+ * A list separates items with commas; in a PATH, a comma, a backslash or a colon is
+ * escaped with a backslash. PATH must be absolute.
+ */
+
+/* One parsed restriction item. */
+struct umb_item {
+	uint32_t kind;	    /* enum umb_item_kind */
+	uint32_t fs_access; /* UMB_ITEM_FS: UMB_FS_* */
+	uint64_t value;	    /* UMB_ITEM_CAP: the UMB_CR_* bit; UMB_ITEM_NET_FAMILY: the
+			     * AF_* number; UMB_ITEM_LINUX_CAP: the CAP_* number */
+	const char *path;   /* UMB_ITEM_FS: the absolute path, unescaped; else NULL */
+};
+
+/* A set of restrictions: what one layer will deny. */
+struct umb_restrictions;
+
+/**
+ * umb_restrictions__new() - an empty set of restrictions
+ *
+ * Return: the set, or NULL with errno set (ENOMEM).
+ */
+struct umb_restrictions *umb_restrictions__new(void);
+
+/** umb_restrictions__free() - free @r (NULL is fine) */
+void umb_restrictions__free(struct umb_restrictions *r);
+
+/**
+ * umb_restrictions__parse() - add the items of a comma-separated list
+ * @r: the set
+ * @list: items in the text form, e.g. "fs:/etc,net:inet,fork"
+ * @ret_error: if not NULL, on failure set to a malloc'd message naming the offending
+ *             item and why ("fs:etc: not an absolute path"); the caller frees it
+ *
+ * Nothing is added unless every item parses.
+ * Return: 0, -EINVAL for a malformed or unknown item, -ENOMEM.
+ */
+int umb_restrictions__parse(struct umb_restrictions *r, const char *list, char **ret_error);
+
+/**
+ * umb_restrictions__add_fs() - restrict @access on @path
+ * @path: an absolute path (no escaping: taken as it is)
+ * @access: UMB_FS_* bits, not 0
+ *
+ * Return: 0, -EINVAL for a relative path or an empty access, -ENOMEM.
+ */
+int umb_restrictions__add_fs(struct umb_restrictions *r, const char *path, uint32_t access);
+
+/**
+ * umb_restrictions__add_cap() - add capability restrictions
+ * @bits: UMB_CR_* bits
+ *
+ * Return: 0, or -EINVAL for an unknown bit.
+ */
+int umb_restrictions__add_cap(struct umb_restrictions *r, uint64_t bits);
+
+/**
+ * umb_restrictions__add_net_family() - deny creating sockets of @family (an AF_* value)
+ *
+ * Return: 0, or -EINVAL if @family is not between 1 and 63.
+ */
+int umb_restrictions__add_net_family(struct umb_restrictions *r, int family);
+
+/**
+ * umb_restrictions__add_linux_cap() - deny using the Linux capability @cap (CAP_*)
+ *
+ * Return: 0, or -EINVAL if @cap is not a capability this library knows.
+ */
+int umb_restrictions__add_linux_cap(struct umb_restrictions *r, int cap);
+
+/** umb_restrictions__count() - the number of items in @r */
+size_t umb_restrictions__count(const struct umb_restrictions *r);
+
+/**
+ * umb_restrictions__item() - the @i-th item of @r, in the order they were added
+ *
+ * Return: the item (valid until @r changes or is freed), or NULL if @i is out of range.
+ */
+const struct umb_item *umb_restrictions__item(const struct umb_restrictions *r, size_t i);
+
+/**
+ * umb_restrictions__format() - the text form of @r, items in the order added
+ * @ret_text: set to a malloc'd string that umb_restrictions__parse() reads back
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int umb_restrictions__format(const struct umb_restrictions *r, char **ret_text);
 
 /**
  * umb_cap_restriction_from_name() - look up a capability restriction by its name
@@ -28,6 +128,20 @@ int umb_cap_restriction_from_name(const char *name, uint64_t *ret_bit);
  * Return: the name, or NULL if @bit is not exactly one known restriction.
  */
 const char *umb_cap_restriction_name(uint64_t bit);
+
+/**
+ * umb_net_family_name() - the grammar's name of address family @family ("inet4", ...)
+ *
+ * Return: the name, or NULL for a family the grammar has no name for.
+ */
+const char *umb_net_family_name(int family);
+
+/**
+ * umb_linux_cap_name() - the grammar's name of Linux capability @cap ("net_raw", ...)
+ *
+ * Return: the name, or NULL for an unknown capability.
+ */
+const char *umb_linux_cap_name(int cap);
 
 #ifdef __cplusplus
 }
