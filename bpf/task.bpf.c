@@ -20,23 +20,24 @@
 #include "lib/layers.bpf.h"
 
 /*
- * The armed request of the current thread with @flags, or NULL. The start time guards
- * against a thread id that was reused since umbrellad armed it.
+ * The armed request of the current thread, for itself (@self_flag UMB_ARM_SELF) or for
+ * its next child (0), or NULL. The process id guards against a thread id reused by
+ * another process since umbrellad armed it.
  */
 static __always_inline struct umb_arm *current_arm(__u32 self_flag)
 {
-	struct task_struct *current = bpf_get_current_task_btf();
 	struct umb_ctl *ctl = umb_ctl_get();
 	struct umb_arm *arm;
+	__u64 pid_tgid;
 	__u32 tid;
 
 	if (!ctl || !ctl->arm_count)
 		return NULL; /* nothing armed anywhere: the usual case, one array lookup */
-	tid = (__u32)bpf_get_current_pid_tgid();
+	pid_tgid = bpf_get_current_pid_tgid();
+	tid = (__u32)pid_tgid;
 	arm = bpf_map_lookup_elem(&umb_arm, &tid);
-	if (!arm || arm->state != UMB_ARM_ARMED || (arm->flags & UMB_ARM_SELF) != self_flag)
-		return NULL;
-	if (arm->start_time != current->start_time)
+	if (!arm || arm->state != UMB_ARM_ARMED || (arm->flags & UMB_ARM_SELF) != self_flag ||
+	    arm->tgid != pid_tgid >> 32)
 		return NULL;
 	return arm;
 }

@@ -145,14 +145,13 @@ _Static_assert(sizeof(struct umb_name_key) == 24, "struct umb_name_key is ABI");
  * child) or at its UMB_PRCTL_APPLY prctl (to itself), and records the outcome.
  */
 struct umb_arm {
-	__u32 layer;	  /* the layer to push */
-	__u32 flags;	  /* UMB_ARM_* */
-	__u64 start_time; /* the thread's start_time (ns since boot): guards tid reuse */
-	__u32 state;	  /* enum umb_arm_state, written by BPF */
-	__u32 __pad0;	  /* must be zero */
+	__u32 layer; /* the layer to push */
+	__u32 flags; /* UMB_ARM_* */
+	__u32 tgid;  /* the thread's process: a thread id reused elsewhere does not match */
+	__u32 state; /* enum umb_arm_state, written by BPF */
 };
 
-_Static_assert(sizeof(struct umb_arm) == 24, "struct umb_arm is ABI");
+_Static_assert(sizeof(struct umb_arm) == 16, "struct umb_arm is ABI");
 
 enum umb_arm_flags {
 	UMB_ARM_SELF = 1 << 0,	  /* restrict the thread itself, at UMB_PRCTL_APPLY */

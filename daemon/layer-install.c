@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrellad - turning a set of restrictions into a layer in the BPF maps.
+ *
+ * This is the one place that knows how a restriction item becomes map entries:
+ *   - capability, family and Linux capability items become bits of struct umb_layer;
+ *   - "fs:PATH" becomes a deny slot on PATH's inode (umb_fs_inodes: follows the object
+ *     through renames, hard links and bind mounts) and, unless PATH is "/", a deny slot
+ *     on PATH's name in its parent directory (umb_fs_names: holds for a file created
+ *     there later or put there by rename), with UMB_FS_HAS_NAMES set on the parent.
+ *     PATH need not exist, but its parent must.
+ * Installing is all or nothing: on any failure the entries already written are taken
+ * back, and the error names the item.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <bpf/bpf.h>
+
+#include "layer-install.h"
+
+/* What one install wrote, to take it back on failure. */
+struct written {
+	int map_fd;
+	union {
+		struct umb_inode_key inode;
+		struct umb_name_key name;
+	} key;
+};
+
+struct install {
+	const struct layer_maps *maps;
+	uint32_t layer;
+	struct written *written;
+	size_t count, capacity;
+};
+
+uint64_t layer_name_hash(const char *name, size_t len)
+{
+	uint64_t hash = UMB_FNV64_OFFSET;
+
+	for (size_t i = 0; i < len; i++) {
+		hash ^= (unsigned char)name[i];
+		hash *= UMB_FNV64_PRIME;
+	}
+	return hash;
+}
+
+/* The kernel's dev_t of a super block (MKDEV) from user space's st_dev. */
+static uint32_t kernel_dev(dev_t dev)
+{
+	return (uint32_t)(major(dev) << 20 | minor(dev));
+}
+
+static int remember(struct install *in, int map_fd, const void *key, size_t key_size)
+{
+	if (in->count == in->capacity) {
+		size_t capacity = in->capacity ? 2 * in->capacity : 16;
+		struct written *w = reallocarray(in->written, capacity, sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		in->written = w;
+		in->capacity = capacity;
+	}
+	memset(&in->written[in->count].key, 0, sizeof(in->written[in->count].key));
+	in->written[in->count].map_fd = map_fd;
+	memcpy(&in->written[in->count].key, key, key_size);
+	in->count++;
+	return 0;
+}
+
+/*
+ * Adds @access for this layer to the rule at @key in @map_fd (creating the rule), and
+ * ORs @flags into it. Returns 0, -ENOSPC when UMB_FS_DENY_SLOTS layers already restrict
+ * the object, -E2BIG when the map is full, or another -errno.
+ */
+static int rule_add(struct install *in, int map_fd, const void *key, size_t key_size,
+		    uint32_t access, uint32_t flags)
+{
+	struct umb_fs_rule rule = {};
+	int slot = -1, r;
+
+	if (bpf_map_lookup_elem(map_fd, key, &rule) < 0 && errno != ENOENT)
+		return -errno;
+	for (int i = 0; access && i < UMB_FS_DENY_SLOTS; i++) {
+		if (rule.deny[i].layer == in->layer) {
+			slot = i;
+			break;
+		}
+		if (!rule.deny[i].layer && slot < 0)
+			slot = i;
+	}
+	if (access && slot < 0)
+		return -ENOSPC;
+	if (access) {
+		rule.deny[slot].layer = in->layer;
+		rule.deny[slot].access |= access;
+	}
+	rule.flags |= flags;
+	r = remember(in, map_fd, key, key_size);
+	if (r < 0)
+		return r;
+	if (bpf_map_update_elem(map_fd, key, &rule, BPF_ANY) < 0)
+		return errno == ENOMEM || errno == E2BIG ? -E2BIG : -errno;
+	return 0;
+}
+
+/* Takes this layer's slots out of every rule the install touched; drops empty rules.
+ * UMB_FS_HAS_NAMES stays set on directories: it costs a lookup, never a wrong verdict. */
+static void rollback(struct install *in)
+{
+	for (size_t i = in->count; i-- > 0;) {
+		struct written *w = &in->written[i];
+		struct umb_fs_rule rule;
+		bool empty = true;
+
+		if (bpf_map_lookup_elem(w->map_fd, &w->key, &rule) < 0)
+			continue;
+		for (int s = 0; s < UMB_FS_DENY_SLOTS; s++) {
+			if (rule.deny[s].layer == in->layer)
+				rule.deny[s] = (struct umb_fs_deny){};
+			empty &= !rule.deny[s].layer;
+		}
+		if (empty && !rule.flags)
+			(void)bpf_map_delete_elem(w->map_fd, &w->key);
+		else
+			(void)bpf_map_update_elem(w->map_fd, &w->key, &rule, BPF_ANY);
+	}
+}
+
+/*
+ * The canonical form of @path (symlinks and ".." resolved, as open() would) in @canon:
+ * of the path itself when it exists, else of its parent directory plus the last name.
+ */
+static int canonicalize(const char *path, char canon[PATH_MAX], char **ret_error)
+{
+	char parent[PATH_MAX], real_parent[PATH_MAX];
+	char *name;
+	size_t len = strlen(path);
+
+	if (realpath(path, canon))
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (len >= sizeof(parent))
+		return -ENAMETOOLONG;
+	memcpy(parent, path, len);
+	parent[len] = '\0';
+	name = strrchr(parent, '/');
+	*name++ = '\0'; /* parent: the directory ("" for the root), name: the last name */
+	if (!realpath(parent[0] ? parent : "/", real_parent)) {
+		int r = -errno;
+
+		if (ret_error && r == -ENOENT)
+			(void)asprintf(ret_error, "fs:%s: the directory %s does not exist", path,
+				       parent);
+		return r;
+	}
+	if ((size_t)snprintf(canon, PATH_MAX, "%s/%s", strcmp(real_parent, "/") ? real_parent : "",
+			     name) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int install_fs(struct install *in, const struct umb_item *item, char **ret_error)
+{
+	char canon[PATH_MAX];
+	struct umb_inode_key key = {};
+	struct umb_name_key name_key = {};
+	struct stat st;
+	char *name;
+	int r;
+
+	r = canonicalize(item->path, canon, ret_error);
+	if (r < 0)
+		return r;
+
+	if (stat(canon, &st) == 0) {
+		key.dev = kernel_dev(st.st_dev);
+		key.ino = st.st_ino;
+		r = rule_add(in, in->maps->fs_inodes, &key, sizeof(key), item->fs_access, 0);
+		if (r < 0)
+			return r;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	if (strcmp(canon, "/") == 0)
+		return 0; /* the root has no name in a parent */
+
+	/* The name in its parent directory, marked so the hooks look names up there. */
+	name = strrchr(canon, '/');
+	*name++ = '\0';
+	if (stat(canon[0] ? canon : "/", &st) < 0)
+		return -errno;
+	name_key.dir.dev = kernel_dev(st.st_dev);
+	name_key.dir.ino = st.st_ino;
+	name_key.name_hash = layer_name_hash(name, strlen(name));
+	r = rule_add(in, in->maps->fs_inodes, &name_key.dir, sizeof(name_key.dir), 0,
+		     UMB_FS_HAS_NAMES);
+	if (r < 0)
+		return r;
+	return rule_add(in, in->maps->fs_names, &name_key, sizeof(name_key), item->fs_access, 0);
+}
+
+int layer_install(const struct layer_maps *maps, uint32_t id, const struct umb_restrictions *r,
+		  uint32_t creator_pid, uint32_t origin, char **ret_error)
+{
+	struct install in = { .maps = maps, .layer = id };
+	struct umb_layer layer = { .creator_pid = creator_pid, .origin = origin };
+	int ret = 0;
+
+	if (ret_error)
+		*ret_error = NULL;
+	for (size_t i = 0; i < umb_restrictions__count(r); i++) {
+		const struct umb_item *item = umb_restrictions__item(r, i);
+
+		switch (item->kind) {
+		case UMB_ITEM_CAP:
+			layer.denied_caps |= item->value;
+			break;
+		case UMB_ITEM_NET_FAMILY:
+			layer.denied_families |= 1ULL << item->value;
+			break;
+		case UMB_ITEM_LINUX_CAP:
+			layer.denied_capabilities |= 1ULL << item->value;
+			break;
+		case UMB_ITEM_FS:
+			layer.fs_access |= item->fs_access;
+			layer.fs_rule_count++;
+			ret = install_fs(&in, item, ret_error);
+			if (ret < 0 && ret_error && !*ret_error)
+				(void)asprintf(ret_error, "fs:%s: %s", item->path,
+					       ret == -ENOSPC ? "restricted by too many layers" :
+					       ret == -E2BIG  ? "the rule map is full" :
+								strerror(-ret));
+			break;
+		default:
+			ret = -EINVAL;
+			break;
+		}
+		if (ret < 0)
+			goto out_rollback;
+	}
+
+	if (bpf_map_update_elem(maps->layers, &id, &layer, BPF_NOEXIST) < 0) {
+		ret = errno == E2BIG || errno == ENOMEM ? -E2BIG : -errno;
+		if (ret_error)
+			(void)asprintf(ret_error, "cannot add layer %u: %s", id,
+				       ret == -E2BIG ? "the layer map is full" : strerror(-ret));
+		goto out_rollback;
+	}
+	free(in.written);
+	return 0;
+
+out_rollback:
+	rollback(&in);
+	free(in.written);
+	return ret;
+}
