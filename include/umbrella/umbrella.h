@@ -24,8 +24,10 @@ extern "C" {
  *   signal, fork, exec, exec-unsigned, ptrace, mount, module, setid
  *   cap:NAME         using the Linux capability NAME (e.g. cap:net_raw)
  *
- * A list separates items with commas; in a PATH, a comma, a backslash or a colon is
- * escaped with a backslash. PATH must be absolute.
+ * A list separates items with commas; in a PATH, a comma, a backslash, a colon or white
+ * space is escaped with a backslash (white space must be, at the end of a PATH). PATH
+ * must be absolute. MODES is the text after the last unescaped colon when it is made of
+ * the letters r, w and x only; otherwise that text belongs to the path.
  */
 
 /* One parsed restriction item. */
@@ -105,7 +107,8 @@ const struct umb_item *umb_restrictions__item(const struct umb_restrictions *r, 
 
 /**
  * umb_restrictions__format() - the text form of @r, items in the order added
- * @ret_text: set to a malloc'd string that umb_restrictions__parse() reads back
+ * @ret_text: set to a malloc'd string that umb_restrictions__parse() reads back (the
+ *            empty set gives "", which the parser refuses as an empty list)
  *
  * Return: 0 or -ENOMEM.
  */
@@ -142,6 +145,54 @@ const char *umb_net_family_name(int family);
  * Return: the name, or NULL for an unknown capability.
  */
 const char *umb_linux_cap_name(int cap);
+
+/* umb_rfork() flags */
+enum umb_rfork_flags {
+	/* The restrictions take effect at the child's next exec, not at once: the child
+	 * can exec the program that is to run restricted (like pledge's execpromises).
+	 * Until then the child has its parent's restrictions only. */
+	UMB_RFORK_ON_EXEC = 1 << 0,
+};
+
+/**
+ * umb_rfork() - fork a child that carries the caller's restrictions plus @r
+ * @r: the restrictions of the new layer (an empty set adds an empty layer)
+ * @flags: enum umb_rfork_flags
+ *
+ * umbrellad builds a layer from @r and arms it for the calling thread; the kernel puts
+ * the layer on the child while creating it, so the child never runs a single
+ * instruction of the caller's code without it. If the layer cannot be applied, no child
+ * runs (one that was created is killed before it returns from umb_rfork()).
+ * The daemon's socket is $UMBRELLA_SOCKET or UMB_SOCKET_PATH.
+ *
+ * Return: like fork(2): the child's pid in the parent, 0 in the child, -1 with errno
+ * set on failure: EINVAL (an item umbrellad refused; see umb_last_error()), ENOENT (an
+ * fs path whose directory does not exist), ECONNREFUSED or ENOENT (umbrellad is not
+ * running), EPERM (the stack already has UMB_MAX_LAYERS layers), or fork(2)'s errors.
+ */
+pid_t umb_rfork(const struct umb_restrictions *r, unsigned int flags);
+
+/**
+ * rfork() - umb_rfork(@r, 0), under the name the original Umbrella gave it
+ */
+pid_t rfork(const struct umb_restrictions *r);
+
+/**
+ * umb_restrict_self() - add a layer made of @r to the calling thread
+ *
+ * The layer applies to the calling thread and everything it starts from then on, not
+ * to the process's other threads (as with Landlock): call it before creating threads.
+ *
+ * Return: 0, or -errno as for umb_rfork().
+ */
+int umb_restrict_self(const struct umb_restrictions *r);
+
+/**
+ * umb_last_error() - the message umbrellad gave with the calling thread's last refusal
+ *
+ * Return: the message (valid until the thread's next call into the library), or NULL.
+ */
+const char *umb_last_error(void);
 
 #ifdef __cplusplus
 }

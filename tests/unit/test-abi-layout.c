@@ -3,22 +3,54 @@
 #include <stddef.h>
 
 #include <umbrella/bpf-abi.h>
+#include <umbrella/protocol.h>
 
 #include "tap.h"
+
+#define TAP_OFFSET(type, field, offset)                                                   \
+	TAP_EQ(offsetof(type, field), offset, #type "." #field " at offset " #offset)
 
 int main(void)
 {
 	static const unsigned long long bits[] = {
-		UMB_CR_NET,   UMB_CR_SIGNAL, UMB_CR_FORK,   UMB_CR_EXEC,  UMB_CR_EXEC_UNSIGNED,
-		UMB_CR_PTRACE, UMB_CR_MOUNT, UMB_CR_MODULE, UMB_CR_SETID,
+		UMB_CR_NET,    UMB_CR_SIGNAL, UMB_CR_FORK,   UMB_CR_EXEC, UMB_CR_EXEC_UNSIGNED,
+		UMB_CR_PTRACE, UMB_CR_MOUNT,  UMB_CR_MODULE, UMB_CR_SETID,
 	};
 	unsigned long long seen = 0;
 	bool single = true, distinct = true;
 
-	TAP_EQ(sizeof(struct umb_task_state), 16, "struct umb_task_state is 16 bytes");
-	TAP_EQ(offsetof(struct umb_task_state, layer_count), 0, "layer_count at offset 0");
-	TAP_EQ(offsetof(struct umb_task_state, __pad0), 4, "__pad0 at offset 4");
-	TAP_EQ(offsetof(struct umb_task_state, denied_caps), 8, "denied_caps at offset 8");
+	TAP_EQ(sizeof(struct umb_task_state), 104, "struct umb_task_state is 104 bytes");
+	TAP_OFFSET(struct umb_task_state, layer_count, 0);
+	TAP_OFFSET(struct umb_task_state, pending_layer, 4);
+	TAP_OFFSET(struct umb_task_state, denied_caps, 8);
+	TAP_OFFSET(struct umb_task_state, denied_families, 16);
+	TAP_OFFSET(struct umb_task_state, denied_capabilities, 24);
+	TAP_OFFSET(struct umb_task_state, fs_access, 32);
+	TAP_OFFSET(struct umb_task_state, layers, 40);
+
+	TAP_EQ(sizeof(struct umb_layer), 40, "struct umb_layer is 40 bytes");
+	TAP_OFFSET(struct umb_layer, denied_families, 8);
+	TAP_OFFSET(struct umb_layer, denied_capabilities, 16);
+	TAP_OFFSET(struct umb_layer, fs_access, 24);
+	TAP_OFFSET(struct umb_layer, origin, 36);
+
+	TAP_EQ(sizeof(struct umb_fs_rule), 72, "struct umb_fs_rule is 72 bytes");
+	TAP_OFFSET(struct umb_fs_rule, deny, 8);
+	TAP_EQ(sizeof(struct umb_inode_key), 16, "struct umb_inode_key is 16 bytes");
+	TAP_EQ(sizeof(struct umb_name_key), 24, "struct umb_name_key is 24 bytes");
+	TAP_OFFSET(struct umb_name_key, name_hash, 16);
+	TAP_EQ(sizeof(struct umb_arm), 16, "struct umb_arm is 16 bytes");
+	TAP_OFFSET(struct umb_arm, state, 12);
+	TAP_EQ(sizeof(struct umb_ctl), 8, "struct umb_ctl is 8 bytes");
+
+	TAP_EQ(sizeof(struct umb_event), 320, "struct umb_event is 320 bytes");
+	TAP_OFFSET(struct umb_event, item, 24);
+	TAP_OFFSET(struct umb_event, ino, 40);
+	TAP_OFFSET(struct umb_event, comm, 48);
+	TAP_OFFSET(struct umb_event, path, 64);
+
+	TAP_EQ(sizeof(struct umb_request), 16, "struct umb_request is 16 bytes");
+	TAP_EQ(sizeof(struct umb_reply), 16, "struct umb_reply is 16 bytes");
 
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
 		single &= bits[i] && !(bits[i] & (bits[i] - 1));
@@ -27,5 +59,6 @@ int main(void)
 	}
 	TAP_OK(single, "every UMB_CR_* value is a single bit");
 	TAP_OK(distinct, "no two UMB_CR_* values share a bit");
+	TAP_OK(UMB_FS_ALL == 7, "fs access kinds are r, w, x");
 	return tap_finish();
 }

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrellad - denial records from the ring buffer */
+#ifndef UMBRELLA_EVENTS_H
+#define UMBRELLA_EVENTS_H
+
+#include <stddef.h>
+
+#include <umbrella/bpf-abi.h>
+
+struct ring_buffer;
+
+/* Starts reading @ringbuf_fd (umb_events). NULL with errno set on failure. */
+struct ring_buffer *events_open(int ringbuf_fd);
+
+/* The text of @e's restriction item ("fs:r", "net", "net:inet6", "cap:net_raw") in @buf. */
+const char *event_item_text(const struct umb_event *e, char *buf, size_t size);
+
+/* The name of @hook ("file_open", ...), or "unknown". */
+const char *event_hook_name(__u32 hook);
+
+/* Logs records dropped since the last call (umb_stats), so no drop goes unnoticed. */
+void events_report_drops(int stats_fd);
+
+#endif /* UMBRELLA_EVENTS_H */

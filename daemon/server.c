@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrellad - the local socket: callers ask for a layer on their next child (rfork) or
+ * on themselves (restrict_self).
+ *
+ * A request names a thread; it must be a thread of the calling process, which the
+ * kernel tells us (SO_PEERCRED). The restrictions are parsed with libumbrella's parser
+ * (the one implementation of the grammar), written as a new layer by layer_install(),
+ * and armed for that thread: the BPF side pushes the layer at the thread's next fork
+ * or prctl(UMB_PRCTL_APPLY), and records the outcome for UMB_OP_DISARM to report.
+ * Restrictions only ever grow: nothing here removes a layer from a task.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <systemd/sd-daemon.h>
+
+#include <umbrella/protocol.h>
+
+#include "server.h"
+
+/* The next layer id: ids are never reused while the daemon runs. */
+static __u32 next_layer_id = 1;
+
+int server_listen(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char dir[sizeof(addr.sun_path)], *slash;
+	int fd;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(addr.sun_path, path);
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -errno;
+	}
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	(void)unlink(path);
+	/* Any local process may restrict its own children: the socket is world-writable,
+	 * and every request is checked against the caller's identity. */
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || chmod(path, 0666) < 0 ||
+	    listen(fd, 64) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* Sends a reply; @message (may be NULL) follows the header for errors. */
+static void reply(int fd, int error, __u32 layer, __u32 state, const char *message)
+{
+	char buf[sizeof(struct umb_reply) + 512];
+	struct umb_reply *rep = (struct umb_reply *)buf;
+	size_t len = sizeof(*rep);
+
+	*rep = (struct umb_reply){ .error = error, .layer = layer, .state = state };
+	if (error < 0) {
+		len += snprintf(buf + len, sizeof(buf) - len, "%s",
+				message ? message : strerror(-error)) + 1;
+		if (len > sizeof(buf))
+			len = sizeof(buf);
+	}
+	(void)send(fd, buf, len, MSG_NOSIGNAL);
+}
+
+/* Is @tid a thread of process @pid? */
+static bool thread_of(pid_t pid, __u32 tid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%u", pid, tid);
+	return stat(path, &st) == 0;
+}
+
+static int set_arm_count(struct server *s, int delta)
+{
+	struct umb_ctl ctl = {};
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(s->ctl_fd, &zero, &ctl) < 0)
+		return -errno;
+	ctl.arm_count += delta;
+	if (bpf_map_update_elem(s->ctl_fd, &zero, &ctl, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+static void handle_arm(struct server *s, int fd, const struct ucred *peer,
+		       const struct umb_request *req, const char *text)
+{
+	struct umb_restrictions *r = umb_restrictions__new();
+	struct umb_arm arm = { .flags = req->flags, .tgid = (__u32)peer->pid,
+			       .state = UMB_ARM_ARMED };
+	bool self = req->op == UMB_OP_ARM_SELF;
+	char *error = NULL;
+	__u32 id = next_layer_id;
+	int ret;
+
+	if (!r) {
+		reply(fd, -ENOMEM, 0, 0, NULL);
+		return;
+	}
+	if (req->flags & ~(__u32)UMB_ARM_ON_EXEC || (self && req->flags)) {
+		ret = -EINVAL;
+		error = strdup("unknown or unsupported flags");
+		goto out;
+	}
+	/* An empty list is a valid, empty layer (the parser wants at least one item). */
+	ret = text[0] ? umb_restrictions__parse(r, text, &error) : 0;
+	if (ret < 0)
+		goto out;
+	ret = layer_install(&s->maps, id, r, (__u32)peer->pid,
+			    self ? UMB_ORIGIN_RESTRICT_SELF : UMB_ORIGIN_RFORK, &error);
+	if (ret < 0)
+		goto out;
+	next_layer_id++;
+
+	if (self)
+		arm.flags |= UMB_ARM_SELF;
+	arm.layer = id;
+	/* A stale arm of this thread (a caller that died between arm and disarm) is
+	 * replaced: only this thread can use it anyway. */
+	if (bpf_map_lookup_elem(s->arm_fd, &req->tid, &(struct umb_arm){}) < 0 &&
+	    (ret = set_arm_count(s, +1)) < 0)
+		goto out;
+	if (bpf_map_update_elem(s->arm_fd, &req->tid, &arm, BPF_ANY) < 0) {
+		ret = errno == E2BIG || errno == ENOMEM ? -EBUSY : -errno;
+		error = strdup(ret == -EBUSY ? "too many pending requests" : strerror(-ret));
+		(void)set_arm_count(s, -1);
+		goto out;
+	}
+	fprintf(stderr, SD_INFO "umbrellad: pid %d: layer %u armed for %s (%s)\n", peer->pid, id,
+		self ? "itself" : "its next child", text[0] ? text : "no restrictions");
+	reply(fd, 0, id, 0, NULL);
+	umb_restrictions__free(r);
+	return;
+
+out:
+	fprintf(stderr, SD_NOTICE "umbrellad: pid %d: refused: %s\n", peer->pid,
+		error ? error : strerror(-ret));
+	reply(fd, ret, 0, 0, error);
+	free(error);
+	umb_restrictions__free(r);
+}
+
+static void handle_disarm(struct server *s, int fd, const struct ucred *peer,
+			  const struct umb_request *req)
+{
+	struct umb_arm arm;
+
+	if (bpf_map_lookup_elem(s->arm_fd, &req->tid, &arm) < 0 || arm.tgid != (__u32)peer->pid) {
+		reply(fd, -ENOENT, 0, 0, "nothing armed for this thread");
+		return;
+	}
+	(void)bpf_map_delete_elem(s->arm_fd, &req->tid);
+	(void)set_arm_count(s, -1);
+	reply(fd, 0, arm.layer, arm.state, NULL);
+}
+
+/* Reads and answers every request waiting on @fd. Returns false when the peer left. */
+static bool serve_client(struct server *s, int fd)
+{
+	char buf[UMB_MSG_MAX + 1];
+	struct umb_request req;
+	struct ucred peer;
+	socklen_t len = sizeof(peer);
+	ssize_t n;
+
+	n = recv(fd, buf, UMB_MSG_MAX, MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (n == 0)
+		return false;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0) {
+		reply(fd, -errno, 0, 0, "cannot identify the caller");
+		return false;
+	}
+	if ((size_t)n < sizeof(req)) {
+		reply(fd, -EBADMSG, 0, 0, "malformed request: too short");
+		return true;
+	}
+	memcpy(&req, buf, sizeof(req));
+	buf[n] = '\0';
+	if (req.version != UMB_PROTOCOL_VERSION) {
+		reply(fd, -EPROTO, 0, 0, "unsupported protocol version");
+		return true;
+	}
+	if (!thread_of(peer.pid, req.tid)) {
+		reply(fd, -EPERM, 0, 0, "a caller may only restrict itself or its own children");
+		return true;
+	}
+	switch (req.op) {
+	case UMB_OP_ARM_CHILD:
+	case UMB_OP_ARM_SELF:
+		if (memchr(buf + sizeof(req), '\0', n - sizeof(req)) != buf + n - 1) {
+			reply(fd, -EBADMSG, 0, 0, "malformed request: restrictions not terminated");
+			return true;
+		}
+		handle_arm(s, fd, &peer, &req, buf + sizeof(req));
+		break;
+	case UMB_OP_DISARM:
+		handle_disarm(s, fd, &peer, &req);
+		break;
+	default:
+		reply(fd, -EOPNOTSUPP, 0, 0, "unknown request");
+		break;
+	}
+	return true;
+}
+
+int server_accept(struct server *s)
+{
+	int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	if (s->client_count >= SERVER_MAX_CLIENTS) {
+		reply(fd, -EBUSY, 0, 0, "too many clients");
+		close(fd);
+		return 0;
+	}
+	s->clients[s->client_count++] = fd;
+	return 0;
+}
+
+void server_serve(struct server *s, int fd)
+{
+	if (serve_client(s, fd))
+		return;
+	close(fd);
+	for (size_t i = 0; i < s->client_count; i++) {
+		if (s->clients[i] == fd) {
+			s->clients[i] = s->clients[--s->client_count];
+			break;
+		}
+	}
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrellad - the local socket that libumbrella talks to */
+#ifndef UMBRELLA_SERVER_H
+#define UMBRELLA_SERVER_H
+
+#include <stddef.h>
+
+#include "layer-install.h"
+
+#define SERVER_MAX_CLIENTS 256
+
+struct server {
+	int listen_fd;
+	int arm_fd; /* umb_arm */
+	int ctl_fd; /* umb_ctl */
+	struct layer_maps maps;
+	int clients[SERVER_MAX_CLIENTS];
+	size_t client_count;
+};
+
+/* Creates the listening socket at @path (and its directory). Returns the fd or -errno. */
+int server_listen(const char *path);
+
+/* Accepts a waiting connection. Returns 0 or -errno. */
+int server_accept(struct server *s);
+
+/* Answers the requests waiting on client @fd; closes it when the client has left. */
+void server_serve(struct server *s, int fd);
+
+#endif /* UMBRELLA_SERVER_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* Umbrella - the wire protocol between libumbrella and umbrellad */
+#ifndef UMBRELLA_PROTOCOL_H
+#define UMBRELLA_PROTOCOL_H
+
+#include <linux/types.h>
+
+/*
+ * One request and one reply per message on a SOCK_SEQPACKET unix socket, by default
+ * UMB_SOCKET_PATH (umbrellad --socket, and $UMBRELLA_SOCKET for the library). The
+ * caller is identified by the kernel (SO_PEERCRED), never by what it says: a thread id
+ * in a request must belong to the calling process.
+ *
+ *   UMB_OP_ARM_CHILD  request: header + the restriction list (text form, NUL-terminated)
+ *                     reply:   header (layer = the new layer's id)
+ *                     The layer is pushed on the next process the thread forks (or
+ *                     pending until that child's next exec, with UMB_ARM_ON_EXEC).
+ *   UMB_OP_ARM_SELF   the same, for the thread itself, applied by its
+ *                     prctl(UMB_PRCTL_APPLY).
+ *   UMB_OP_DISARM     request: header. reply: header with state = the arm's
+ *                     enum umb_arm_state (APPLIED, REFUSED, or ARMED if never used).
+ * A reply with error < 0 carries a NUL-terminated message after the header.
+ */
+#define UMB_SOCKET_PATH "/run/umbrella/umbrellad.sock"
+#define UMB_PROTOCOL_VERSION 1
+#define UMB_MSG_MAX 65536
+
+enum umb_op {
+	UMB_OP_ARM_CHILD = 1,
+	UMB_OP_ARM_SELF = 2,
+	UMB_OP_DISARM = 3,
+};
+
+struct umb_request {
+	__u32 version; /* UMB_PROTOCOL_VERSION */
+	__u32 op;      /* enum umb_op */
+	__u32 tid;     /* the calling thread */
+	__u32 flags;   /* UMB_ARM_ON_EXEC (UMB_OP_ARM_CHILD) */
+};
+
+_Static_assert(sizeof(struct umb_request) == 16, "struct umb_request is ABI");
+
+struct umb_reply {
+	__s32 error;  /* 0 or -errno */
+	__u32 layer;  /* UMB_OP_ARM_*: the layer id */
+	__u32 state;  /* UMB_OP_DISARM: enum umb_arm_state */
+	__u32 __pad0; /* zero */
+};
+
+_Static_assert(sizeof(struct umb_reply) == 16, "struct umb_reply is ABI");
+
+#endif /* UMBRELLA_PROTOCOL_H */
