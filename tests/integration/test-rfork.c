@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VM test: libumbrella's rfork() and umb_restrict_self() against a real umbrellad.
+ *
+ *   test ─ starts umbrellad (--socket in /run)
+ *    ├─ rfork("net")                child: socket() -> EPERM; the parent still can
+ *    ├─ rfork("net") ─ fork          grandchild: socket() -> EPERM (inherited)
+ *    ├─ child ─ restrict_self("net")  the thread itself: socket() -> EPERM
+ *    ├─ rfork ─ rfork ─ ... (16)      the 17th layer: rfork fails with EPERM, no child
+ *    └─ rfork with umbrellad gone     -1, and no child runs
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <umbrella/umbrella.h>
+
+#include "tap.h"
+
+#define SOCKET_PATH "/run/umbrella-rfork-test/umbrellad.sock"
+
+static pid_t start_daemon(const char *umbrellad)
+{
+	struct stat st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/* Its log would interleave with the TAP output. */
+		if (!freopen("/tmp/umbrellad-test-rfork.log", "w", stderr))
+			_exit(126);
+		execl(umbrellad, "umbrellad", "--socket", SOCKET_PATH, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 100 && stat(SOCKET_PATH, &st) < 0; i++)
+		usleep(100 * 1000);
+	return pid;
+}
+
+static struct umb_restrictions *restrictions(const char *list)
+{
+	struct umb_restrictions *r = umb_restrictions__new();
+
+	if (r && umb_restrictions__parse(r, list, NULL) < 0) {
+		umb_restrictions__free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static int socket_errno(void)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* Waits for @pid and returns its exit status, or -1. */
+static int wait_status(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Nests rforks, each adding an empty-ish layer, and reports in the exit status at which
+ * depth rfork failed (with EPERM: 100 + depth) or 0 if it never did. */
+static int nest(const struct umb_restrictions *r, int depth)
+{
+	pid_t pid = rfork(r);
+	int status;
+
+	if (pid < 0)
+		return errno == EPERM ? 100 + depth : 1;
+	if (pid == 0)
+		_exit(depth >= 20 ? 0 : nest(r, depth + 1));
+	status = wait_status(pid);
+	return status < 0 ? 2 : status;
+}
+
+/* rfork("net") in a child that then forks: the grandchild is restricted too. */
+static int grandchild_probe(const struct umb_restrictions *r)
+{
+	pid_t pid = rfork(r), grandchild;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		grandchild = fork();
+		if (grandchild == 0)
+			_exit(socket_errno());
+		_exit(wait_status(grandchild));
+	}
+	return wait_status(pid);
+}
+
+/* A child restricts itself, then probes: its own socket() must fail. */
+static int restrict_self_probe(const struct umb_restrictions *r)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int ret = umb_restrict_self(r);
+
+		if (ret < 0) {
+			fprintf(stderr, "# umb_restrict_self: %s (%s)\n", strerror(-ret),
+				umb_last_error() ? umb_last_error() : "");
+			_exit(99);
+		}
+		_exit(socket_errno());
+	}
+	return wait_status(pid);
+}
+
+int main(int argc, char *argv[])
+{
+	struct umb_restrictions *net = restrictions("net"), *signal_r = restrictions("signal");
+	char umbrellad[4096], *slash;
+	pid_t daemon, pid;
+
+	(void)argc;
+	/* The daemon binary of the same build tree: BUILD/tests/integration/test-rfork. */
+	snprintf(umbrellad, sizeof(umbrellad), "%s", argv[0]);
+	slash = strrchr(umbrellad, '/');
+	snprintf(slash ? slash + 1 : umbrellad, sizeof(umbrellad) - (slash ? slash + 1 - umbrellad : 0),
+		 "../../daemon/umbrellad");
+	setenv("UMBRELLA_SOCKET", SOCKET_PATH, 1);
+	daemon = start_daemon(umbrellad);
+	if (!TAP_OK(daemon > 0 && net && signal_r, "umbrellad starts"))
+		return tap_finish();
+
+	pid = rfork(net);
+	if (pid == 0)
+		_exit(socket_errno());
+	TAP_EQ(wait_status(pid), EPERM, "rfork(\"net\"): the child's socket() fails with EPERM");
+	TAP_EQ(socket_errno(), 0, "the parent of an rfork'ed child still creates sockets");
+
+	pid = rfork(signal_r);
+	if (pid == 0)
+		_exit(socket_errno());
+	TAP_EQ(wait_status(pid), 0, "rfork(\"signal\"): the child's socket() works (control)");
+
+	TAP_EQ(grandchild_probe(net), EPERM, "the child's own children inherit its layer");
+	TAP_EQ(restrict_self_probe(net), EPERM,
+	       "umb_restrict_self(\"net\"): the caller's socket() fails with EPERM");
+	TAP_EQ(socket_errno(), 0, "restrict_self in a child leaves the parent alone");
+
+	/* 16 layers fit on a stack; asking for a 17th fails the rfork cleanly. */
+	TAP_EQ(nest(signal_r, 1), 100 + 17, "the 17th nested rfork fails with EPERM");
+
+	kill(daemon, SIGTERM);
+	wait_status(daemon);
+	errno = 0;
+	pid = rfork(net);
+	if (pid == 0)
+		_exit(0); /* must never run */
+	TAP_OK(pid < 0 && (errno == ENOENT || errno == ECONNREFUSED),
+	       "without umbrellad, rfork fails (errno %d) and no child runs", errno);
+
+	umb_restrictions__free(net);
+	umb_restrictions__free(signal_r);
+	return tap_finish();
+}
