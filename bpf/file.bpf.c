@@ -1,3 +1,416 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Umbrella - (being written) */
+/*
+ * Umbrella - file system restrictions ("fs:PATH", "fs:PATH:MODES").
+ *
+ * Every hook asks for one or more access kinds (UMB_FS_READ r, UMB_FS_WRITE w,
+ * UMB_FS_EXEC x) on an object and lets lib/path.bpf.h walk from the object up to the
+ * root, matching inodes and names against the rules of the task's layers. A task whose
+ * layers restrict none of the kinds asked returns at once. Denials are -EACCES.
+ *
+ * Architecture (hook: access asked, on what):
+ *   lsm/file_open           r (FMODE_READ, also readdir and opens without read or
+ *                           write), w (FMODE_WRITE), x (FMODE_EXEC: execve, execveat,
+ *                           fexecve, the ELF interpreter; an exec open asks x only);
+ *                           the opened file, through its mount. O_PATH opens are not
+ *                           seen: what is then done with the fd is.
+ *   lsm/mmap_file           x: a file mapped with PROT_EXEC (ld.so ./binary, dlopen).
+ *   lsm/file_mprotect       x: PROT_EXEC added to a file mapping.
+ *   lsm/inode_getattr       r: stat, fstat, statx (also of O_PATH fds).
+ *   lsm/path_chroot         r: the new root.
+ *   lsm/inode_permission    r: chdir, fchdir (MAY_CHDIR). Gets an inode only: the walk
+ *                           stays on the directory's file system.
+ *   lsm/path_mknod, path_mkdir, path_symlink
+ *                           w: the new name in its directory, then the directory
+ *                           (path_mknod also sees open(O_CREAT) of a new file).
+ *   lsm/path_link           w: the linked object, and the new name.
+ *   lsm/path_unlink, path_rmdir
+ *                           w: the object.
+ *   lsm/path_rename         w: the object moved, the new name, the object replaced.
+ *   lsm/path_truncate, path_chmod, path_chown
+ *                           w: the object.
+ *   lsm/inode_setattr       w: every attribute change, utimes included. Two programs
+ *                           for the two signatures (6.3 added the idmap); umbrellad
+ *                           loads the one the kernel has (daemon/bpf-open.c).
+ *   lsm/inode_setxattr, inode_removexattr
+ *                           w; lsm/inode_getxattr, inode_listxattr: r. Dentry only: the
+ *                           walk stays on the object's file system.
+ * The path_* hooks are used instead of their inode_* twins because they give the
+ * mount, without which the walk cannot cross a mount point (a rule on "/" or on a
+ * directory with a file system mounted below it). They need CONFIG_SECURITY_PATH
+ * (Debian, Fedora, Ubuntu and Arch kernels have it, for AppArmor and TOMOYO).
+ */
 #include "maps.bpf.h"
+#include "lib/path.bpf.h"
+
+/* The restriction state of the current task if some layer restricts @requested on
+ * files, else NULL: the quick return of every hook. */
+static __always_inline const struct umb_task_state *fs_state(__u32 requested)
+{
+	const struct umb_task_state *state = umb_current_state();
+
+	if (!state || !(state->fs_access & requested))
+		return NULL;
+	return state;
+}
+
+SEC("lsm/file_open")
+int BPF_PROG(umb_file_open, struct file *file, int ret)
+{
+	const struct umb_task_state *state;
+	struct umb_walk w;
+	struct umb_event *e;
+	__u32 requested, mode;
+
+	if (ret)
+		return ret; /* an earlier BPF LSM program already refused */
+
+	/* Quick return for unrestricted tasks. */
+	state = umb_current_state();
+	if (!state || !state->fs_access)
+		return 0;
+
+	mode = file->f_mode;
+	/* execve() marks its open in f_flags (__FMODE_EXEC, the same bit as FMODE_EXEC);
+	 * f_mode carries it too only from Linux 6.13 on. */
+	if ((mode | file->f_flags) & FMODE_EXEC)
+		requested = UMB_FS_EXEC; /* exec reads the file only to run it */
+	else if (mode & FMODE_WRITE)
+		requested = UMB_FS_WRITE | (mode & FMODE_READ ? UMB_FS_READ : 0);
+	else
+		requested = UMB_FS_READ; /* also opens for ioctl only (O_ACCMODE 3) */
+	if (!(state->fs_access & requested))
+		return 0;
+
+	if (!umb_fs_walk(state, requested, file->f_path.dentry, file->f_path.mnt, &w))
+		return umb_fs_verdict(0);
+	e = umb_fs_event(&w, UMB_HOOK_FILE_OPEN, file->f_path.dentry);
+	if (e)
+		bpf_d_path(&file->f_path, e->path, sizeof(e->path));
+	umb_event_submit(e);
+	return umb_fs_verdict(1);
+}
+
+SEC("lsm/mmap_file")
+int BPF_PROG(umb_mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
+	     unsigned long flags, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	if (!file || !(prot & PROT_EXEC))
+		return 0; /* anonymous, or not executable */
+	state = fs_state(UMB_FS_EXEC);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_EXEC, file->f_path.dentry, file->f_path.mnt,
+			    UMB_HOOK_MMAP_FILE);
+}
+
+SEC("lsm/file_mprotect")
+int BPF_PROG(umb_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot,
+	     unsigned long prot, int ret)
+{
+	const struct umb_task_state *state;
+	struct file *file;
+
+	if (ret)
+		return ret;
+	if (!(prot & PROT_EXEC))
+		return 0;
+	state = fs_state(UMB_FS_EXEC);
+	if (!state)
+		return 0;
+	file = vma->vm_file;
+	/* Anonymous memory, or already executable (checked when it became so). */
+	if (!file || (vma->vm_flags & VM_EXEC))
+		return 0;
+	return umb_fs_check(state, UMB_FS_EXEC, file->f_path.dentry, file->f_path.mnt,
+			    UMB_HOOK_FILE_MPROTECT);
+}
+
+SEC("lsm/inode_getattr")
+int BPF_PROG(umb_inode_getattr, const struct path *path, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_READ);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_READ, path->dentry, path->mnt, UMB_HOOK_INODE_GETATTR);
+}
+
+SEC("lsm/path_chroot")
+int BPF_PROG(umb_path_chroot, const struct path *path, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_READ);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_READ, path->dentry, path->mnt, UMB_HOOK_PATH_CHROOT);
+}
+
+SEC("lsm/inode_permission")
+int BPF_PROG(umb_inode_permission, struct inode *inode, int mask, int ret)
+{
+	const struct umb_task_state *state;
+	struct hlist_node *alias;
+
+	if (ret)
+		return ret;
+	/* Called for every step of every path lookup: test the mask before anything. */
+	if (!(mask & MAY_CHDIR))
+		return 0;
+	state = fs_state(UMB_FS_READ);
+	if (!state)
+		return 0;
+	/* A directory has one dentry. None (cannot happen for chdir): deny (fail closed). */
+	alias = BPF_CORE_READ(inode, i_dentry.first);
+	if (!alias)
+		return umb_fs_verdict(1);
+	return umb_fs_check(state, UMB_FS_READ,
+			    (void *)alias - bpf_core_field_offset(struct dentry, d_u.d_alias), NULL,
+			    UMB_HOOK_INODE_PERMISSION);
+}
+
+SEC("lsm/path_mknod")
+int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umode_t mode,
+	     unsigned int dev, int ret)
+{
+	const struct umb_task_state *state;
+	__u32 type = mode & S_IFMT;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt,
+			    !type || type == S_IFREG ? UMB_HOOK_INODE_CREATE :
+						       UMB_HOOK_INODE_MKNOD);
+}
+
+SEC("lsm/path_mkdir")
+int BPF_PROG(umb_path_mkdir, const struct path *dir, struct dentry *dentry, umode_t mode,
+	     int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_INODE_MKDIR);
+}
+
+SEC("lsm/path_symlink")
+int BPF_PROG(umb_path_symlink, const struct path *dir, struct dentry *dentry,
+	     const char *old_name, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_INODE_SYMLINK);
+}
+
+SEC("lsm/path_link")
+int BPF_PROG(umb_path_link, struct dentry *old_dentry, const struct path *new_dir,
+	     struct dentry *new_dentry, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	/* A hard link stays on its mount (EXDEV otherwise): the old dentry is under new_dir's
+	 * mount too. */
+	ret = umb_fs_check(state, UMB_FS_WRITE, old_dentry, new_dir->mnt, UMB_HOOK_INODE_LINK);
+	if (ret)
+		return ret;
+	return umb_fs_check(state, UMB_FS_WRITE, new_dentry, new_dir->mnt, UMB_HOOK_INODE_LINK);
+}
+
+SEC("lsm/path_unlink")
+int BPF_PROG(umb_path_unlink, const struct path *dir, struct dentry *dentry, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_INODE_UNLINK);
+}
+
+SEC("lsm/path_rmdir")
+int BPF_PROG(umb_path_rmdir, const struct path *dir, struct dentry *dentry, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_INODE_RMDIR);
+}
+
+SEC("lsm/path_rename")
+int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_dentry,
+	     const struct path *new_dir, struct dentry *new_dentry, unsigned int flags, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	/* The object moved (and its old name). */
+	ret = umb_fs_check(state, UMB_FS_WRITE, old_dentry, old_dir->mnt, UMB_HOOK_INODE_RENAME);
+	if (ret)
+		return ret;
+	/* The new name, and the object it names if any (replaced, or with RENAME_EXCHANGE
+	 * moved to the old name): a positive dentry is checked as both. */
+	return umb_fs_check(state, UMB_FS_WRITE, new_dentry, new_dir->mnt, UMB_HOOK_INODE_RENAME);
+}
+
+SEC("lsm/path_truncate")
+int BPF_PROG(umb_path_truncate, const struct path *path, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, path->dentry, path->mnt, UMB_HOOK_PATH_TRUNCATE);
+}
+
+SEC("lsm/path_chmod")
+int BPF_PROG(umb_path_chmod, const struct path *path, umode_t mode, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, path->dentry, path->mnt, UMB_HOOK_INODE_SETATTR);
+}
+
+/* uid and gid are kuid_t and kgid_t (one-word structs, passed as words). */
+SEC("lsm/path_chown")
+int BPF_PROG(umb_path_chown, const struct path *path, unsigned int uid, unsigned int gid,
+	     int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, path->dentry, path->mnt, UMB_HOOK_INODE_SETATTR);
+}
+
+/* inode_setattr for both signatures: every attribute change, also utimes and the
+ * truncation of an O_TRUNC open, which have no path hook. */
+static __always_inline int inode_setattr(struct dentry *dentry)
+{
+	const struct umb_task_state *state = fs_state(UMB_FS_WRITE);
+
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, NULL, UMB_HOOK_INODE_SETATTR);
+}
+
+/* Linux 6.3 and later. */
+SEC("lsm/inode_setattr")
+int BPF_PROG(umb_inode_setattr, struct mnt_idmap *idmap, struct dentry *dentry,
+	     struct iattr *attr, int ret)
+{
+	if (ret)
+		return ret;
+	return inode_setattr(dentry);
+}
+
+/* Linux 6.1 and 6.2 (no idmap). */
+SEC("lsm/inode_setattr")
+int BPF_PROG(umb_inode_setattr_noidmap, struct dentry *dentry, struct iattr *attr, int ret)
+{
+	if (ret)
+		return ret;
+	return inode_setattr(dentry);
+}
+
+/* The xattr hooks take the dentry as second argument on every supported kernel (a
+ * user_namespace before 6.3, an idmap since): declared as an opaque pointer. */
+SEC("lsm/inode_setxattr")
+int BPF_PROG(umb_inode_setxattr, void *idmap, struct dentry *dentry, const char *name,
+	     const void *value, size_t size, int flags, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, NULL, UMB_HOOK_INODE_SETXATTR);
+}
+
+SEC("lsm/inode_removexattr")
+int BPF_PROG(umb_inode_removexattr, void *idmap, struct dentry *dentry, const char *name,
+	     int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, NULL, UMB_HOOK_INODE_REMOVEXATTR);
+}
+
+SEC("lsm/inode_getxattr")
+int BPF_PROG(umb_inode_getxattr, struct dentry *dentry, const char *name, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_READ);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_READ, dentry, NULL, UMB_HOOK_INODE_GETXATTR);
+}
+
+SEC("lsm/inode_listxattr")
+int BPF_PROG(umb_inode_listxattr, struct dentry *dentry, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_READ);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_READ, dentry, NULL, UMB_HOOK_INODE_LISTXATTR);
+}

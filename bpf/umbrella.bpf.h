@@ -15,11 +15,41 @@
  * Values from include/uapi/linux/sched.h and include/uapi/asm-generic/mman-common.h. */
 #define CLONE_THREAD 0x00010000
 #define PROT_EXEC 0x4
+/* Signal-driven I/O (fcntl(2), ioctl(2)): include/uapi/asm-generic/fcntl.h (FASYNC,
+ * F_SETOWN_EX), include/uapi/linux/sockios.h, include/uapi/asm-generic/ioctls.h.
+ * And the capable() option (kernel-internal, include/linux/security.h). For proc.bpf.c
+ * and system.bpf.c. */
+#define F_SETFL 4
+#define F_SETOWN 8
+#define F_SETSIG 10
+#define F_SETOWN_EX 15
+#define FASYNC 020000
+#define FIOSETOWN 0x8901
+#define SIOCSPGRP 0x8902
+#define FIOASYNC 0x5452
+#define CAP_OPT_NOAUDIT 0x2
+/* Kernel-internal flags (include/linux/fs.h, include/linux/mm.h) and UAPI file types
+ * (include/uapi/linux/stat.h), for the file system hooks (file.bpf.c). */
+#define FMODE_READ 0x1
+#define FMODE_WRITE 0x2
+#define FMODE_EXEC 0x20
+#define MAY_CHDIR 0x40
+#define VM_EXEC 0x4
+#define S_IFMT 00170000
+#define S_IFREG 0100000
 
 /*
  * Kernel fields read through CO-RE (keep this list complete, so a kernel upgrade can
  * be reviewed against it):
- *   (none yet: the hooks use only their arguments and task storage)
+ *   file.bpf.c, lib/path.bpf.h: file.f_mode, f_flags, f_path; path.dentry, mnt;
+ *     dentry.d_parent, d_inode, d_name.name, d_name.len, d_u.d_alias;
+ *     inode.i_sb, i_ino, i_dentry.first; super_block.s_dev;
+ *     mount.mnt, mnt_parent, mnt_mountpoint (container_of a vfsmount);
+ *     vm_area_struct.vm_file, vm_flags
+ *   proc.bpf.c, system.bpf.c, lib/domain.bpf.h: task_struct.tgid, thread_pid,
+ *     group_leader, cred, real_cred; pid.level, numbers; upid.nr; file.f_owner (a
+ *     struct fown_struct up to 6.11, a pointer to one since 6.12); fown_struct.pid;
+ *     cred.uid, euid, suid, fsuid, gid, egid, sgid, fsgid; linux_binprm.cred
  */
 
 /*

@@ -25,6 +25,7 @@
 #include <umbrella/bpf-abi.h>
 #include <umbrella/protocol.h>
 
+#include "bpf-open.h"
 #include "events.h"
 #include "lsm-probe.h"
 #include "server.h"
@@ -91,9 +92,8 @@ static int bpf_start(struct umbrella_bpf **ret_skel)
 	__u32 zero = 0;
 	int r;
 
-	skel = umbrella_bpf__open_and_load();
-	if (!skel) {
-		r = -errno;
+	r = umbrella_bpf_open_load(&skel);
+	if (r < 0) {
 		fprintf(stderr, SD_ERR "umbrellad: failed to load the BPF object: %s\n",
 			strerror(-r));
 		return r;

@@ -21,6 +21,7 @@
 
 #include <umbrella/umbrella.h>
 
+#include "bpf-open.h"
 #include "layer-install.h"
 #include "tap.h"
 #include "umbrella.skel.h"
@@ -33,9 +34,10 @@ typedef int (*test_probe_fn)(void *arg);
 /* Loads and attaches the BPF object (two TAP checks). NULL on failure. */
 static inline struct umbrella_bpf *test_load(void)
 {
-	struct umbrella_bpf *skel = umbrella_bpf__open_and_load();
+	struct umbrella_bpf *skel = NULL;
+	int r = umbrella_bpf_open_load(&skel);
 
-	if (!TAP_OK(skel, "the BPF object loads (verifier accepts it)"))
+	if (!TAP_EQ(r, 0, "the BPF object loads (verifier accepts it)"))
 		return NULL;
 	if (!TAP_EQ(umbrella_bpf__attach(skel), 0, "the BPF LSM programs attach")) {
 		umbrella_bpf__destroy(skel);

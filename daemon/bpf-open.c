@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* umbrellad - opening and loading the BPF object for the running kernel */
+#include <errno.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf-open.h"
+#include "umbrella.skel.h"
+
+/* The number of parameters of the kernel function @name in @btf, or -ENOENT. */
+static int func_param_count(const struct btf *btf, const char *name)
+{
+	const struct btf_type *func, *proto;
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+
+	if (id < 0)
+		return -ENOENT;
+	func = btf__type_by_id(btf, id);
+	proto = func ? btf__type_by_id(btf, func->type) : NULL;
+	if (!proto || !btf_is_func_proto(proto))
+		return -ENOENT;
+	return btf_vlen(proto);
+}
+
+int umbrella_bpf_open_load(struct umbrella_bpf **ret_skel)
+{
+	struct umbrella_bpf *skel;
+	struct btf *vmlinux;
+	int setattr_params, r;
+
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return -errno;
+	/* inode_setattr: (dentry, iattr) up to 6.2, (idmap, dentry, iattr) since 6.3. */
+	setattr_params = func_param_count(vmlinux, "bpf_lsm_inode_setattr");
+	btf__free(vmlinux);
+	if (setattr_params < 0)
+		return setattr_params;
+	if (setattr_params != 2 && setattr_params != 3)
+		return -EOPNOTSUPP; /* a signature we have no program for */
+
+	skel = umbrella_bpf__open();
+	if (!skel)
+		return -errno;
+	r = bpf_program__set_autoload(skel->progs.umb_inode_setattr, setattr_params == 3);
+	if (r == 0)
+		r = bpf_program__set_autoload(skel->progs.umb_inode_setattr_noidmap,
+					      setattr_params == 2);
+	if (r == 0)
+		r = umbrella_bpf__load(skel);
+	if (r < 0) {
+		umbrella_bpf__destroy(skel);
+		return r;
+	}
+	*ret_skel = skel;
+	return 0;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrellad - opening and loading the BPF object for the running kernel */
+#ifndef UMBRELLA_BPF_OPEN_H
+#define UMBRELLA_BPF_OPEN_H
+
+struct umbrella_bpf;
+
+/*
+ * umbrella_bpf_open_load() - open the skeleton and load it into the running kernel
+ *
+ * Where a hook's signature differs between the supported kernels, the object carries
+ * one program per signature: this reads the kernel's BTF and loads only the program
+ * that matches (today: inode_setattr, which gained an idmap argument in 6.3). Does
+ * not attach. On success *@ret_skel is the loaded skeleton (umbrella_bpf__destroy()).
+ * Return: 0, -ENOENT when the kernel's BTF lacks a hook we need (no BPF LSM), or the
+ * -errno of opening, reading BTF or loading (a verifier refusal is -EINVAL or -EACCES).
+ */
+int umbrella_bpf_open_load(struct umbrella_bpf **ret_skel);
+
+#endif /* UMBRELLA_BPF_OPEN_H */

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VM test: the operations on names and metadata under "fs:PATH" - create, mknod,
+ * mkdir, symlink, link (both ends), unlink, rmdir, rename (source, target name,
+ * replaced target, exchange), truncate, chmod, chown, utimes, extended attributes, and
+ * chdir; and rules that must cross mount points: "fs:/:w" on a tmpfs, and a restricted
+ * directory with a file system mounted below it.
+ *
+ * Each denial is EACCES beside the same operation in an unrestricted directory of the
+ * same tmpfs. Runs as root inside the test VM (tests/vm/run).
+ */
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+
+#include "test-fs-util.h"
+
+static char t[PATH_MAX]; /* the scratch tmpfs */
+
+/* An xattr name tmpfs accepts: user.* (Linux 6.6 and later), else trusted.* (root). */
+static const char *xattr_name = "user.umbrella";
+
+enum op_kind {
+	OP_CREATE,
+	OP_MKNOD,
+	OP_MKDIR,
+	OP_SYMLINK,
+	OP_LINK,
+	OP_UNLINK,
+	OP_RMDIR,
+	OP_RENAME,
+	OP_EXCHANGE,
+	OP_TRUNCATE,
+	OP_OPEN_TRUNC,
+	OP_CHMOD,
+	OP_CHOWN,
+	OP_UTIMES,
+	OP_SETXATTR,
+	OP_REMOVEXATTR,
+	OP_GETXATTR,
+	OP_LISTXATTR,
+	OP_CHDIR,
+	OP_FCHDIR,
+};
+
+/* Does the operation op->flags on op->path (and op->path2). */
+static int probe_op(void *arg)
+{
+	const struct fs_op *op = arg;
+	char buf[256];
+	int fd, r;
+
+	switch (op->flags) {
+	case OP_CREATE:
+		return probe_open(OP(op->path, .flags = O_WRONLY | O_CREAT | O_EXCL));
+	case OP_MKNOD:
+		r = mknod(op->path, S_IFIFO | 0644, 0);
+		break;
+	case OP_MKDIR:
+		r = mkdir(op->path, 0755);
+		break;
+	case OP_SYMLINK:
+		r = symlink("target", op->path);
+		break;
+	case OP_LINK:
+		r = link(op->path, op->path2);
+		break;
+	case OP_UNLINK:
+		r = unlink(op->path);
+		break;
+	case OP_RMDIR:
+		r = rmdir(op->path);
+		break;
+	case OP_RENAME:
+		r = rename(op->path, op->path2);
+		break;
+	case OP_EXCHANGE:
+		r = renameat2(AT_FDCWD, op->path, AT_FDCWD, op->path2, RENAME_EXCHANGE);
+		break;
+	case OP_TRUNCATE:
+		r = truncate(op->path, 0);
+		break;
+	case OP_OPEN_TRUNC:
+		return probe_open(OP(op->path, .flags = O_WRONLY | O_TRUNC));
+	case OP_CHMOD:
+		r = chmod(op->path, 0600);
+		break;
+	case OP_CHOWN:
+		r = chown(op->path, 0, 0);
+		break;
+	case OP_UTIMES:
+		r = utimensat(AT_FDCWD, op->path, NULL, 0);
+		break;
+	case OP_SETXATTR:
+		r = setxattr(op->path, xattr_name, "v", 1, 0);
+		break;
+	case OP_REMOVEXATTR:
+		r = removexattr(op->path, xattr_name);
+		break;
+	case OP_GETXATTR:
+		r = getxattr(op->path, xattr_name, buf, sizeof(buf)) < 0 ? -1 : 0;
+		break;
+	case OP_LISTXATTR:
+		r = listxattr(op->path, buf, sizeof(buf)) < 0 ? -1 : 0;
+		break;
+	case OP_CHDIR:
+		r = chdir(op->path);
+		break;
+	case OP_FCHDIR:
+		fd = open(op->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return PROBE_SETUP_FAILED;
+		r = fchdir(fd);
+		break;
+	default:
+		return PROBE_SETUP_FAILED;
+	}
+	return r < 0 ? errno : 0;
+}
+
+/* Checks @kind on the restricted @denied (EACCES) and on the free @allowed (works). */
+static void check(struct umbrella_bpf *skel, __u32 layer, int kind, const char *what,
+		  const char *denied, const char *denied2, const char *allowed,
+		  const char *allowed2)
+{
+	TAP_EQ(test_probe(skel, layer, probe_op, OP(denied, .path2 = denied2, .flags = kind)),
+	       EACCES, "fs:w: %s in w fails with EACCES", what);
+	TAP_EQ(test_probe(skel, layer, probe_op, OP(allowed, .path2 = allowed2, .flags = kind)), 0,
+	       "fs:w: %s in ok works", what);
+}
+
+#define W(name) fs_path("%s/w/%s", t, name)
+#define OK(name) fs_path("%s/ok/%s", t, name)
+
+static void test_names(struct umbrella_bpf *skel, __u32 w)
+{
+	check(skel, w, OP_CREATE, "creating a file", W("new"), NULL, OK("new"), NULL);
+	check(skel, w, OP_MKNOD, "mknod (a fifo)", W("fifo"), NULL, OK("fifo"), NULL);
+	check(skel, w, OP_MKDIR, "mkdir", W("dir"), NULL, OK("dir"), NULL);
+	check(skel, w, OP_SYMLINK, "creating a symlink", W("sym"), NULL, OK("sym"), NULL);
+	check(skel, w, OP_LINK, "a hard link to a restricted file", W("f"), OK("l1"), OK("f"),
+	      OK("l2"));
+	check(skel, w, OP_LINK, "a hard link named in the restricted directory", OK("f"), W("l3"),
+	      OK("f"), OK("l4"));
+	check(skel, w, OP_UNLINK, "unlink", W("f"), NULL, OK("u"), NULL);
+	check(skel, w, OP_RMDIR, "rmdir", W("e"), NULL, OK("e"), NULL);
+	check(skel, w, OP_RENAME, "renaming a restricted file away", W("f"), OK("m1"), OK("m"),
+	      OK("m1"));
+	check(skel, w, OP_RENAME, "renaming a file into the restricted directory", OK("m1"),
+	      W("m2"), OK("m1"), OK("m2"));
+	check(skel, w, OP_RENAME, "renaming a file onto a restricted file", OK("m2"), W("f"),
+	      OK("m2"), OK("m3"));
+	check(skel, w, OP_RENAME, "renaming the restricted directory itself",
+	      fs_path("%s/w", t), fs_path("%s/w2", t), OK("dir"), OK("dir2"));
+	check(skel, w, OP_EXCHANGE, "exchanging a file with a restricted one", OK("m3"), W("f"),
+	      OK("m3"), OK("f"));
+}
+
+static void test_metadata(struct umbrella_bpf *skel, __u32 w)
+{
+	int r;
+
+	check(skel, w, OP_TRUNCATE, "truncate()", W("f"), NULL, OK("f"), NULL);
+	check(skel, w, OP_OPEN_TRUNC, "open(O_TRUNC)", W("f"), NULL, OK("f"), NULL);
+	check(skel, w, OP_CHMOD, "chmod", W("f"), NULL, OK("f"), NULL);
+	check(skel, w, OP_CHOWN, "chown", W("f"), NULL, OK("f"), NULL);
+	check(skel, w, OP_UTIMES, "utimes (utimensat)", W("f"), NULL, OK("f"), NULL);
+
+	r = setxattr(OK("f"), xattr_name, "v", 1, 0);
+	if (r < 0 && errno == EOPNOTSUPP) {
+		TAP_DIAG("tmpfs has no user.* xattrs on this kernel (before 6.6): using trusted.*");
+		xattr_name = "trusted.umbrella";
+		r = setxattr(OK("f"), xattr_name, "v", 1, 0);
+	}
+	if (!TAP_EQ(r == 0 && setxattr(W("f"), xattr_name, "v", 1, 0) == 0 &&
+			    setxattr(OK("x"), xattr_name, "v", 1, 0) == 0,
+		    true, "setup: %s set on w/f, ok/f and ok/x", xattr_name))
+		return;
+	check(skel, w, OP_SETXATTR, "setxattr", W("f"), NULL, OK("f"), NULL);
+	check(skel, w, OP_GETXATTR, "getxattr", W("f"), NULL, OK("f"), NULL);
+	check(skel, w, OP_LISTXATTR, "listxattr", W("f"), NULL, OK("f"), NULL);
+	check(skel, w, OP_REMOVEXATTR, "removexattr", W("f"), NULL, OK("x"), NULL);
+}
+
+static void test_chdir(struct umbrella_bpf *skel, __u32 w)
+{
+	check(skel, w, OP_CHDIR, "chdir", fs_path("%s/w", t), NULL, fs_path("%s/ok", t), NULL);
+	check(skel, w, OP_CHDIR, "chdir to a subdirectory", W("e"), NULL, OK("e2"), NULL);
+	check(skel, w, OP_FCHDIR, "fchdir to an O_PATH fd", fs_path("%s/w", t), NULL,
+	      fs_path("%s/ok", t), NULL);
+}
+
+/* Rules above a mount point hold below it. */
+static void test_mount_crossing(struct umbrella_bpf *skel)
+{
+	__u32 root_w = test_layer(skel, "fs:/:w");
+	__u32 outer = test_layer(skel, fs_path("fs:%s/outer", t));
+
+	TAP_EQ(test_probe(skel, root_w, probe_op, OP(OK("byroot"), .flags = OP_CREATE)), EACCES,
+	       "fs:/:w: creating a file on a tmpfs below /tmp fails with EACCES");
+	TAP_EQ(test_probe(skel, root_w, probe_op, OP(OK("f"), .flags = OP_CHMOD)), EACCES,
+	       "fs:/:w: chmod of a file on that tmpfs fails with EACCES");
+	TAP_EQ(test_probe(skel, root_w, probe_open, OP(OK("f"), .flags = O_WRONLY)), EACCES,
+	       "fs:/:w: opening a file on that tmpfs for writing fails with EACCES");
+	TAP_EQ(test_probe(skel, root_w, probe_read, OP(OK("f"))), 0,
+	       "fs:/:w: reading a file on that tmpfs works");
+	TAP_EQ(test_probe(skel, root_w, probe_read, OP("/etc/hostname")), 0,
+	       "fs:/:w: reading /etc/hostname works");
+
+	TAP_EQ(test_probe(skel, outer, probe_read, OP(fs_path("%s/outer/m/f", t))), EACCES,
+	       "fs:outer: reading outer/m/f, on a tmpfs mounted on outer/m, fails with EACCES");
+	TAP_EQ(test_probe(skel, outer, probe_op,
+			  OP(fs_path("%s/outer/m/new", t), .flags = OP_CREATE)),
+	       EACCES, "fs:outer: creating outer/m/new fails with EACCES");
+	TAP_EQ(test_probe(skel, outer, probe_read, OP(OK("f"))), 0, "fs:outer: reading ok/f works");
+}
+
+int main(void)
+{
+	static const char *const dirs[] = { "w", "w/e", "ok", "ok/e", "ok/e2", "outer", "outer/m" };
+	static const char *const files[] = { "w/f", "ok/f", "ok/u", "ok/m", "ok/m3", "ok/x" };
+	struct umbrella_bpf *skel = test_load();
+	bool ready = true;
+	__u32 w;
+
+	if (!skel)
+		return tap_finish();
+	if (!TAP_EQ(fs_scratch(t), 0, "a scratch tmpfs is mounted"))
+		goto out;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		ready &= mkdir(fs_path("%s/%s", t, dirs[i]), 0755) == 0;
+	ready &= mount("umb-fs-inner", fs_path("%s/outer/m", t), "tmpfs", 0, "mode=0755") == 0;
+	ready &= fs_write(fs_path("%s/outer/m/f", t), "inner\n", 0644) == 0;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		ready &= fs_write(fs_path("%s/%s", t, files[i]), "data\n", 0644) == 0;
+	w = test_layer(skel, fs_path("fs:%s/w", t));
+	if (!TAP_OK(ready && w, "the scratch files and the layer fs:w are made"))
+		goto out_scratch;
+
+	test_names(skel, w);
+	test_metadata(skel, w);
+	test_chdir(skel, w);
+	test_mount_crossing(skel);
+
+out_scratch:
+	(void)umount2(fs_path("%s/outer/m", t), MNT_DETACH);
+	fs_scratch_done(t);
+out:
+	umbrella_bpf__destroy(skel);
+	return tap_finish();
+}

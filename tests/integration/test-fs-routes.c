@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VM test: "fs:PATH" holds on every other route to the object (DESIGN.md section 2):
+ * bind mounts, hard links, symlinks, "..", /proc/self/root, /proc/PID/fd re-opens of
+ * O_PATH fds, openat2 with RESOLVE_* flags, O_PATH then fstat or openat, chroot, a new
+ * mount namespace, renaming the object or its directory, replacing it by rename, a
+ * restricted path created after the rule, and io_uring opens.
+ *
+ * The test process (unrestricted) sets each route up in a scratch tmpfs; a child that
+ * carries the layer tries it. Every denial is EACCES, next to a positive control.
+ * Runs as root inside the test VM (tests/vm/run).
+ */
+#include <linux/io_uring.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <sys/mman.h>
+
+#include "test-fs-util.h"
+
+static char t[PATH_MAX]; /* the scratch tmpfs */
+
+/* The result of probe_io_uring_open when io_uring cannot be used at all. */
+#define IO_URING_UNAVAILABLE 101
+
+/* Opens with O_PATH (allowed: no access), then re-opens through /proc/self/fd/N or,
+ * with flags 1, /proc/PID/fd/N. */
+static int probe_proc_fd_reopen(void *arg)
+{
+	const struct fs_op *op = arg;
+	int fd = open(op->path, O_PATH | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return errno;
+	r = probe_read(OP(op->flags ? fs_path("/proc/%d/fd/%d", getpid(), fd) :
+				      fs_path("/proc/self/fd/%d", fd)));
+	close(fd);
+	return r;
+}
+
+/* openat2(dirfd of path2 or AT_FDCWD, path, O_RDONLY, resolve = flags). */
+static int probe_openat2(void *arg)
+{
+	const struct fs_op *op = arg;
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = op->flags };
+	int dirfd = op->path2 ? open(op->path2, O_PATH | O_DIRECTORY | O_CLOEXEC) : AT_FDCWD;
+	int fd, r = 0;
+
+	if (op->path2 && dirfd < 0)
+		return PROBE_SETUP_FAILED;
+	fd = syscall(SYS_openat2, dirfd, op->path, &how, sizeof(how));
+	if (fd < 0)
+		r = errno;
+	else
+		close(fd);
+	if (dirfd >= 0)
+		close(dirfd);
+	return r;
+}
+
+/* open(path, O_PATH) must work; then fstat() the fd. */
+static int probe_opath_fstat(void *arg)
+{
+	const struct fs_op *op = arg;
+	struct stat st;
+	int fd = open(op->path, O_PATH | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return PROBE_SETUP_FAILED; /* O_PATH itself is no access: must work */
+	r = fstat(fd, &st) < 0 ? errno : 0;
+	close(fd);
+	return r;
+}
+
+/* open(path, O_PATH | O_DIRECTORY) must work; then openat(fd, path2, O_RDONLY). */
+static int probe_opath_openat(void *arg)
+{
+	const struct fs_op *op = arg;
+	int dirfd = open(op->path, O_PATH | O_DIRECTORY | O_CLOEXEC), fd;
+
+	if (dirfd < 0)
+		return PROBE_SETUP_FAILED;
+	fd = openat(dirfd, op->path2, O_RDONLY | O_CLOEXEC);
+	close(dirfd);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int probe_chroot(void *arg)
+{
+	const struct fs_op *op = arg;
+
+	return chroot(op->path) < 0 ? errno : 0;
+}
+
+/* chroot(path), chdir("/"), then read path2 (a path inside the new root). */
+static int probe_chroot_read(void *arg)
+{
+	const struct fs_op *op = arg;
+
+	if (chroot(op->path) < 0 || chdir("/") < 0)
+		return PROBE_SETUP_FAILED;
+	return probe_read(OP(op->path2));
+}
+
+/* unshare(CLONE_NEWNS), then read path; with path2, first bind-mount path2 (a restricted
+ * directory) on the scratch directory t/nsmnt and read path through it. */
+static int probe_newns_read(void *arg)
+{
+	const struct fs_op *op = arg;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return PROBE_SETUP_FAILED;
+	if (op->path2 && mount(op->path2, fs_path("%s/nsmnt", t), NULL, MS_BIND, NULL) < 0)
+		return PROBE_SETUP_FAILED;
+	return probe_read(OP(op->path));
+}
+
+/* IORING_OP_OPENAT of path through raw io_uring syscalls; flags: IOSQE_* of the SQE
+ * (IOSQE_ASYNC makes an io-wq worker thread do the open). */
+static int probe_io_uring_open(void *arg)
+{
+	const struct fs_op *op = arg;
+	struct io_uring_params p = {};
+	struct io_uring_sqe *sqes, *sqe;
+	struct io_uring_cqe *cqe;
+	unsigned *sq_tail, *sq_array, *cq_head;
+	void *sq, *cq;
+	int ring, r;
+
+	ring = syscall(SYS_io_uring_setup, 4, &p);
+	if (ring < 0)
+		return IO_URING_UNAVAILABLE;
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_CQ_RING);
+	sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
+		return PROBE_SETUP_FAILED;
+
+	sqe = &sqes[0];
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_OPENAT;
+	sqe->fd = AT_FDCWD;
+	sqe->addr = (unsigned long)op->path;
+	sqe->open_flags = O_RDONLY | O_CLOEXEC;
+	sqe->flags = op->flags;
+	sq_tail = (unsigned *)((char *)sq + p.sq_off.tail);
+	sq_array = (unsigned *)((char *)sq + p.sq_off.array);
+	sq_array[*sq_tail & *(unsigned *)((char *)sq + p.sq_off.ring_mask)] = 0;
+	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+		return PROBE_SETUP_FAILED;
+
+	cq_head = (unsigned *)((char *)cq + p.cq_off.head);
+	if (__atomic_load_n((unsigned *)((char *)cq + p.cq_off.tail), __ATOMIC_ACQUIRE) == *cq_head)
+		return PROBE_SETUP_FAILED;
+	cqe = (struct io_uring_cqe *)((char *)cq + p.cq_off.cqes) +
+	      (*cq_head & *(unsigned *)((char *)cq + p.cq_off.ring_mask));
+	r = cqe->res < 0 ? -cqe->res : 0;
+	if (cqe->res >= 0)
+		close(cqe->res);
+	close(ring);
+	return r;
+}
+
+static void test_bind_mounts(struct umbrella_bpf *skel, __u32 r)
+{
+	TAP_EQ(mount(fs_path("%s/r", t), fs_path("%s/bind", t), NULL, MS_BIND, NULL), 0,
+	       "setup: r is bind-mounted on bind");
+	TAP_EQ(mount(fs_path("%s/r/sub", t), fs_path("%s/bindsub", t), NULL, MS_BIND, NULL), 0,
+	       "setup: r/sub is bind-mounted on bindsub");
+	TAP_EQ(mount(fs_path("%s/ok", t), fs_path("%s/bindok", t), NULL, MS_BIND, NULL), 0,
+	       "setup: ok is bind-mounted on bindok");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/bind/f", t))), EACCES,
+	       "bind mount of the restricted directory: reading bind/f fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/bindsub/g", t))), EACCES,
+	       "bind mount of a subdirectory: reading bindsub/g fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/bindok/f", t))), 0,
+	       "bind mount of an unrestricted directory: reading bindok/f works");
+}
+
+static void test_links(struct umbrella_bpf *skel, __u32 r)
+{
+	/* A hard link is another name of the file: the rule on the file follows it. (A rule
+	 * on a directory holds for what is under it; a link made elsewhere, by a task the
+	 * rule does not restrict, is not under it. The restricted task cannot make one:
+	 * test-fs-ops checks link().) */
+	__u32 file = test_layer(skel, fs_path("fs:%s/r/f", t));
+
+	TAP_EQ(link(fs_path("%s/r/f", t), fs_path("%s/hard", t)), 0,
+	       "setup: hard link r/f -> hard");
+	TAP_EQ(link(fs_path("%s/ok/f", t), fs_path("%s/hardok", t)), 0,
+	       "setup: hard link ok/f -> hardok");
+	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/hard", t))), EACCES,
+	       "fs:r/f: reading its hard link fails with EACCES");
+	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/hardok", t))), 0,
+	       "fs:r/f: reading a hard link to an unrestricted file works");
+
+	TAP_EQ(symlink(fs_path("%s/r/f", t), fs_path("%s/sym", t)), 0, "setup: symlink sym -> r/f");
+	TAP_EQ(symlink(fs_path("%s/r", t), fs_path("%s/symdir", t)), 0, "setup: symlink symdir -> r");
+	TAP_EQ(symlink("ok/f", fs_path("%s/symok", t)), 0, "setup: symlink symok -> ok/f");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/sym", t))), EACCES,
+	       "symlink to the restricted file: reading through it fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/symdir/f", t))), EACCES,
+	       "symlink to the restricted directory: reading symdir/f fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/symok", t))), 0,
+	       "symlink to an unrestricted file: reading through it works");
+}
+
+static void test_names(struct umbrella_bpf *skel, __u32 r)
+{
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/ok/../r/f", t))), EACCES,
+	       "ok/../r/f fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/r/sub/../f", t))), EACCES,
+	       "r/sub/../f fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/r/../ok/f", t))), 0,
+	       "r/../ok/f works (the object decides, not the names on the way)");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("/proc/self/root%s/r/f", t))), EACCES,
+	       "/proc/self/root/.../r/f fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("/proc/self/root%s/ok/f", t))), 0,
+	       "/proc/self/root/.../ok/f works");
+	TAP_EQ(test_probe(skel, r, probe_proc_fd_reopen, OP(fs_path("%s/r/f", t))), EACCES,
+	       "O_PATH fd of r/f re-opened through /proc/self/fd/N fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_proc_fd_reopen, OP(fs_path("%s/r/f", t), .flags = 1)),
+	       EACCES, "O_PATH fd of r/f re-opened through /proc/PID/fd/N fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_proc_fd_reopen, OP(fs_path("%s/ok/f", t))), 0,
+	       "O_PATH fd of ok/f re-opened through /proc/self/fd/N works");
+}
+
+static void test_openat2(struct umbrella_bpf *skel, __u32 r)
+{
+	static const struct {
+		const char *name;
+		__u64 resolve;
+		bool beneath; /* relative to t */
+	} cases[] = {
+		{ "0", 0, false },
+		{ "RESOLVE_NO_SYMLINKS", RESOLVE_NO_SYMLINKS, false },
+		{ "RESOLVE_NO_MAGICLINKS", RESOLVE_NO_MAGICLINKS, false },
+		{ "RESOLVE_NO_XDEV", RESOLVE_NO_XDEV, true },
+		{ "RESOLVE_BENEATH", RESOLVE_BENEATH, true },
+		{ "RESOLVE_IN_ROOT", RESOLVE_IN_ROOT, true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *dir = cases[i].beneath ? t : NULL;
+		const char *f = cases[i].beneath ? "r/f" : fs_path("%s/r/f", t);
+		const char *ok = cases[i].beneath ? "ok/f" : fs_path("%s/ok/f", t);
+
+		TAP_EQ(test_probe(skel, r, probe_openat2,
+				  OP(f, .path2 = dir, .flags = (int)cases[i].resolve)),
+		       EACCES, "openat2(r/f, resolve %s) fails with EACCES", cases[i].name);
+		TAP_EQ(test_probe(skel, r, probe_openat2,
+				  OP(ok, .path2 = dir, .flags = (int)cases[i].resolve)),
+		       0, "openat2(ok/f, resolve %s) works", cases[i].name);
+	}
+	TAP_EQ(test_probe(skel, r, probe_opath_fstat, OP(fs_path("%s/r/f", t))), EACCES,
+	       "open(r/f, O_PATH) works, fstat() of it fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_opath_fstat, OP(fs_path("%s/ok/f", t))), 0,
+	       "open(ok/f, O_PATH) and fstat() of it work");
+	TAP_EQ(test_probe(skel, r, probe_opath_openat, OP(fs_path("%s/r", t), .path2 = "f")),
+	       EACCES, "openat(O_PATH fd of r, \"f\") fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_opath_openat, OP(fs_path("%s/ok", t), .path2 = "f")), 0,
+	       "openat(O_PATH fd of ok, \"f\") works");
+}
+
+static void test_chroot_ns(struct umbrella_bpf *skel, __u32 r)
+{
+	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/r", t))), EACCES,
+	       "chroot into r fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/ok", t))), 0, "chroot into ok works");
+	TAP_EQ(test_probe(skel, r, probe_chroot_read, OP(t, .path2 = "/r/f")), EACCES,
+	       "inside a chroot above r: reading /r/f fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_chroot_read, OP(t, .path2 = "/ok/f")), 0,
+	       "inside a chroot above r: reading /ok/f works");
+	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/bind", t))), EACCES,
+	       "chroot into the bind mount of r fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_newns_read, OP(fs_path("%s/r/f", t))), EACCES,
+	       "in a new mount namespace: reading r/f fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_newns_read, OP(fs_path("%s/ok/f", t))), 0,
+	       "in a new mount namespace: reading ok/f works");
+	TAP_EQ(test_probe(skel, r, probe_newns_read,
+			  OP(fs_path("%s/nsmnt/f", t), .path2 = fs_path("%s/r", t))),
+	       EACCES, "in a new mount namespace, through a bind mount made there: reading "
+		       "r/f fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_newns_read,
+			  OP(fs_path("%s/nsmnt/f", t), .path2 = fs_path("%s/ok", t))),
+	       0, "in a new mount namespace, through a bind mount of ok made there: works");
+}
+
+static void test_renames(struct umbrella_bpf *skel)
+{
+	__u32 file = test_layer(skel, fs_path("fs:%s/mv/f", t));
+	__u32 dir = test_layer(skel, fs_path("fs:%s/pd", t));
+	__u32 rep = test_layer(skel, fs_path("fs:%s/rep/f", t));
+	__u32 later = test_layer(skel, fs_path("fs:%s/later", t));
+	__u32 laterdir = test_layer(skel, fs_path("fs:%s/laterdir", t));
+
+	/* The rule follows the object. */
+	TAP_EQ(rename(fs_path("%s/mv/f", t), fs_path("%s/moved", t)), 0, "setup: mv/f renamed to moved");
+	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/moved", t))), EACCES,
+	       "fs:mv/f, renamed to moved: reading moved fails with EACCES");
+	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/mv/g", t))), 0,
+	       "fs:mv/f: reading mv/g works");
+	TAP_EQ(rename(fs_path("%s/pd", t), fs_path("%s/pd2", t)), 0, "setup: pd renamed to pd2");
+	TAP_EQ(test_probe(skel, dir, probe_read, OP(fs_path("%s/pd2/f", t))), EACCES,
+	       "fs:pd, renamed to pd2: reading pd2/f fails with EACCES");
+	TAP_EQ(test_probe(skel, dir, probe_read, OP(fs_path("%s/ok/f", t))), 0,
+	       "fs:pd: reading ok/f works");
+
+	/* The rule holds for what bears the name. */
+	TAP_EQ(fs_write(fs_path("%s/ok/new", t), "new\n", 0644), 0, "setup: ok/new written");
+	TAP_EQ(rename(fs_path("%s/ok/new", t), fs_path("%s/rep/f", t)), 0,
+	       "setup: ok/new renamed onto rep/f");
+	TAP_EQ(test_probe(skel, rep, probe_read, OP(fs_path("%s/rep/f", t))), EACCES,
+	       "fs:rep/f, replaced by rename: reading the new rep/f fails with EACCES");
+	TAP_EQ(test_probe(skel, rep, probe_read, OP(fs_path("%s/rep/g", t))), 0,
+	       "fs:rep/f: reading rep/g works");
+	TAP_EQ(fs_write(fs_path("%s/later", t), "later\n", 0644), 0,
+	       "setup: later created after its rule");
+	TAP_EQ(test_probe(skel, later, probe_read, OP(fs_path("%s/later", t))), EACCES,
+	       "fs:later, created afterwards: reading it fails with EACCES");
+	TAP_EQ(mkdir(fs_path("%s/laterdir", t), 0755) == 0 &&
+		       fs_write(fs_path("%s/laterdir/f", t), "x\n", 0644) == 0,
+	       true, "setup: laterdir/f created after the rule on laterdir");
+	TAP_EQ(test_probe(skel, laterdir, probe_read, OP(fs_path("%s/laterdir/f", t))), EACCES,
+	       "fs:laterdir, created afterwards: reading laterdir/f fails with EACCES");
+	TAP_EQ(test_probe(skel, laterdir, probe_read, OP(fs_path("%s/ok/f", t))), 0,
+	       "fs:laterdir: reading ok/f works");
+}
+
+static void test_io_uring(struct umbrella_bpf *skel, __u32 r)
+{
+	int ok = test_probe(skel, r, probe_io_uring_open, OP(fs_path("%s/ok/f", t)));
+
+	if (ok == IO_URING_UNAVAILABLE) {
+		TAP_DIAG("io_uring is not available on this kernel: io_uring checks skipped");
+		return;
+	}
+	TAP_EQ(ok, 0, "io_uring IORING_OP_OPENAT of ok/f works");
+	TAP_EQ(test_probe(skel, r, probe_io_uring_open, OP(fs_path("%s/r/f", t))), EACCES,
+	       "io_uring IORING_OP_OPENAT of r/f fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_io_uring_open,
+			  OP(fs_path("%s/r/f", t), .flags = IOSQE_ASYNC)),
+	       EACCES, "io_uring IORING_OP_OPENAT of r/f in an io-wq worker fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_io_uring_open,
+			  OP(fs_path("%s/ok/f", t), .flags = IOSQE_ASYNC)),
+	       0, "io_uring IORING_OP_OPENAT of ok/f in an io-wq worker works");
+}
+
+int main(void)
+{
+	static const char *const dirs[] = { "r", "r/sub", "ok", "bind", "bindsub", "bindok",
+					    "nsmnt", "mv", "pd", "rep" };
+	static const char *const files[] = { "r/f", "r/sub/g", "ok/f", "mv/f",
+					     "mv/g", "pd/f", "rep/f", "rep/g" };
+	struct umbrella_bpf *skel = test_load();
+	bool ready = true;
+	__u32 r;
+
+	if (!skel)
+		return tap_finish();
+	if (!TAP_EQ(fs_scratch(t), 0, "a scratch tmpfs is mounted"))
+		goto out;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		ready &= mkdir(fs_path("%s/%s", t, dirs[i]), 0755) == 0;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		ready &= fs_write(fs_path("%s/%s", t, files[i]), "data\n", 0644) == 0;
+	r = test_layer(skel, fs_path("fs:%s/r", t));
+	if (!TAP_OK(ready && r, "the scratch files and the layer fs:r are made"))
+		goto out_scratch;
+
+	test_bind_mounts(skel, r);
+	test_links(skel, r);
+	test_names(skel, r);
+	test_openat2(skel, r);
+	test_chroot_ns(skel, r);
+	test_renames(skel);
+	test_io_uring(skel, r);
+
+out_scratch:
+	(void)umount2(fs_path("%s/bind", t), MNT_DETACH);
+	(void)umount2(fs_path("%s/bindsub", t), MNT_DETACH);
+	(void)umount2(fs_path("%s/bindok", t), MNT_DETACH);
+	fs_scratch_done(t);
+out:
+	umbrella_bpf__destroy(skel);
+	return tap_finish();
+}
