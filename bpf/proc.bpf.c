@@ -1,3 +1,332 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Umbrella - (being written) */
+/*
+ * Umbrella - processes acting on processes: signals, ptrace, creating processes and
+ * changing ids. The capability restrictions "signal", "ptrace", "fork" and "setid",
+ * and the protection of umbrellad from restricted tasks.
+ *
+ * Architecture:
+ *   lsm/task_kill              "signal": kill(2), tgkill(2), rt_sigqueueinfo(2),
+ *                              pidfd_send_signal(2)... to a task outside the sender's
+ *                              domain (signal 0 too). Any restricted task: umbrellad.
+ *   lsm/file_fcntl             "signal", the SIGIO/SIGURG route: the owner of a file
+ *   lsm/file_ioctl             (who gets its SIGIO) may be set only to the task itself,
+ *                              and the signal or async mode only of a file the task
+ *                              owns (see may_own_sigio() for why not the whole domain).
+ *   lsm/file_send_sigiotask    no SIGIO/SIGURG ever reaches umbrellad.
+ *   lsm/ptrace_access_check    "ptrace": PTRACE_ATTACH/SEIZE, process_vm_readv/writev,
+ *                              /proc/PID/mem and every other ptrace access mode, on a
+ *                              task outside the domain. Any restricted task: umbrellad.
+ *   lsm/ptrace_traceme         "ptrace": PTRACE_TRACEME when the parent is outside.
+ *   lsm/task_alloc             "fork": new processes (threads stay allowed). Next to
+ *                              task.bpf.c's program on the same hook.
+ *   lsm/task_fix_setuid        "setid": setuid(2) & co. when an id would change,
+ *   lsm/task_fix_setgid        setgroups(2) always, and the exec of a set-user-ID or
+ *   lsm/task_fix_setgroups     set-group-ID program that would change the effective
+ *   lsm/bprm_creds_from_file   ids.
+ */
 #include "maps.bpf.h"
+#include "lib/audit.bpf.h"
+#include "lib/domain.bpf.h"
+#include "lib/layers.bpf.h"
+
+/*
+ * reach() - the verdict on the restricted current task acting on @target with the
+ * right @cr (UMB_CR_SIGNAL or UMB_CR_PTRACE), recorded as @hook
+ *
+ * umbrellad is out of reach of every restricted task, whatever its restrictions: such a
+ * denial is recorded with layer 0 (no layer denied it: self-protection).
+ */
+static __always_inline int reach(const struct umb_task_state *state, struct task_struct *target,
+				 __u32 hook, __u64 cr)
+{
+	if (umb_is_daemon(target))
+		return umb_deny(hook, 0, UMB_ITEM_CAP, cr, target->tgid);
+	if (!(state->denied_caps & cr))
+		return 0;
+	if (umb_in_domain(state, umb_task_state_get(target)))
+		return 0;
+	return umb_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, cr), UMB_ITEM_CAP, cr,
+			target->tgid);
+}
+
+SEC("lsm/task_kill")
+int BPF_PROG(umb_task_kill, struct task_struct *p, struct kernel_siginfo *info, int sig,
+	     const struct cred *cred, int ret)
+{
+	const struct umb_task_state *state;
+	__u64 cred_arg = 0;
+
+	if (ret)
+		return ret; /* an earlier BPF LSM program already refused */
+	/* A signal sent for the holder of @cred (USB async I/O completions, perhaps in
+	 * interrupt context): the current task is not the sender. The verifier takes
+	 * hook arguments for non-NULL pointers and would drop "if (cred)": read the
+	 * argument as a number. */
+	if (bpf_get_func_arg(ctx, 3, &cred_arg) || cred_arg)
+		return 0;
+
+	/* Quick return for unrestricted tasks. */
+	state = umb_current_state();
+	if (!umb_is_restricted(state))
+		return 0;
+	return reach(state, p, UMB_HOOK_TASK_KILL, UMB_CR_SIGNAL);
+}
+
+SEC("lsm/ptrace_access_check")
+int BPF_PROG(umb_ptrace_access_check, struct task_struct *child, unsigned int mode, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	/* Every mode, as Landlock does: PTRACE_MODE_READ guards /proc/PID/environ and
+	 * the like, PTRACE_MODE_ATTACH ptrace(2), process_vm_*(2) and /proc/PID/mem. */
+	state = umb_current_state();
+	if (!umb_is_restricted(state))
+		return 0;
+	return reach(state, child, UMB_HOOK_PTRACE_ACCESS_CHECK, UMB_CR_PTRACE);
+}
+
+SEC("lsm/ptrace_traceme")
+int BPF_PROG(umb_ptrace_traceme, struct task_struct *parent, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	/* The current task asks @parent to trace it: a ptrace relation with a task
+	 * outside the domain all the same. */
+	state = umb_current_state();
+	if (!umb_is_restricted(state))
+		return 0;
+	return reach(state, parent, UMB_HOOK_PTRACE_TRACEME, UMB_CR_PTRACE);
+}
+
+/* The two layouts of struct file's owner: embedded up to 6.11, allocated since 6.12. */
+struct file___fown_embedded {
+	struct fown_struct f_owner;
+} __attribute__((preserve_access_index));
+
+struct file___fown_pointer {
+	struct fown_struct *f_owner;
+} __attribute__((preserve_access_index));
+
+/* The struct pid that gets @file's SIGIO, or NULL when nobody does. */
+static __always_inline struct pid *sigio_owner(struct file *file)
+{
+	struct fown_struct *fown;
+
+	if (bpf_core_field_exists(struct file___fown_pointer, f_owner))
+		fown = BPF_CORE_READ((struct file___fown_pointer *)file, f_owner);
+	else
+		fown = __builtin_preserve_access_index(
+			&((struct file___fown_embedded *)file)->f_owner);
+	if (!fown)
+		return NULL; /* 6.12: no owner was ever set */
+	return BPF_CORE_READ(fown, pid);
+}
+
+/* Whether @pid is the current task or its process (what F_SETOWN with getpid(),
+ * F_SETOWN_EX with gettid(), F_NOTIFY and F_SETLEASE make the owner). */
+static __always_inline bool pid_is_current(const struct pid *pid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return pid == BPF_CORE_READ(task, thread_pid) ||
+	       pid == BPF_CORE_READ(task, group_leader, thread_pid);
+}
+
+/* The current process's id as it sees it (getpid() in its own pid namespace), or 0. */
+static __always_inline int current_vtgid(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pid *pid = BPF_CORE_READ(task, group_leader, thread_pid);
+	unsigned int level = BPF_CORE_READ(pid, level);
+	struct upid upid;
+
+	if (level > 32) /* MAX_PID_NS_LEVEL */
+		return 0;
+	if (bpf_core_read(&upid, sizeof(upid),
+			  (void *)pid + bpf_core_field_offset(struct pid, numbers) +
+				  level * sizeof(struct upid)))
+		return 0;
+	return upid.nr;
+}
+
+/*
+ * may_own_sigio() - the verdict on a "signal"-restricted task arranging for signals
+ * from @file: making someone its owner (@set_owner, who: the F_SETOWN argument), or
+ * enabling or redirecting the SIGIO of its present owner.
+ *
+ * Only the task itself may be the owner. The kernel sends SIGIO long after this call,
+ * perhaps from interrupt context, with the credentials of the task that set the owner
+ * and no way to find that task's layers again; and on 6.1 a BPF program cannot look up
+ * a task by pid (bpf_task_from_pid() came with 6.2), so a child inside the domain
+ * cannot be told from a task outside it. F_SETOWN_EX, FIOSETOWN and SIOCSPGRP pass the
+ * owner in user memory, which another thread may rewrite after this hook has read it:
+ * they are refused outright (fail closed).
+ */
+static __always_inline bool may_own_sigio(struct file *file, bool set_owner, int who)
+{
+	if (set_owner)
+		return who == 0 /* no owner */ || (who > 0 && who == current_vtgid());
+	/* F_SETSIG, F_SETFL with O_ASYNC, FIOASYNC: an owner set by another task (a
+	 * parent's file inherited with its owner) must not get a new signal through us. */
+	struct pid *owner = sigio_owner(file);
+
+	return !owner || pid_is_current(owner);
+}
+
+static __always_inline int deny_sigio(const struct umb_task_state *state)
+{
+	return umb_deny(UMB_HOOK_FILE_SEND_SIGIOTASK,
+			umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SIGNAL), UMB_ITEM_CAP,
+			UMB_CR_SIGNAL, 0);
+}
+
+SEC("lsm/file_fcntl")
+int BPF_PROG(umb_file_fcntl, struct file *file, unsigned int cmd, unsigned long arg, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	if (cmd != F_SETOWN && cmd != F_SETOWN_EX && cmd != F_SETSIG &&
+	    !(cmd == F_SETFL && (arg & FASYNC)))
+		return 0;
+	state = umb_current_state();
+	if (!state || !(state->denied_caps & UMB_CR_SIGNAL))
+		return 0;
+	if (cmd == F_SETOWN_EX || !may_own_sigio(file, cmd == F_SETOWN, (int)arg))
+		return deny_sigio(state);
+	return 0;
+}
+
+SEC("lsm/file_ioctl")
+int BPF_PROG(umb_file_ioctl_sigio, struct file *file, unsigned int cmd, unsigned long arg,
+	     int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	if (cmd != FIOSETOWN && cmd != SIOCSPGRP && cmd != FIOASYNC)
+		return 0;
+	state = umb_current_state();
+	if (!state || !(state->denied_caps & UMB_CR_SIGNAL))
+		return 0;
+	if (cmd != FIOASYNC || !may_own_sigio(file, false, 0))
+		return deny_sigio(state);
+	return 0;
+}
+
+SEC("lsm/file_send_sigiotask")
+int BPF_PROG(umb_file_send_sigiotask, struct task_struct *tsk, struct fown_struct *fown, int sig,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	/* umbrellad uses no signal-driven I/O: whoever made it the owner of a file is
+	 * trying to signal it. The sender's layers are unknown here (see
+	 * may_own_sigio()), so refuse them all. */
+	if (umb_is_daemon(tsk))
+		return umb_deny(UMB_HOOK_FILE_SEND_SIGIOTASK, 0, UMB_ITEM_CAP, UMB_CR_SIGNAL,
+				tsk->tgid);
+	return 0;
+}
+
+SEC("lsm/task_alloc")
+int BPF_PROG(umb_task_alloc_fork, struct task_struct *task, unsigned long clone_flags, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	/* Threads (pthread_create, io_uring workers) stay allowed. */
+	if (clone_flags & CLONE_THREAD)
+		return 0;
+	state = umb_current_state();
+	if (!state || !(state->denied_caps & UMB_CR_FORK))
+		return 0;
+	/* If task.bpf.c's program ran first and took an armed layer for this child, the
+	 * arm reads "applied" although the fork fails: the caller sees the failed fork. */
+	return umb_deny(UMB_HOOK_TASK_ALLOC, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_FORK),
+			UMB_ITEM_CAP, UMB_CR_FORK, 0);
+}
+
+static __always_inline int deny_setid(const struct umb_task_state *state)
+{
+	return umb_deny(UMB_HOOK_TASK_FIX_SETID,
+			umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SETID), UMB_ITEM_CAP,
+			UMB_CR_SETID, 0);
+}
+
+/* setuid(2), setreuid(2), setresuid(2), setfsuid(2): denied when any uid would change.
+ * A call that changes nothing (setuid(getuid()) as root) is not "changing uid". */
+SEC("lsm/task_fix_setuid")
+int BPF_PROG(umb_task_fix_setuid, struct cred *new, const struct cred *old, int flags, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	if (!state || !(state->denied_caps & UMB_CR_SETID))
+		return 0;
+	if (new->uid.val == old->uid.val && new->euid.val == old->euid.val &&
+	    new->suid.val == old->suid.val && new->fsuid.val == old->fsuid.val)
+		return 0;
+	return deny_setid(state);
+}
+
+SEC("lsm/task_fix_setgid")
+int BPF_PROG(umb_task_fix_setgid, struct cred *new, const struct cred *old, int flags, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	if (!state || !(state->denied_caps & UMB_CR_SETID))
+		return 0;
+	if (new->gid.val == old->gid.val && new->egid.val == old->egid.val &&
+	    new->sgid.val == old->sgid.val && new->fsgid.val == old->fsgid.val)
+		return 0;
+	return deny_setid(state);
+}
+
+/* setgroups(2): always denied (comparing group lists is not worth it here). */
+SEC("lsm/task_fix_setgroups")
+int BPF_PROG(umb_task_fix_setgroups, struct cred *new, const struct cred *old, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	if (!state || !(state->denied_caps & UMB_CR_SETID))
+		return 0;
+	return deny_setid(state);
+}
+
+/* The exec of a set-user-ID or set-group-ID program changes ids without any of the
+ * calls above: bprm->cred holds the ids the program would run with. Called once per
+ * execve, before the point of no return. */
+SEC("lsm/bprm_creds_from_file")
+int BPF_PROG(umb_bprm_creds_from_file, struct linux_binprm *bprm, const struct file *file,
+	     int ret)
+{
+	const struct umb_task_state *state;
+	const struct cred *old;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	if (!state || !(state->denied_caps & UMB_CR_SETID))
+		return 0;
+	old = bpf_get_current_task_btf()->cred;
+	if (BPF_CORE_READ(bprm, cred, euid.val) == BPF_CORE_READ(old, euid.val) &&
+	    BPF_CORE_READ(bprm, cred, egid.val) == BPF_CORE_READ(old, egid.val))
+		return 0;
+	return deny_setid(state);
+}

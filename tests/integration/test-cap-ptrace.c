@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VM test: the "ptrace" restriction. A restricted task traces, and reads or writes the
+ * memory of, only tasks inside its domain: PTRACE_ATTACH, PTRACE_SEIZE,
+ * process_vm_readv(2), process_vm_writev(2), /proc/PID/mem; and it may not ask a parent
+ * outside its domain to trace it (PTRACE_TRACEME). No restricted task traces umbrellad.
+ *
+ *   P: a layer with "ptrace"; X: a layer with "net" only
+ *   tracer      tracee           expected
+ *   -, [X]      unrestricted     allowed (controls)
+ *   [P]         unrestricted     EPERM (/proc/PID/mem: EACCES, as the kernel says it)
+ *   [P]         [P], [P X]       allowed
+ *   [P]         [X]              EPERM
+ *   [P X]       [P]              EPERM
+ *   [P]         its own child    allowed; the child's PTRACE_TRACEME too
+ *   [P]         its parent       PTRACE_TRACEME: EPERM
+ *   [X]         umbrellad        EPERM
+ */
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+
+#include "cap-test.h"
+
+static pid_t target;
+/* At the same address in every process forked from the test: what the probes read. */
+static volatile long magic = 0x5ca1ab1e;
+
+static int probe_attach(void *arg UNUSED)
+{
+	int status;
+
+	if (ptrace(PTRACE_ATTACH, target, 0, 0) < 0)
+		return errno;
+	if (waitpid(target, &status, __WALL) < 0 || ptrace(PTRACE_DETACH, target, 0, 0) < 0)
+		return PROBE_SETUP_FAILED;
+	return 0;
+}
+
+static int probe_seize(void *arg UNUSED)
+{
+	/* Detached when we exit. */
+	return cap_errno(ptrace(PTRACE_SEIZE, target, 0, 0));
+}
+
+static int probe_vm_readv(void *arg UNUSED)
+{
+	long value = 0;
+	struct iovec local = { &value, sizeof(value) };
+	struct iovec remote = { (void *)&magic, sizeof(magic) };
+
+	if (process_vm_readv(target, &local, 1, &remote, 1, 0) < 0)
+		return errno;
+	return value == magic ? 0 : ENOMSG;
+}
+
+static int probe_vm_writev(void *arg UNUSED)
+{
+	long value = magic;
+	struct iovec local = { &value, sizeof(value) };
+	struct iovec remote = { (void *)&magic, sizeof(magic) };
+
+	return cap_errno(process_vm_writev(target, &local, 1, &remote, 1, 0));
+}
+
+static int probe_proc_mem(void *arg UNUSED)
+{
+	char path[64];
+	long value = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", target);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (pread(fd, &value, sizeof(value), (off_t)(unsigned long)&magic) != sizeof(value))
+		value = 0;
+	close(fd);
+	return value == magic ? 0 : ENOMSG;
+}
+
+static int probe_traceme(void *arg UNUSED)
+{
+	return cap_errno(ptrace(PTRACE_TRACEME, 0, 0, 0));
+}
+
+/* A child of its own: seizes it and reads its memory; then the child asks to be traced
+ * by us. */
+static int probe_own_child(void *arg UNUSED)
+{
+	int r;
+	pid_t child = fork();
+
+	if (child < 0)
+		return PROBE_SETUP_FAILED;
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	target = child;
+	r = probe_seize(NULL);
+	if (r == 0)
+		r = probe_vm_readv(NULL);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, __WALL);
+	if (r)
+		return r;
+
+	child = fork();
+	if (child < 0)
+		return PROBE_SETUP_FAILED;
+	if (child == 0)
+		_exit(probe_traceme(NULL));
+	return cap_wait(child);
+}
+
+static const struct {
+	test_probe_fn probe;
+	const char *what;
+	int denied; /* the error when denied */
+} routes[] = {
+	{ probe_attach, "PTRACE_ATTACH", EPERM },
+	{ probe_seize, "PTRACE_SEIZE", EPERM },
+	{ probe_vm_readv, "process_vm_readv", EPERM },
+	{ probe_vm_writev, "process_vm_writev", EPERM },
+	{ probe_proc_mem, "reading /proc/PID/mem", EACCES },
+};
+
+static void check_routes(struct umbrella_bpf *skel, const __u32 *tracer, unsigned count,
+			 pid_t tracee, bool denied, const char *who)
+{
+	target = tracee;
+	for (unsigned i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		TAP_EQ(cap_run(skel, tracer, count, routes[i].probe, NULL),
+		       denied ? routes[i].denied : 0, "%s: %s %s", who, routes[i].what,
+		       denied ? "is denied" : "works");
+}
+
+int main(void)
+{
+	struct umbrella_bpf *skel = test_load();
+	__u32 P, X, stack[2];
+	pid_t free_task, same, below, other, daemon;
+
+	if (!skel)
+		return tap_finish();
+	P = cap_layer(skel, UMB_CR_PTRACE, 0);
+	X = cap_layer(skel, UMB_CR_NET, 0);
+	if (!TAP_OK(P && X, "layers are written"))
+		goto out;
+	free_task = cap_sleeper(skel, NULL, 0);
+	same = cap_sleeper(skel, &P, 1);
+	stack[0] = P, stack[1] = X;
+	below = cap_sleeper(skel, stack, 2);
+	other = cap_sleeper(skel, &X, 1);
+	if (!TAP_OK(free_task > 0 && same > 0 && below > 0 && other > 0,
+		    "target processes are started"))
+		goto out;
+
+	check_routes(skel, NULL, 0, free_task, false, "unrestricted -> unrestricted");
+	check_routes(skel, &X, 1, free_task, false, "[net] -> unrestricted");
+	check_routes(skel, &P, 1, free_task, true, "[ptrace] -> unrestricted");
+	check_routes(skel, &P, 1, same, false, "[ptrace] -> [ptrace] (same stack)");
+	check_routes(skel, &P, 1, below, false, "[ptrace] -> [ptrace net] (descendant)");
+	target = other;
+	TAP_EQ(cap_run1(skel, P, probe_seize, NULL), EPERM,
+	       "[ptrace] -> [net] (another stack): PTRACE_SEIZE fails with EPERM");
+	TAP_EQ(cap_run1(skel, P, probe_vm_readv, NULL), EPERM,
+	       "[ptrace] -> [net] (another stack): process_vm_readv fails with EPERM");
+	target = same;
+	TAP_EQ(cap_run(skel, stack, 2, probe_seize, NULL), EPERM,
+	       "[ptrace net] -> [ptrace] (less restricted): PTRACE_SEIZE fails with EPERM");
+	TAP_EQ(cap_run(skel, stack, 2, probe_vm_writev, NULL), EPERM,
+	       "[ptrace net] -> [ptrace] (less restricted): process_vm_writev fails with EPERM");
+
+	TAP_EQ(cap_run1(skel, P, probe_traceme, NULL), EPERM,
+	       "[ptrace]: PTRACE_TRACEME to an unrestricted parent fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_traceme, NULL), 0, "unrestricted: PTRACE_TRACEME works");
+	TAP_EQ(cap_run1(skel, X, probe_traceme, NULL), 0, "[net]: PTRACE_TRACEME works");
+	TAP_EQ(cap_run1(skel, P, probe_own_child, NULL), 0,
+	       "[ptrace]: seizing and reading its own child, and the child's PTRACE_TRACEME, work");
+
+	daemon = cap_sleeper(skel, NULL, 0);
+	if (TAP_OK(daemon > 0 && cap_set_daemon(skel, daemon) == 0,
+		   "a stand-in for umbrellad is registered")) {
+		check_routes(skel, &X, 1, daemon, true, "[net] -> umbrellad");
+		check_routes(skel, NULL, 0, daemon, false, "unrestricted -> umbrellad");
+		cap_set_daemon(skel, 0);
+	}
+	cap_stop(daemon);
+
+	cap_stop(free_task);
+	cap_stop(same);
+	cap_stop(below);
+	cap_stop(other);
+out:
+	umbrella_bpf__destroy(skel);
+	return tap_finish();
+}
