@@ -70,13 +70,14 @@ static int sh_with_pending_layer(struct umbrella_bpf *skel, __u32 layer)
 int main(void)
 {
 	struct umbrella_bpf *skel = test_load();
-	__u32 E, N;
+	__u32 E, U, N;
 
 	if (!skel)
 		return tap_finish();
 	E = cap_layer(skel, UMB_CR_EXEC, 0);
+	U = cap_layer(skel, UMB_CR_EXEC_UNSIGNED, 0);
 	N = cap_layer(skel, UMB_CR_NET, 0);
-	if (!TAP_OK(E && N, "layers are written"))
+	if (!TAP_OK(E && U && N, "layers are written"))
 		goto out;
 
 	TAP_EQ(cap_run1(skel, 0, probe_execve, NULL), 0, "unrestricted: execve works");
@@ -87,6 +88,13 @@ int main(void)
 	       "[exec]: execveat(AT_EMPTY_PATH) fails with EPERM");
 	TAP_EQ(cap_run1(skel, E, probe_execve_in_thread, NULL), EPERM,
 	       "[exec] is inherited by threads: execve in a thread fails with EPERM");
+
+	/* No binary is verified as signed yet (signed binaries come later), so
+	 * exec-unsigned must deny every exec rather than let it pass unchecked. */
+	TAP_EQ(cap_run1(skel, U, probe_execve, NULL), EPERM,
+	       "[exec-unsigned]: execve of an unsigned binary fails with EPERM");
+	TAP_EQ(cap_run1(skel, U, probe_execveat, NULL), EPERM,
+	       "[exec-unsigned]: execveat(AT_EMPTY_PATH) of an unsigned binary fails with EPERM");
 
 	TAP_EQ(sh_with_pending_layer(skel, N), 0,
 	       "pending [net]: sh -c /bin/true runs /bin/true (control)");
