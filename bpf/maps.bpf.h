@@ -99,9 +99,20 @@ UMB_MAP struct {
 	__type(value, __u64);
 } umb_stats SEC(".maps");
 
-/* The state of @task, or NULL when it is unrestricted. */
+/*
+ * The state of @task, or NULL when it is unrestricted.
+ *
+ * Most tasks have no BPF task storage at all (of any map): then task->bpf_storage is
+ * NULL and the helper call, most of what an unrestricted task costs a hook, is skipped.
+ * A plain load from the task (a BTF pointer; the verifier allows it, the JIT makes it a
+ * load); a stale non-NULL only costs the helper call, which decides. A task gets its
+ * umb_task storage before it runs restricted (task.bpf.c, at fork or by the task
+ * itself), and loses it only when it is freed, so NULL here cannot hide a state.
+ */
 static __always_inline struct umb_task_state *umb_task_state_get(struct task_struct *task)
 {
+	if (!task->bpf_storage)
+		return NULL;
 	return bpf_task_storage_get(&umb_task, task, NULL, 0);
 }
 

@@ -38,6 +38,8 @@ struct umb_walk {
 	__u64 mnt;    /* struct vfsmount * of that dentry; 0: do not leave its file system */
 	__u64 child;  /* struct dentry * the walk came from: its name is looked up */
 	__u32 child_next; /* the child is valid in the step whose index + 1 is this */
+	__u64 sb;     /* struct super_block * whose s_dev is dev (a cache); 0 at first */
+	__u32 dev;    /* that super block's s_dev */
 	/* what is asked */
 	__u32 requested; /* UMB_FS_* */
 	__u32 layer_count;
@@ -132,6 +134,30 @@ static __always_inline int umb_rule_denies(struct umb_walk *w, const struct umb_
 	return 1;
 }
 
+/* Bytes one umb_read_pair() reads at most. */
+#define UMB_PAIR_SPAN 32
+
+/*
+ * umb_read_pair() - two 8-byte fields of the kernel struct at @base, at CO-RE offsets
+ * @off_a < @off_b, into @buf[0] and @buf[1], in one bpf_probe_read_kernel() when they are close (each helper call
+ * is most of what a level of the walk costs), else in two. The offsets are constants
+ * once libbpf has relocated them: the verifier keeps one branch. Unreadable: zeros, as
+ * BPF_CORE_READ() gives. @buf: the caller's, also scratch space (one for all the
+ * reads of a step: the stack of the hook, the step and umb_fs_name_hash() together is at most 512
+ * bytes, counted per frame rounded up to 32 on Linux 6.1).
+ */
+static __always_inline void umb_read_pair(__u64 base, __u32 off_a, __u32 off_b,
+					  __u64 buf[UMB_PAIR_SPAN / 8])
+{
+	if (off_a < off_b && off_b - off_a < UMB_PAIR_SPAN && !(off_a & 7) && !(off_b & 7)) {
+		bpf_probe_read_kernel(buf, off_b - off_a + 8, (const void *)(base + off_a));
+		buf[1] = buf[(off_b - off_a) / 8];
+	} else {
+		bpf_probe_read_kernel(&buf[0], 8, (const void *)(base + off_a));
+		bpf_probe_read_kernel(&buf[1], 8, (const void *)(base + off_b));
+	}
+}
+
 /*
  * One level of the walk (a bpf_loop() callback). Returns 1 to stop, 0 to go on.
  *
@@ -144,23 +170,37 @@ static long umb_walk_step(__u32 index, void *data)
 {
 	struct umb_walk *w = data;
 	struct dentry *dentry = (struct dentry *)w->dentry, *parent;
-	struct inode *inode = BPF_CORE_READ(dentry, d_inode);
 	const struct umb_fs_rule *rule;
 	struct mount *mount, *mount_parent;
+	struct umb_name_key name_key = {};
+	__u64 inode, sb, buf[UMB_PAIR_SPAN / 8];
+
+	/* d_parent and d_inode in one read, i_sb and i_ino in another; the super block's
+	 * s_dev is read again only when the super block changes (at mount points). */
+	umb_read_pair(w->dentry, bpf_core_field_offset(struct dentry, d_parent),
+		      bpf_core_field_offset(struct dentry, d_inode), buf);
+	parent = (struct dentry *)buf[0];
+	inode = buf[1];
 
 	/* A negative dentry (a name about to be created) has no inode of its own. */
 	if (inode) {
-		struct umb_inode_key key = {};
+		/* name_key.dir is the inode's key (one key on the stack, not two) */
+		struct umb_inode_key *key = &name_key.dir;
 
-		key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
-		key.ino = BPF_CORE_READ(inode, i_ino);
-		rule = bpf_map_lookup_elem(&umb_fs_inodes, &key);
+		umb_read_pair(inode, bpf_core_field_offset(struct inode, i_sb),
+			      bpf_core_field_offset(struct inode, i_ino), buf);
+		sb = buf[0];
+		if (sb != w->sb) {
+			w->sb = sb;
+			w->dev = BPF_CORE_READ((struct super_block *)sb, s_dev);
+		}
+		key->dev = w->dev;
+		key->ino = buf[1];
+		rule = bpf_map_lookup_elem(&umb_fs_inodes, key);
 		if (rule) {
 			if (umb_rule_denies(w, rule))
 				return 1;
 			if ((rule->flags & UMB_FS_HAS_NAMES) && w->child_next == index + 1) {
-				struct umb_name_key name_key = { .dir = key };
-
 				name_key.name_hash = umb_fs_name_hash(w->child);
 				rule = bpf_map_lookup_elem(&umb_fs_names, &name_key);
 				if (rule && umb_rule_denies(w, rule))
@@ -169,7 +209,6 @@ static long umb_walk_step(__u32 index, void *data)
 		}
 	}
 
-	parent = BPF_CORE_READ(dentry, d_parent);
 	if (parent && parent != dentry) {
 		w->child = (__u64)dentry;
 		w->child_next = index + 2;
@@ -214,6 +253,8 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 	w->mnt = (__u64)mnt;
 	w->child = 0;
 	w->child_next = 0;
+	w->sb = 0;
+	w->dev = 0;
 	w->requested = requested;
 	w->layer_count = state->layer_count;
 	__builtin_memcpy(w->layers, state->layers, sizeof(w->layers));
