@@ -23,7 +23,7 @@ static int func_param_count(const struct btf *btf, const char *name)
 	return btf_vlen(proto);
 }
 
-int umbrella_bpf_open_load(struct umbrella_bpf **ret_skel)
+int umbrella_bpf_open_for_kernel(struct umbrella_bpf **ret_skel)
 {
 	struct umbrella_bpf *skel;
 	struct btf *vmlinux;
@@ -47,8 +47,23 @@ int umbrella_bpf_open_load(struct umbrella_bpf **ret_skel)
 	if (r == 0)
 		r = bpf_program__set_autoload(skel->progs.umb_inode_setattr_noidmap,
 					      setattr_params == 2);
-	if (r == 0)
-		r = umbrella_bpf__load(skel);
+	if (r < 0) {
+		umbrella_bpf__destroy(skel);
+		return r;
+	}
+	*ret_skel = skel;
+	return 0;
+}
+
+int umbrella_bpf_open_load(struct umbrella_bpf **ret_skel)
+{
+	struct umbrella_bpf *skel;
+	int r;
+
+	r = umbrella_bpf_open_for_kernel(&skel);
+	if (r < 0)
+		return r;
+	r = umbrella_bpf__load(skel);
 	if (r < 0) {
 		umbrella_bpf__destroy(skel);
 		return r;

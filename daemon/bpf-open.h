@@ -17,4 +17,12 @@ struct umbrella_bpf;
  */
 int umbrella_bpf_open_load(struct umbrella_bpf **ret_skel);
 
+/*
+ * umbrella_bpf_open_for_kernel() - the first half of umbrella_bpf_open_load(): open the
+ * skeleton and choose the programs for the running kernel, without loading, so that the
+ * caller can configure the object (pin paths) before umbrella_bpf__load().
+ * Return: as umbrella_bpf_open_load(), but for loading.
+ */
+int umbrella_bpf_open_for_kernel(struct umbrella_bpf **ret_skel);
+
 #endif /* UMBRELLA_BPF_OPEN_H */

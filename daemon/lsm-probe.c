@@ -17,7 +17,7 @@ int lsm_probe_bpf_active(void)
 
 	fd = open(LSM_LIST, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return errno == ENOENT ? -ENODEV : -errno; /* -ENOENT means "bpf not listed" */
 	n = read(fd, list, sizeof(list) - 1);
 	if (n < 0)
 		n = -errno;
@@ -39,5 +39,6 @@ const char *lsm_probe_hint(int r)
 		return "the BPF LSM is not active: boot with 'bpf' in lsm= (e.g. "
 		       "lsm=lockdown,capability,landlock,yama,bpf) on a kernel with "
 		       "CONFIG_BPF_LSM=y";
-	return "cannot read " LSM_LIST " (is securityfs mounted?)";
+	return "cannot read " LSM_LIST ": is securityfs mounted? "
+	       "(mount -t securityfs securityfs /sys/kernel/security)";
 }

@@ -6,7 +6,7 @@
 /*
  * Checks /sys/kernel/security/lsm for "bpf".
  * Return: 0 when the BPF LSM is active, -ENOENT when it is not in the active list,
- * -errno when the list cannot be read (securityfs not mounted, ...).
+ * -ENODEV when the list does not exist (securityfs not mounted), -errno when it cannot be read.
  */
 int lsm_probe_bpf_active(void);
 

@@ -27,9 +27,6 @@
 
 #include "server.h"
 
-/* The next layer id: ids are never reused while the daemon runs. */
-static __u32 next_layer_id = 1;
-
 int server_listen(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -111,7 +108,7 @@ static void handle_arm(struct server *s, int fd, const struct ucred *peer,
 			       .state = UMB_ARM_ARMED };
 	bool self = req->op == UMB_OP_ARM_SELF;
 	char *error = NULL;
-	__u32 id = next_layer_id;
+	__u32 id = 0;
 	int ret;
 
 	if (!r) {
@@ -127,11 +124,14 @@ static void handle_arm(struct server *s, int fd, const struct ucred *peer,
 	ret = text[0] ? umb_restrictions__parse(r, text, &error) : 0;
 	if (ret < 0)
 		goto out;
+	/* The id is spent before it is used: a restarted umbrellad never hands it out again. */
+	ret = pin_reserve_layer(s->pin, &id);
+	if (ret < 0)
+		goto out;
 	ret = layer_install(&s->maps, id, r, (__u32)peer->pid,
 			    self ? UMB_ORIGIN_RESTRICT_SELF : UMB_ORIGIN_RFORK, &error);
 	if (ret < 0)
 		goto out;
-	next_layer_id++;
 
 	if (self)
 		arm.flags |= UMB_ARM_SELF;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "layer-install.h"
+#include "pin.h"
 
 #define SERVER_MAX_CLIENTS 256
 
@@ -13,6 +14,7 @@ struct server {
 	int listen_fd;
 	int arm_fd; /* umb_arm */
 	int ctl_fd; /* umb_ctl */
+	struct pin *pin; /* umb_meta: layer ids, never reused, not even across restarts */
 	struct layer_maps maps;
 	int clients[SERVER_MAX_CLIENTS];
 	size_t client_count;

@@ -4,18 +4,26 @@
  *
  * Loads and attaches the BPF LSM programs, serves the local socket on which processes
  * ask for layers on their children (rfork) or themselves (restrict_self), and prints the
- * denials the programs report. Stays in the foreground; tells systemd when it is ready.
- * Pinning, the journal, configuration and the signed-binary gate come with the issues
- * that follow.
+ * denials the programs report. Stays in the foreground; tells systemd when it is ready
+ * and pets its watchdog.
+ *
+ * The programs' links and the maps are pinned in the pin directory (pin.c): they keep
+ * enforcing when umbrellad stops or dies, and the next umbrellad adopts them, attaching
+ * its programs before it lets go of the old ones. Stopping umbrellad therefore does not
+ * lift any restriction; `umbrellad --reset-pins` does.
+ * The journal, configuration and the signed-binary gate come with the issues that follow.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -28,10 +36,16 @@
 #include "bpf-open.h"
 #include "events.h"
 #include "lsm-probe.h"
+#include "pin.h"
 #include "server.h"
 #include "umbrella.skel.h"
 
+/* EX_CONFIG: restarting cannot help (the unit's RestartPreventExitStatus=). */
+#define EXIT_PINS_INCOMPATIBLE 78
+
 static const char *arg_socket = UMB_SOCKET_PATH;
+static const char *arg_pin_dir = PIN_DIR_DEFAULT;
+static bool arg_reset_pins;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
@@ -47,17 +61,26 @@ static void help(void)
 	printf("Usage: umbrellad [OPTION]...\n"
 	       "Loads Umbrella's BPF LSM programs and serves restriction requests.\n\n"
 	       "  --socket PATH   listen on PATH (default " UMB_SOCKET_PATH ")\n"
+	       "  --pin-dir DIR   pin programs and maps in DIR, on a bpf file system\n"
+	       "                  (default " PIN_DIR_DEFAULT ")\n"
+	       "  --reset-pins    remove everything pinned in the pin directory and exit:\n"
+	       "                  detaches the programs and drops every restriction\n"
 	       "  --help          show this help\n"
-	       "  --version       show the version\n");
+	       "  --version       show the version\n\n"
+	       "Exit status: 0 after SIGTERM or SIGINT, 1 on failure, %d when the pin directory\n"
+	       "holds state of another ABI version (see --reset-pins).\n",
+	       EXIT_PINS_INCOMPATIBLE);
 }
 
 static int parse_argv(int argc, char *argv[])
 {
-	enum { ARG_SOCKET = 0x100 };
+	enum { ARG_SOCKET = 0x100, ARG_PIN_DIR, ARG_RESET_PINS };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "socket", required_argument, NULL, ARG_SOCKET },
+		{ "pin-dir", required_argument, NULL, ARG_PIN_DIR },
+		{ "reset-pins", no_argument, NULL, ARG_RESET_PINS },
 		{},
 	};
 	int c;
@@ -73,6 +96,12 @@ static int parse_argv(int argc, char *argv[])
 		case ARG_SOCKET:
 			arg_socket = optarg;
 			break;
+		case ARG_PIN_DIR:
+			arg_pin_dir = optarg;
+			break;
+		case ARG_RESET_PINS:
+			arg_reset_pins = true;
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -84,41 +113,102 @@ static int parse_argv(int argc, char *argv[])
 	return 1;
 }
 
-/* Opens, loads and attaches the BPF object, and tells it which process we are. */
-static int bpf_start(struct umbrella_bpf **ret_skel)
+/*
+ * Opens and loads the BPF object on the maps pinned in @pin (creating and pinning those
+ * missing), tells it which process we are, attaches the programs and pins their links
+ * in place of the old ones. Until the last step the old links, if any, keep enforcing.
+ */
+static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 {
 	struct umbrella_bpf *skel;
-	struct umb_ctl ctl = { .daemon_tgid = (__u32)getpid() };
+	struct umb_ctl ctl = {};
+	const char *what;
 	__u32 zero = 0;
 	int r;
 
-	r = umbrella_bpf_open_load(&skel);
-	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: failed to load the BPF object: %s\n",
-			strerror(-r));
-		return r;
-	}
+	what = "open the BPF object";
+	r = umbrella_bpf_open_for_kernel(&skel);
+	if (r < 0)
+		goto fail;
+	what = "set the pin paths";
+	r = pin_maps(pin, skel->skeleton);
+	if (r < 0)
+		goto fail_destroy;
+	what = "load the BPF object";
+	r = umbrella_bpf__load(skel);
+	if (r < 0)
+		goto fail_destroy;
+
+	/* Keep what a previous umbrellad left (arm_count), with us as the daemon. */
+	what = "configure the BPF object";
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl) < 0)
+		ctl = (struct umb_ctl){};
+	ctl.daemon_tgid = (__u32)getpid();
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl, BPF_ANY) < 0) {
 		r = -errno;
-		fprintf(stderr, SD_ERR "umbrellad: failed to configure the BPF object: %s\n",
-			strerror(-r));
-		umbrella_bpf__destroy(skel);
-		return r;
+		goto fail_destroy;
 	}
-	r = umbrella_bpf__attach(skel);
-	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: failed to attach the BPF programs: %s\n",
-			strerror(-r));
-		umbrella_bpf__destroy(skel);
-		return r;
-	}
+	what = "read the pinned layers";
+	r = pin_sync_next_layer(pin, bpf_map__fd(skel->maps.umb_layers));
+	if (r < 0)
+		goto fail_destroy;
+
+	what = "attach the BPF programs";
+	r = pin_attach(pin, skel->skeleton);
+	if (r < 0)
+		goto fail_destroy;
+	what = "pin the program links";
+	r = pin_links(pin, skel->skeleton);
+	if (r < 0)
+		goto fail_destroy;
+	if (pin->adopted)
+		fprintf(stderr,
+			SD_INFO "umbrellad: adopted the pinned state in %s (ABI %d, next layer "
+				"%u), kept %d and replaced %d program links\n",
+			pin->dir, UMB_ABI_VERSION, pin->meta.next_layer, pin->kept, r);
+	else
+		fprintf(stderr, SD_INFO "umbrellad: pinned new state in %s (ABI %d)\n", pin->dir,
+			UMB_ABI_VERSION);
 	*ret_skel = skel;
 	return 0;
+
+fail_destroy:
+	/* Links we pinned stay; the old ones were only replaced by attached programs. */
+	umbrella_bpf__destroy(skel);
+fail:
+	fprintf(stderr, SD_ERR "umbrellad: Failed to %s: %s\n", what, strerror(-r));
+	if (pin->adopted)
+		fprintf(stderr,
+			SD_ERR "umbrellad: the programs pinned in %s keep enforcing. If its maps "
+			       "do not match this umbrellad's, 'umbrellad --reset-pins --pin-dir %s' "
+			       "drops them and every restriction in force.\n",
+			pin->dir, pin->dir);
+	return r == -EPROTO ? -EIO : r;
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 /* Serves until SIGTERM or SIGINT arrives on @signal_fd. */
 static int run(struct server *s, struct ring_buffer *events, int stats_fd, int signal_fd)
 {
+	uint64_t watchdog_usec = 0;
+	uint64_t last_ping = 0;
+	int timeout_ms = 1000;
+
+	/* WatchdogSec=: ping at least twice per period (sd_watchdog_enabled(3)). */
+	if (sd_watchdog_enabled(0, &watchdog_usec) > 0 && watchdog_usec > 0) {
+		if (watchdog_usec / 4000 < (uint64_t)timeout_ms)
+			timeout_ms = watchdog_usec / 4000 ? (int)(watchdog_usec / 4000) : 1;
+	} else {
+		watchdog_usec = 0;
+	}
+
 	for (;;) {
 		struct pollfd fds[3 + SERVER_MAX_CLIENTS] = {
 			{ .fd = signal_fd, .events = POLLIN },
@@ -129,8 +219,12 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 
 		for (size_t i = 0; i < clients; i++)
 			fds[n++] = (struct pollfd){ .fd = s->clients[i], .events = POLLIN };
-		if (poll(fds, n, 1000) < 0 && errno != EINTR)
+		if (poll(fds, n, timeout_ms) < 0 && errno != EINTR)
 			return -errno;
+		if (watchdog_usec && now_usec() - last_ping >= watchdog_usec / 2) {
+			(void)sd_notify(0, "WATCHDOG=1");
+			last_ping = now_usec();
+		}
 
 		if (fds[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
@@ -158,6 +252,8 @@ int main(int argc, char *argv[])
 	struct umbrella_bpf *skel = NULL;
 	struct ring_buffer *events = NULL;
 	struct server server = {};
+	struct pin pin = { .dir_fd = -1, .meta_fd = -1 };
+	char status[256];
 	sigset_t stop_signals;
 	int r, signal_fd = -1;
 
@@ -166,6 +262,9 @@ int main(int argc, char *argv[])
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
 	libbpf_set_print(libbpf_print);
+
+	if (arg_reset_pins)
+		return pin_reset(arg_pin_dir) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
 	r = lsm_probe_bpf_active();
 	if (r < 0) {
@@ -183,7 +282,11 @@ int main(int argc, char *argv[])
 		return EXIT_FAILURE;
 	}
 
-	r = bpf_start(&skel);
+	(void)sd_notify(0, "STATUS=Loading the BPF programs");
+	r = pin_open(arg_pin_dir, &pin);
+	if (r < 0)
+		goto out;
+	r = bpf_start(&pin, &skel);
 	if (r < 0)
 		goto out;
 
@@ -198,6 +301,7 @@ int main(int argc, char *argv[])
 	server = (struct server){
 		.arm_fd = bpf_map__fd(skel->maps.umb_arm),
 		.ctl_fd = bpf_map__fd(skel->maps.umb_ctl),
+		.pin = &pin,
 		.maps = {
 			.layers = bpf_map__fd(skel->maps.umb_layers),
 			.fs_inodes = bpf_map__fd(skel->maps.umb_fs_inodes),
@@ -213,7 +317,9 @@ int main(int argc, char *argv[])
 	}
 
 	fprintf(stderr, SD_INFO "umbrellad: programs attached, listening on %s\n", arg_socket);
-	(void)sd_notify(0, "READY=1\nSTATUS=Enforcing");
+	snprintf(status, sizeof(status), "READY=1\nSTATUS=Enforcing (%s %s)",
+		 pin.adopted ? "adopted the state pinned in" : "new state pinned in", pin.dir);
+	(void)sd_notify(0, status);
 
 	r = run(&server, events, bpf_map__fd(skel->maps.umb_stats), signal_fd);
 	(void)sd_notify(0, "STOPPING=1");
@@ -227,7 +333,15 @@ out:
 		(void)unlink(arg_socket);
 	}
 	ring_buffer__free(events);
-	umbrella_bpf__destroy(skel);
+	if (skel)
+		fprintf(stderr,
+			SD_INFO "umbrellad: the programs stay attached through the links pinned in "
+				"%s\n",
+			pin.dir);
+	umbrella_bpf__destroy(skel); /* closes our fds: the pinned links and maps stay */
+	pin_close(&pin);
 	close(signal_fd);
+	if (r == -EPROTO && !skel)
+		return EXIT_PINS_INCOMPATIBLE;
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

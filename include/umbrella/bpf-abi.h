@@ -8,8 +8,9 @@
 #endif
 
 /* Bumped on any change to a struct, value or map layout below. umbrellad checks it
- * against the pinned objects it finds before adopting them. */
-#define UMB_ABI_VERSION 1
+ * against the pinned objects it finds before adopting them (struct umb_meta).
+ * 1: never pinned. 2: pinned under the pin directory, with umb_meta. */
+#define UMB_ABI_VERSION 2
 
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
@@ -173,6 +174,20 @@ struct umb_ctl {
 };
 
 _Static_assert(sizeof(struct umb_ctl) == 8, "struct umb_ctl is ABI");
+
+/*
+ * The one entry of the array map umb_meta, pinned as "umb_meta" in umbrellad's pin
+ * directory before anything else, so that a daemon of any version can tell whose
+ * objects it finds there. Producer and consumer: umbrellad (umbrella-cli reads it).
+ * The BPF programs do not use it. Its layout never changes: fields are only added at
+ * the end (the map's value_size tells how many there are).
+ */
+struct umb_meta {
+	__u32 abi_version; /* UMB_ABI_VERSION of the daemon that created the pinned maps */
+	__u32 next_layer;  /* the next layer id to hand out: ids are never reused */
+};
+
+_Static_assert(sizeof(struct umb_meta) == 8, "struct umb_meta is ABI");
 
 /* prctl(2) option with which a thread armed with UMB_ARM_SELF applies its layer. On
  * success the kernel still answers EINVAL (the option is not its own), on refusal EPERM;

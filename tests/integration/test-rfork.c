@@ -37,7 +37,7 @@ static pid_t start_daemon(const char *umbrellad)
 		execl(umbrellad, "umbrellad", "--socket", SOCKET_PATH, (char *)NULL);
 		_exit(127);
 	}
-	for (int i = 0; i < 100 && stat(SOCKET_PATH, &st) < 0; i++)
+	for (int i = 0; i < 600 && stat(SOCKET_PATH, &st) < 0; i++) /* 60 s: a loaded TCG host is slow */
 		usleep(100 * 1000);
 	return pid;
 }

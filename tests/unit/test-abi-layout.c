@@ -42,6 +42,9 @@ int main(void)
 	TAP_EQ(sizeof(struct umb_arm), 16, "struct umb_arm is 16 bytes");
 	TAP_OFFSET(struct umb_arm, state, 12);
 	TAP_EQ(sizeof(struct umb_ctl), 8, "struct umb_ctl is 8 bytes");
+	TAP_EQ(sizeof(struct umb_meta), 8, "struct umb_meta is 8 bytes");
+	TAP_OFFSET(struct umb_meta, abi_version, 0);
+	TAP_OFFSET(struct umb_meta, next_layer, 4);
 
 	TAP_EQ(sizeof(struct umb_event), 320, "struct umb_event is 320 bytes");
 	TAP_OFFSET(struct umb_event, item, 24);

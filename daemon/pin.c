@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrellad - the pinned BPF state that outlives the daemon.
+ *
+ * Everything that enforces lives in the pin directory: the maps (layers, rules, task
+ * storage, ring buffer, ...) and one link per attached program. While no umbrellad
+ * runs, the kernel keeps the programs attached through the pinned links and the
+ * restrictions in the pinned maps, so killing the daemon (even with SIGKILL) loses
+ * nothing. A new umbrellad checks umb_meta first, then loads its programs on the pinned
+ * maps, attaches them, and only then swaps its links in for the old ones: at every
+ * moment at least one set of programs is attached.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/magic.h>
+#include <systemd/sd-daemon.h>
+
+#include "pin.h"
+
+#define LINKS_DIR "links"
+#define META_NAME "umb_meta"
+/* bpffs refuses names with a dot; no program name has a dash. */
+#define NEW_PREFIX "new-"
+
+static const char *const recovery_hint =
+	"To replace it, which drops every restriction in force, stop umbrellad and run "
+	"'umbrellad --reset-pins --pin-dir %s' (or remove the directory), then start "
+	"umbrellad again.";
+
+static void log_recovery(const char *dir)
+{
+	fprintf(stderr, SD_ERR "umbrellad: ");
+	fprintf(stderr, recovery_hint, dir);
+	fputc('\n', stderr);
+}
+
+/* Is the directory @fd empty (but for "." and "..")? Return: 1, 0, or -errno. */
+static int dir_is_empty(int fd)
+{
+	struct dirent *de;
+	int r = 1;
+	DIR *d;
+
+	fd = dup(fd);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			r = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+/* Creates umb_meta for this ABI and pins it: the first thing in a new pin directory. */
+static int meta_create(struct pin *p, const char *path)
+{
+	__u32 zero = 0;
+	int fd;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, META_NAME, sizeof(__u32), sizeof(p->meta), 1,
+			    NULL);
+	if (fd < 0)
+		return -errno;
+	p->meta = (struct umb_meta){ .abi_version = UMB_ABI_VERSION, .next_layer = 1 };
+	if (bpf_map_update_elem(fd, &zero, &p->meta, BPF_ANY) < 0 || bpf_obj_pin(fd, path) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	p->meta_fd = fd;
+	return 0;
+}
+
+/* Reads the pinned umb_meta @fd and checks its ABI version. Return: 0, -EPROTO or -errno. */
+static int meta_check(struct pin *p, int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), zero = 0;
+	__u32 *value;
+	int r;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return -errno;
+	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != sizeof(__u32) ||
+	    info.value_size < sizeof(__u32) || info.value_size > 4096 || info.max_entries < 1) {
+		fprintf(stderr,
+			SD_ERR "umbrellad: '%s/" META_NAME "' is not a map umbrellad made "
+			       "(type %u, value size %u): refusing to use '%s'.\n",
+			p->dir, info.type, info.value_size, p->dir);
+		log_recovery(p->dir);
+		return -EPROTO;
+	}
+	value = calloc(1, info.value_size);
+	if (!value)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &zero, value) < 0) {
+		r = -errno;
+		free(value);
+		return r;
+	}
+	if (value[0] != UMB_ABI_VERSION || info.value_size != sizeof(p->meta)) {
+		fprintf(stderr,
+			SD_ERR "umbrellad: '%s' holds BPF state pinned by an umbrellad of ABI "
+			       "version %u; this umbrellad has ABI version %d: refusing to mix them. "
+			       "The programs pinned there keep enforcing the restrictions in force.\n",
+			p->dir, value[0], UMB_ABI_VERSION);
+		log_recovery(p->dir);
+		free(value);
+		return -EPROTO;
+	}
+	memcpy(&p->meta, value, sizeof(p->meta));
+	free(value);
+	p->meta_fd = fd;
+	p->adopted = true;
+	return 0;
+}
+
+int pin_open(const char *dir, struct pin *p)
+{
+	char path[PATH_MAX];
+	struct statfs sfs;
+	int fd, r;
+
+	*p = (struct pin){ .dir = dir, .dir_fd = -1, .meta_fd = -1 };
+	if (snprintf(path, sizeof(path), "%s/" META_NAME, dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		r = -errno;
+		fprintf(stderr, SD_ERR "umbrellad: Failed to create pin directory '%s': %s%s\n",
+			dir, strerror(-r),
+			r == -ENOENT ? " (is a bpf file system mounted? mount -t bpf bpf /sys/fs/bpf)"
+				     : "");
+		return r;
+	}
+	p->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p->dir_fd < 0) {
+		r = -errno;
+		fprintf(stderr, SD_ERR "umbrellad: Failed to open pin directory '%s': %s\n", dir,
+			strerror(-r));
+		return r;
+	}
+	if (fstatfs(p->dir_fd, &sfs) < 0 || sfs.f_type != BPF_FS_MAGIC) {
+		fprintf(stderr,
+			SD_ERR "umbrellad: Pin directory '%s' is not on a bpf file system "
+			       "(mount -t bpf bpf /sys/fs/bpf).\n",
+			dir);
+		pin_close(p);
+		return -EXDEV;
+	}
+	if (flock(p->dir_fd, LOCK_EX | LOCK_NB) < 0) {
+		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		fprintf(stderr, SD_ERR "umbrellad: Failed to lock pin directory '%s': %s\n", dir,
+			r == -EBUSY ? "another umbrellad is using it" : strerror(-r));
+		pin_close(p);
+		return r;
+	}
+
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		r = meta_check(p, fd);
+		if (r < 0)
+			close(fd);
+	} else if (errno != ENOENT) {
+		r = -errno;
+		fprintf(stderr, SD_ERR "umbrellad: Failed to open '%s': %s\n", path, strerror(-r));
+	} else {
+		r = dir_is_empty(p->dir_fd);
+		if (r == 0) {
+			fprintf(stderr,
+				SD_ERR "umbrellad: '%s' holds objects but no " META_NAME ": not "
+				       "state pinned by an umbrellad of ABI version %d or later, "
+				       "refusing to mix it with ours.\n",
+				dir, UMB_ABI_VERSION);
+			log_recovery(dir);
+			r = -EPROTO;
+		} else if (r > 0) {
+			r = meta_create(p, path);
+			if (r < 0)
+				fprintf(stderr, SD_ERR "umbrellad: Failed to create '%s': %s\n", path,
+					strerror(-r));
+		}
+	}
+	if (r < 0) {
+		pin_close(p);
+		return r;
+	}
+	return 0;
+}
+
+int pin_maps(struct pin *p, const struct bpf_object_skeleton *s)
+{
+	char path[PATH_MAX];
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, *s->obj) {
+		/* .rodata, .bss: each load has its own, nothing in them must persist. */
+		if (bpf_map__is_internal(map))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", p->dir, bpf_map__name(map)) >=
+		    (int)sizeof(path))
+			return -ENAMETOOLONG;
+		int r = bpf_map__set_pin_path(map, path);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Does a program of @s named @name have a link? */
+static bool has_link(const struct bpf_object_skeleton *s, const char *name)
+{
+	for (int i = 0; i < s->prog_cnt; i++) {
+		const struct bpf_prog_skeleton *ps =
+			(const void *)((const char *)s->progs + (size_t)i * s->prog_skel_sz);
+
+		if (*ps->link && !strcmp(bpf_program__name(*ps->prog), name))
+			return true;
+	}
+	return false;
+}
+
+/* Removes the pinned links of programs @s does not have, and leftover temporaries. */
+static int remove_stale_links(const struct bpf_object_skeleton *s, int links_fd)
+{
+	struct dirent *de;
+	int fd, r = 0;
+	DIR *d;
+
+	fd = dup(links_fd);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (has_link(s, de->d_name))
+			continue;
+		if (unlinkat(links_fd, de->d_name, 0) < 0 && errno != ENOENT)
+			r = -errno;
+		else
+			fprintf(stderr, SD_INFO "umbrellad: removed the stale link '%s'\n",
+				de->d_name);
+	}
+	closedir(d);
+	return r;
+}
+
+/* The tag of program @fd: a hash of its instructions, map references left out. */
+static int prog_tag(int fd, __u8 tag[BPF_TAG_SIZE])
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return -errno;
+	memcpy(tag, info.tag, BPF_TAG_SIZE);
+	return 0;
+}
+
+/* The link pinned at @path if its program is @prog's code (same name, same tag). */
+static struct bpf_link *same_pinned_link(const char *path, const struct bpf_program *prog)
+{
+	__u8 ours[BPF_TAG_SIZE], theirs[BPF_TAG_SIZE];
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	struct bpf_link *link;
+	int prog_fd, r;
+
+	if (access(path, F_OK) < 0)
+		return NULL;
+	link = bpf_link__open(path);
+	if (!link)
+		return NULL;
+	if (bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len) < 0)
+		goto differs;
+	prog_fd = bpf_prog_get_fd_by_id(info.prog_id);
+	if (prog_fd < 0)
+		goto differs;
+	r = prog_tag(prog_fd, theirs);
+	close(prog_fd);
+	if (r < 0 || prog_tag(bpf_program__fd(prog), ours) < 0 ||
+	    memcmp(ours, theirs, BPF_TAG_SIZE) != 0)
+		goto differs;
+	return link;
+
+differs:
+	bpf_link__destroy(link); /* closes our fd; the pinned link stays */
+	return NULL;
+}
+
+int pin_attach(struct pin *p, const struct bpf_object_skeleton *s)
+{
+	char path[PATH_MAX];
+
+	p->kept = 0;
+	for (int i = 0; i < s->prog_cnt; i++) {
+		const struct bpf_prog_skeleton *ps =
+			(const void *)((const char *)s->progs + (size_t)i * s->prog_skel_sz);
+		struct bpf_program *prog = *ps->prog;
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/" LINKS_DIR "/%s", p->dir,
+			     bpf_program__name(prog)) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		link = same_pinned_link(path, prog);
+		if (link) {
+			p->kept++;
+		} else {
+			link = bpf_program__attach(prog);
+			if (!link)
+				return -errno;
+		}
+		*ps->link = link;
+	}
+	return 0;
+}
+
+int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + sizeof(NEW_PREFIX)];
+	int links_fd, replaced = 0, r = 0;
+
+	if (mkdirat(p->dir_fd, LINKS_DIR, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	links_fd = openat(p->dir_fd, LINKS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (links_fd < 0)
+		return -errno;
+
+	for (int i = 0; i < s->prog_cnt && r == 0; i++) {
+		const struct bpf_prog_skeleton *ps =
+			(const void *)((const char *)s->progs + (size_t)i * s->prog_skel_sz);
+		const char *name = bpf_program__name(*ps->prog);
+		struct stat st;
+		bool existed;
+
+		/* No link, or a pinned one kept by pin_attach(). */
+		if (!*ps->link || bpf_link__pin_path(*ps->link))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/" LINKS_DIR "/%s", p->dir, name) >=
+		    (int)sizeof(path)) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		snprintf(tmp, sizeof(tmp), "%s/" LINKS_DIR "/" NEW_PREFIX "%s", p->dir, name);
+		(void)unlink(tmp);
+		existed = fstatat(links_fd, name, &st, 0) == 0;
+		/* rename() over the old link: the old program stays attached until the new
+		 * one's link is in its place. */
+		if (bpf_obj_pin(bpf_link__fd(*ps->link), tmp) < 0 || rename(tmp, path) < 0) {
+			r = -errno;
+			fprintf(stderr, SD_ERR "umbrellad: Failed to pin link '%s': %s\n", path,
+				strerror(-r));
+			(void)unlink(tmp);
+			break;
+		}
+		replaced += existed;
+	}
+	if (r == 0)
+		r = remove_stale_links(s, links_fd);
+	close(links_fd);
+	return r < 0 ? r : replaced;
+}
+
+static int meta_write(struct pin *p, const struct umb_meta *meta)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(p->meta_fd, &zero, meta, BPF_ANY) < 0)
+		return -errno;
+	p->meta = *meta;
+	return 0;
+}
+
+int pin_reserve_layer(struct pin *p, __u32 *ret_id)
+{
+	struct umb_meta meta = p->meta;
+	int r;
+
+	if (meta.next_layer == 0)
+		return -ENOSPC; /* 2^32 - 1 layers handed out: never reuse one */
+	meta.next_layer++;
+	r = meta_write(p, &meta);
+	if (r < 0)
+		return r;
+	*ret_id = meta.next_layer - 1;
+	return 0;
+}
+
+int pin_sync_next_layer(struct pin *p, int layers_fd)
+{
+	struct umb_meta meta = p->meta;
+	__u32 key, *prev = NULL, max = 0;
+
+	while (bpf_map_get_next_key(layers_fd, prev, &key) == 0) {
+		if (key > max)
+			max = key;
+		prev = &key;
+	}
+	if (errno != ENOENT)
+		return -errno;
+	if (max == 0 || max < meta.next_layer)
+		return 0;
+	meta.next_layer = max + 1;
+	return meta_write(p, &meta);
+}
+
+void pin_close(struct pin *p)
+{
+	if (p->meta_fd >= 0)
+		close(p->meta_fd);
+	if (p->dir_fd >= 0)
+		close(p->dir_fd); /* and the lock with it */
+	p->meta_fd = p->dir_fd = -1;
+}
+
+/* Unlinks every entry of the directory @fd; subdirectories get the same first. */
+static int remove_contents(int fd)
+{
+	struct dirent *de;
+	int dfd, r = 0;
+	DIR *d;
+
+	dfd = dup(fd);
+	if (dfd < 0)
+		return -errno;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		/* umb_meta goes last, with the directory: until then the layout is known. */
+		if (!strcmp(de->d_name, META_NAME))
+			continue;
+		if (de->d_type == DT_DIR) {
+			int sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+			if (sub < 0) {
+				r = -errno;
+				continue;
+			}
+			if (remove_contents(sub) < 0)
+				r = -errno;
+			close(sub);
+			if (unlinkat(fd, de->d_name, AT_REMOVEDIR) < 0 && r == 0)
+				r = -errno;
+		} else if (unlinkat(fd, de->d_name, 0) < 0 && errno != ENOENT) {
+			r = -errno;
+		}
+	}
+	closedir(d);
+	if (r == 0 && unlinkat(fd, META_NAME, 0) < 0 && errno != ENOENT)
+		r = -errno;
+	return r;
+}
+
+int pin_reset(const char *dir)
+{
+	int fd, r;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			fprintf(stderr, SD_INFO "umbrellad: nothing pinned in '%s'\n", dir);
+			return 0;
+		}
+		r = -errno;
+		fprintf(stderr, SD_ERR "umbrellad: Failed to open '%s': %s\n", dir, strerror(-r));
+		return r;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		fprintf(stderr, SD_ERR "umbrellad: Failed to lock '%s': %s\n", dir,
+			r == -EBUSY ? "an umbrellad is using it; stop it first" : strerror(-r));
+		close(fd);
+		return r;
+	}
+	r = remove_contents(fd);
+	close(fd);
+	if (r == 0 && rmdir(dir) < 0)
+		r = -errno;
+	if (r < 0) {
+		fprintf(stderr, SD_ERR "umbrellad: Failed to remove '%s': %s\n", dir, strerror(-r));
+		return r;
+	}
+	fprintf(stderr,
+		SD_NOTICE "umbrellad: removed '%s': its programs are detached, its restrictions "
+			  "gone\n",
+		dir);
+	return 0;
+}
