@@ -62,7 +62,10 @@ all_denied_since() {
 # systemd boot has neither.
 mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
-sed "s|^ExecStart=.*|ExecStart=$umbrellad|" "$build/daemon/umbrellad.service" >"$unit"
+# The unit has PrivateTmp=yes: a build tree under /tmp (a CI clone) is out of its sight,
+# so the daemon runs from /usr/local/sbin of the VM's writable overlay, as installed.
+install -m 0755 "$umbrellad" /usr/local/sbin/umbrellad
+sed "s|^ExecStart=.*|ExecStart=/usr/local/sbin/umbrellad|" "$build/daemon/umbrellad.service" >"$unit"
 systemctl daemon-reload
 out=$(systemd-analyze verify "$unit" 2>&1)
 check $? "systemd-analyze verify accepts the unit"
