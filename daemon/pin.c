@@ -241,21 +241,34 @@ static bool has_link(const struct bpf_object_skeleton *s, const char *name)
 	return false;
 }
 
+/* A directory stream on a copy of @fd (the caller keeps @fd). NULL with errno set. */
+static DIR *opendir_dup(int fd)
+{
+	int dfd = dup(fd);
+	DIR *d;
+
+	if (dfd < 0)
+		return NULL;
+	d = fdopendir(dfd);
+	if (!d) {
+		int saved = errno;
+
+		close(dfd);
+		errno = saved;
+	}
+	return d;
+}
+
 /* Removes the pinned links of programs @s does not have, and leftover temporaries. */
 static int remove_stale_links(const struct bpf_object_skeleton *s, int links_fd)
 {
 	struct dirent *de;
-	int fd, r = 0;
+	int r = 0;
 	DIR *d;
 
-	fd = dup(links_fd);
-	if (fd < 0)
+	d = opendir_dup(links_fd);
+	if (!d)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -445,17 +458,12 @@ void pin_close(struct pin *p)
 static int remove_contents(int fd)
 {
 	struct dirent *de;
-	int dfd, r = 0;
+	int r = 0;
 	DIR *d;
 
-	dfd = dup(fd);
-	if (dfd < 0)
+	d = opendir_dup(fd);
+	if (!d)
 		return -errno;
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return -errno;
-	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
