@@ -46,6 +46,24 @@ static void log_recovery(const char *dir)
 	fputc('\n', stderr);
 }
 
+/* A directory stream on a copy of @fd (the caller keeps @fd). NULL with errno set. */
+static DIR *opendir_dup(int fd)
+{
+	int dfd = dup(fd);
+	DIR *d;
+
+	if (dfd < 0)
+		return NULL;
+	d = fdopendir(dfd);
+	if (!d) {
+		int saved = errno;
+
+		close(dfd);
+		errno = saved;
+	}
+	return d;
+}
+
 /* Is the directory @fd empty (but for "." and "..")? Return: 1, 0, or -errno. */
 static int dir_is_empty(int fd)
 {
@@ -53,14 +71,9 @@ static int dir_is_empty(int fd)
 	int r = 1;
 	DIR *d;
 
-	fd = dup(fd);
-	if (fd < 0)
+	d = opendir_dup(fd);
+	if (!d)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
 	while ((de = readdir(d))) {
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
 			r = 0;
@@ -239,24 +252,6 @@ static bool has_link(const struct bpf_object_skeleton *s, const char *name)
 			return true;
 	}
 	return false;
-}
-
-/* A directory stream on a copy of @fd (the caller keeps @fd). NULL with errno set. */
-static DIR *opendir_dup(int fd)
-{
-	int dfd = dup(fd);
-	DIR *d;
-
-	if (dfd < 0)
-		return NULL;
-	d = fdopendir(dfd);
-	if (!d) {
-		int saved = errno;
-
-		close(dfd);
-		errno = saved;
-	}
-	return d;
 }
 
 /* Removes the pinned links of programs @s does not have, and leftover temporaries. */
