@@ -9,8 +9,9 @@
 
 /* Bumped on any change to a struct, value or map layout below. umbrellad checks it
  * against the pinned objects it finds before adopting them (struct umb_meta).
- * 1: never pinned. 2: pinned under the pin directory, with umb_meta. */
-#define UMB_ABI_VERSION 2
+ * 1: never pinned. 2: pinned under the pin directory, with umb_meta. 3: umb_ctl grew
+ * the configuration flags and the pin directory's identity. */
+#define UMB_ABI_VERSION 3
 
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
@@ -171,9 +172,17 @@ enum umb_arm_state {
 struct umb_ctl {
 	__u32 daemon_tgid; /* umbrellad: restricted tasks may not signal or trace it */
 	__u32 arm_count;   /* entries in umb_arm: 0 spares every fork the lookup */
+	__u32 flags;	   /* UMB_CTL_*: umbrellad's configuration (umbrella.conf) */
+	__u32 pin_dev;	   /* the pin directory (s_dev, i_ino): self-protection */
+	__u64 pin_ino;
 };
 
-_Static_assert(sizeof(struct umb_ctl) == 8, "struct umb_ctl is ABI");
+_Static_assert(sizeof(struct umb_ctl) == 24, "struct umb_ctl is ABI");
+
+/* umb_ctl.flags */
+enum umb_ctl_flags {
+	UMB_CTL_PERMISSIVE = 1 << 0, /* denials are recorded, not enforced */
+};
 
 /*
  * The one entry of the array map umb_meta, pinned as "umb_meta" in umbrellad's pin
