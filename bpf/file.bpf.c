@@ -5,7 +5,8 @@
  * Every hook asks for one or more access kinds (UMB_FS_READ r, UMB_FS_WRITE w,
  * UMB_FS_EXEC x) on an object and lets lib/path.bpf.h walk from the object up to the
  * root, matching inodes and names against the rules of the task's layers. A task whose
- * layers restrict none of the kinds asked returns at once. Denials are -EACCES.
+ * layers restrict none of the kinds asked returns at once. Denials are -EACCES, or only
+ * recorded in permissive mode (umb_ctl.flags, read once a walk has found a denial).
  *
  * Architecture (hook: access asked, on what):
  *   lsm/file_open           r (FMODE_READ, also readdir and opens without read or
@@ -34,6 +35,8 @@
  *   lsm/inode_setxattr, inode_removexattr
  *                           w; lsm/inode_getxattr, inode_listxattr: r. Dentry only: the
  *                           walk stays on the object's file system.
+ * Self-protection (lib/protect.bpf.h): path_unlink, path_rmdir, path_rename and
+ * path_mknod also keep everyone but umbrellad out of its pin directory while it is up.
  * The path_* hooks are used instead of their inode_* twins because they give the
  * mount, without which the walk cannot cross a mount point (a rule on "/" or on a
  * directory with a file system mounted below it). They need CONFIG_SECURITY_PATH
@@ -41,6 +44,7 @@
  */
 #include "maps.bpf.h"
 #include "lib/path.bpf.h"
+#include "lib/protect.bpf.h"
 
 /* The restriction state of the current task if some layer restricts @requested on
  * files, else NULL: the quick return of every hook. */
@@ -59,7 +63,7 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	const struct umb_task_state *state;
 	struct umb_walk w;
 	struct umb_event *e;
-	__u32 requested, mode;
+	__u32 requested, mode, flags;
 
 	if (ret)
 		return ret; /* an earlier BPF LSM program already refused */
@@ -83,11 +87,12 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 
 	if (!umb_fs_walk(state, requested, file->f_path.dentry, file->f_path.mnt, &w))
 		return umb_fs_verdict(0);
-	e = umb_fs_event(&w, UMB_HOOK_FILE_OPEN, file->f_path.dentry);
+	flags = umb_deny_flags();
+	e = umb_fs_event(&w, UMB_HOOK_FILE_OPEN, file->f_path.dentry, flags);
 	if (e)
 		bpf_d_path(&file->f_path, e->path, sizeof(e->path));
 	umb_event_submit(e);
-	return umb_fs_verdict(1);
+	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }
 
 SEC("lsm/mmap_file")
@@ -187,6 +192,9 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 
 	if (ret)
 		return ret;
+	ret = umb_protect_pins(dentry, UMB_HOOK_INODE_MKNOD); /* BPF_OBJ_PIN too */
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -249,6 +257,9 @@ int BPF_PROG(umb_path_unlink, const struct path *dir, struct dentry *dentry, int
 
 	if (ret)
 		return ret;
+	ret = umb_protect_pins(dentry, UMB_HOOK_INODE_UNLINK);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -260,6 +271,9 @@ int BPF_PROG(umb_path_rmdir, const struct path *dir, struct dentry *dentry, int 
 {
 	const struct umb_task_state *state;
 
+	if (ret)
+		return ret;
+	ret = umb_protect_pins(dentry, UMB_HOOK_INODE_RMDIR);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);
@@ -274,6 +288,11 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 {
 	const struct umb_task_state *state;
 
+	if (ret)
+		return ret;
+	ret = umb_protect_pins(old_dentry, UMB_HOOK_INODE_RENAME);
+	if (!ret)
+		ret = umb_protect_pins(new_dentry, UMB_HOOK_INODE_RENAME);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);

@@ -37,6 +37,20 @@ UMB_MAP struct {
 } umb_layers SEC(".maps");
 
 /*
+ * umb_layer_desc: layer id -> struct umb_layer_desc, the layer as umbrella-cli shows it
+ * (its restrictions as text, who made it and when). Writer: umbrellad, with the layer.
+ * No program uses it: it is declared here to be pinned with the maps, as long-lived as
+ * the layers it describes. No preallocation: entries are large and most ids unused.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct umb_layer_desc);
+} umb_layer_desc SEC(".maps");
+
+/*
  * umb_fs_inodes: restricted file system objects, by inode (struct umb_inode_key ->
  * struct umb_fs_rule). Writer: umbrellad. Reader: file.bpf.c, on every ancestor of an
  * object a restricted task touches. Full: umbrellad refuses the layer.

@@ -23,6 +23,8 @@
  *   lsm/task_fix_setgid        setgroups(2) always, and the exec of a set-user-ID or
  *   lsm/task_fix_setgroups     set-group-ID program that would change the effective
  *   lsm/bprm_creds_from_file   ids.
+ * In permissive mode (umb_ctl.flags) the restrictions are only recorded; keeping
+ * restricted tasks away from umbrellad is enforced all the same (umb_deny_strict()).
  */
 #include "maps.bpf.h"
 #include "lib/audit.bpf.h"
@@ -34,13 +36,14 @@
  * right @cr (UMB_CR_SIGNAL or UMB_CR_PTRACE), recorded as @hook
  *
  * umbrellad is out of reach of every restricted task, whatever its restrictions: such a
- * denial is recorded with layer 0 (no layer denied it: self-protection).
+ * denial is recorded with layer 0 (no layer denied it: self-protection), and enforced
+ * in permissive mode too (umb_deny_strict()).
  */
 static __always_inline int reach(const struct umb_task_state *state, struct task_struct *target,
 				 __u32 hook, __u64 cr)
 {
 	if (umb_is_daemon(target))
-		return umb_deny(hook, 0, UMB_ITEM_CAP, cr, target->tgid);
+		return umb_deny_strict(hook, 0, UMB_ITEM_CAP, cr, target->tgid);
 	if (!(state->denied_caps & cr))
 		return 0;
 	if (umb_in_domain(state, umb_task_state_get(target)))
@@ -228,10 +231,10 @@ int BPF_PROG(umb_file_send_sigiotask, struct task_struct *tsk, struct fown_struc
 		return ret;
 	/* umbrellad uses no signal-driven I/O: whoever made it the owner of a file is
 	 * trying to signal it. The sender's layers are unknown here (see
-	 * may_own_sigio()), so refuse them all. */
+	 * may_own_sigio()), so refuse them all, in permissive mode too. */
 	if (umb_is_daemon(tsk))
-		return umb_deny(UMB_HOOK_FILE_SEND_SIGIOTASK, 0, UMB_ITEM_CAP, UMB_CR_SIGNAL,
-				tsk->tgid);
+		return umb_deny_strict(UMB_HOOK_FILE_SEND_SIGIOTASK, 0, UMB_ITEM_CAP,
+				       UMB_CR_SIGNAL, tsk->tgid);
 	return 0;
 }
 

@@ -18,12 +18,16 @@
  *   lsm/capable                "cap:NAME": the task using capability NAME.
  *   lsm/bpf                    every bpf(2) command, for every task with a layer: a
  *                              restricted task must not reach our maps or load
- *                              programs (its inherited map fds included).
+ *                              programs (its inherited map fds included). Enforced
+ *                              in permissive mode too, unlike the restrictions.
+ *                              And for every other task, the self-protection of our
+ *                              links and programs (lib/protect.bpf.h).
  */
 #include "maps.bpf.h"
 #include "lib/audit.bpf.h"
 #include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
+#include "lib/protect.bpf.h"
 
 /* The verdict on a task whose state is @state using the right @cr, recorded as @hook. */
 static __always_inline int check_cap(const struct umb_task_state *state, __u64 cr, __u32 hook)
@@ -126,7 +130,7 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 	/* A probe the kernel makes quietly (ns_capable_noaudit(), has_capability_noaudit()):
 	 * denied as well, but not recorded, as the kernel does not log it either. */
 	if (opts & CAP_OPT_NOAUDIT)
-		return -EPERM;
+		return umb_deny_quiet();
 	return umb_deny(UMB_HOOK_CAPABLE, umb_layer_denying(state, UMB_SET_CAPABILITIES, bit),
 			UMB_ITEM_LINUX_CAP, cap, 0);
 }
@@ -138,8 +142,10 @@ int BPF_PROG(umb_bpf, int cmd, union bpf_attr *attr, unsigned int size, int ret)
 		return ret;
 	/* Layers are never removed: a restricted task must not write our maps (through a
 	 * map fd inherited from its parent or one it finds), nor attach programs of its
-	 * own. Self-protection: recorded with layer 0, item 0. */
-	if (!umb_is_restricted(umb_current_state()))
-		return 0;
-	return umb_deny(UMB_HOOK_BPF, 0, UMB_ITEM_CAP, 0, 0);
+	 * own. Self-protection: recorded with layer 0, item 0, and enforced in permissive
+	 * mode too (a task that reached our maps could drop its layers for good). */
+	if (umb_is_restricted(umb_current_state()))
+		return umb_deny_strict(UMB_HOOK_BPF, 0, UMB_ITEM_CAP, 0, 0);
+	/* Everyone else: detaching our links, attaching to our programs (protect.bpf.c). */
+	return umb_protect_bpf_cmd(cmd, attr);
 }

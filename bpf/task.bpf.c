@@ -15,6 +15,10 @@
  *   lsm/bprm_creds_for_exec    refuses an exec that could not take the pending layer.
  *   lsm/bprm_committed_creds   pushes the pending layer once the exec cannot fail.
  * Task storage survives exec, so everything else is kept across it.
+ * Every refusal here stands in permissive mode too (umb_ctl.flags is not read): it is
+ * a layer that could not be applied, and letting the fork or exec go on would run a
+ * task without a layer its parent asked for, which no later "mode = enforcing" can put
+ * back. Permissive mode relaxes what layers deny, never whether a task gets them.
  */
 #include "maps.bpf.h"
 #include "lib/layers.bpf.h"

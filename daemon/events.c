@@ -1,19 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * umbrellad - denial records from the ring buffer, printed one line each on stderr
- * (the journal with structured fields comes with the service). Records the ring buffer
+ * umbrellad - denial records from the ring buffer, logged to the systemd journal with
+ * structured fields (include/umbrella/journal.h), rate limited. Records the ring buffer
  * could not take are counted by the BPF side and reported here.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-journal.h>
 
+#include <umbrella/journal.h>
 #include <umbrella/umbrella.h>
 
 #include "events.h"
@@ -54,6 +63,8 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_TASK_FIX_SETID] = "task_fix_setid",
 	[UMB_HOOK_CAPABLE] = "capable",
 	[UMB_HOOK_BPF] = "bpf",
+	[UMB_HOOK_BPF_MAP] = "bpf_map",
+	[UMB_HOOK_BPF_PROG] = "bpf_prog",
 };
 
 const char *event_hook_name(__u32 hook)
@@ -81,6 +92,9 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 		else
 			snprintf(buf, size, "net:%llu", (unsigned long long)e->item);
 		return buf;
+	case UMB_ITEM_SELF:
+		snprintf(buf, size, "self:%llu", (unsigned long long)e->item);
+		return buf;
 	case UMB_ITEM_LINUX_CAP:
 		name = umb_linux_cap_name((int)e->item);
 		if (name)
@@ -93,34 +107,201 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 	return buf;
 }
 
-static int print_event(void *ctx, void *data, size_t size)
+/*
+ * The rate limit: a window opens with the first denial after the last one closed; in it
+ * the first rl_burst denials are logged and the rest only counted, and the count is
+ * logged once the window has closed. A flood of denials costs a bounded journal, and
+ * the total still adds up.
+ */
+static unsigned int rl_burst = 200;
+static uint64_t rl_interval_usec = 5 * 1000000ULL;
+static uint64_t rl_window_start;
+static unsigned int rl_window_count;
+static unsigned long long rl_suppressed;
+
+/* -1 until known; then whether stderr is the journal (JOURNAL_STREAM, systemd.exec(5)). */
+static int stderr_is_journal = -1;
+
+static uint64_t now_usec(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/*
+ * Under systemd stderr is a stream to the journal, and a line there would log each
+ * denial twice. Elsewhere (a terminal, the plain test VM without journald) the line on
+ * stderr is what people and tests read. JOURNAL_STREAM names the stream systemd set up;
+ * stderr is still that stream only if its device and inode match.
+ */
+static bool log_to_stderr(void)
+{
+	if (stderr_is_journal < 0) {
+		const char *e = getenv("JOURNAL_STREAM");
+		unsigned long long dev, ino;
+		struct stat st;
+
+		stderr_is_journal = e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 &&
+				    fstat(STDERR_FILENO, &st) == 0 && st.st_dev == dev &&
+				    st.st_ino == ino;
+	}
+	return !stderr_is_journal;
+}
+
+void events_set_rate_limit(unsigned int burst, unsigned int interval_sec)
+{
+	events_flush_suppressed(true);
+	rl_burst = burst;
+	rl_interval_usec = (uint64_t)interval_sec * 1000000;
+	rl_window_start = 0;
+	rl_window_count = 0;
+}
+
+void events_flush_suppressed(bool now)
+{
+	unsigned long long n = rl_suppressed;
+
+	if (!n || (!now && now_usec() - rl_window_start < rl_interval_usec))
+		return;
+	rl_suppressed = 0;
+	(void)sd_journal_send("MESSAGE=%llu denials suppressed (rate limit: %u per %llu s)", n,
+			      rl_burst, (unsigned long long)(rl_interval_usec / 1000000),
+			      "MESSAGE_ID=" UMB_MESSAGE_SUPPRESSED, "PRIORITY=%d", LOG_WARNING,
+			      "SYSLOG_IDENTIFIER=umbrellad", UMB_FIELD_SUPPRESSED "=%llu", n, NULL);
+	if (log_to_stderr())
+		fprintf(stderr,
+			SD_WARNING "umbrellad: %llu denials suppressed (rate limit: %u per %llu "
+				   "s)\n",
+			n, rl_burst, (unsigned long long)(rl_interval_usec / 1000000));
+}
+
+/* Whether this denial is within the rate limit; counts it if not. */
+static bool rate_limit_pass(void)
+{
+	uint64_t now;
+
+	if (!rl_burst || !rl_interval_usec)
+		return true;
+	now = now_usec();
+	if (!rl_window_start || now - rl_window_start >= rl_interval_usec) {
+		events_flush_suppressed(true);
+		rl_window_start = now;
+		rl_window_count = 0;
+	}
+	if (rl_window_count < rl_burst) {
+		rl_window_count++;
+		return true;
+	}
+	rl_suppressed++;
+	return false;
+}
+
+/* One journal field, "NAME=value", for sd_journal_sendv(). */
+struct field {
+	char text[UMB_EVENT_PATH_MAX + 256]; /* MESSAGE: the line, with a whole path */
+};
+
+static void __attribute__((format(printf, 3, 4)))
+field_set(struct iovec *iov, struct field *f, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(f->text, sizeof(f->text), fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		len = 0;
+	*iov = (struct iovec){ f->text,
+			       (size_t)len < sizeof(f->text) ? (size_t)len : sizeof(f->text) - 1 };
+}
+
+static int log_event(void *ctx, void *data, size_t size)
+{
+	enum {
+		F_MESSAGE,
+		F_ID,
+		F_PRIORITY,
+		F_IDENT,
+		F_PID,
+		F_TID,
+		F_COMM,
+		F_HOOK,
+		F_ITEM,
+		F_LAYER,
+		F_OBJECT,
+		F_EXTRA,
+		F_MAX = F_EXTRA + 2
+	};
 	const struct umb_event *e = data;
-	char item[64], object[UMB_EVENT_PATH_MAX + 64];
+	char item[64], object[UMB_EVENT_PATH_MAX + 64], comm[UMB_COMM_LEN + 1];
+	/* A few KiB, reused for every record: static, off the callback's stack. */
+	static struct field fields[F_MAX];
+	struct iovec iov[F_MAX];
+	struct field *f;
+	size_t n = F_EXTRA;
+	const char *hook, *mode;
 
 	(void)ctx;
-	if (size < sizeof(*e))
+	if (size < sizeof(*e) || !rate_limit_pass())
 		return 0;
+	snprintf(comm, sizeof(comm), "%.*s", UMB_COMM_LEN, e->comm);
+	hook = event_hook_name(e->hook);
+	mode = e->flags & UMB_EVENT_PERMISSIVE ? " (permissive: allowed)" : "";
+	event_item_text(e, item, sizeof(item));
 	if (e->path[0])
 		snprintf(object, sizeof(object), "%.*s", UMB_EVENT_PATH_MAX, e->path);
 	else if (e->ino)
-		snprintf(object, sizeof(object), "inode %u:%u/%llu", e->dev >> 20,
-			 e->dev & 0xfffff, (unsigned long long)e->ino);
+		snprintf(object, sizeof(object), "inode %u:%u/%llu", e->dev >> 20, e->dev & 0xfffff,
+			 (unsigned long long)e->ino);
 	else if (e->target_pid)
 		snprintf(object, sizeof(object), "pid %u", e->target_pid);
 	else
 		snprintf(object, sizeof(object), "-");
-	fprintf(stderr,
-		SD_NOTICE "umbrellad: denied: pid=%u tid=%u comm=%.*s hook=%s restriction=%s "
-			  "layer=%u object=%s\n",
-		e->pid, e->tid, UMB_COMM_LEN, e->comm, event_hook_name(e->hook),
-		event_item_text(e, item, sizeof(item)), e->layer, object);
+
+	if (log_to_stderr())
+		fprintf(stderr,
+			SD_NOTICE "umbrellad: denied: pid=%u tid=%u comm=%s hook=%s "
+				  "restriction=%s layer=%u object=%s%s\n",
+			e->pid, e->tid, comm, hook, item, e->layer, object, mode);
+
+	f = fields;
+	field_set(&iov[F_MESSAGE], &f[F_MESSAGE],
+		  "MESSAGE=denied: pid=%u tid=%u comm=%s hook=%s restriction=%s layer=%u "
+		  "object=%s%s",
+		  e->pid, e->tid, comm, hook, item, e->layer, object, mode);
+	field_set(&iov[F_ID], &f[F_ID], "MESSAGE_ID=%s", UMB_MESSAGE_DENIED);
+	field_set(&iov[F_PRIORITY], &f[F_PRIORITY], "PRIORITY=%d", LOG_NOTICE);
+	field_set(&iov[F_IDENT], &f[F_IDENT], "SYSLOG_IDENTIFIER=umbrellad");
+	field_set(&iov[F_PID], &f[F_PID], UMB_FIELD_PID "=%u", e->pid);
+	field_set(&iov[F_TID], &f[F_TID], UMB_FIELD_TID "=%u", e->tid);
+	field_set(&iov[F_COMM], &f[F_COMM], UMB_FIELD_COMM "=%s", comm);
+	field_set(&iov[F_HOOK], &f[F_HOOK], UMB_FIELD_HOOK "=%s", hook);
+	field_set(&iov[F_ITEM], &f[F_ITEM], UMB_FIELD_RESTRICTION "=%s", item);
+	field_set(&iov[F_LAYER], &f[F_LAYER], UMB_FIELD_LAYER "=%u", e->layer);
+	field_set(&iov[F_OBJECT], &f[F_OBJECT], UMB_FIELD_OBJECT "=%s", object);
+	if (e->ino) {
+		field_set(&iov[n], &f[n], UMB_FIELD_INODE "=%u:%u/%llu", e->dev >> 20,
+			  e->dev & 0xfffff, (unsigned long long)e->ino);
+		n++;
+	} else if (e->target_pid) {
+		field_set(&iov[n], &f[n], UMB_FIELD_TARGET_PID "=%u", e->target_pid);
+		n++;
+	}
+	if (e->flags & UMB_EVENT_PERMISSIVE) {
+		field_set(&iov[n], &f[n], UMB_FIELD_PERMISSIVE "=1");
+		n++;
+	}
+	/* Without journald (the plain test VM) this fails at once; stderr had the line. */
+	(void)sd_journal_sendv(iov, (int)n);
 	return 0;
 }
 
 struct ring_buffer *events_open(int ringbuf_fd)
 {
-	return ring_buffer__new(ringbuf_fd, print_event, NULL, NULL);
+	return ring_buffer__new(ringbuf_fd, log_event, NULL, NULL);
 }
 
 void events_report_drops(int stats_fd)
@@ -139,10 +320,17 @@ void events_report_drops(int stats_fd)
 		for (int i = 0; i < ncpus; i++)
 			total += values[i];
 		if (total > reported) {
-			fprintf(stderr,
-				SD_WARNING "umbrellad: %llu denial records dropped (ring buffer "
-					   "full)\n",
-				(unsigned long long)(total - reported));
+			unsigned long long n = total - reported;
+
+			(void)sd_journal_send(
+				"MESSAGE=%llu denial records dropped (ring buffer full)", n,
+				"MESSAGE_ID=" UMB_MESSAGE_DROPPED, "PRIORITY=%d", LOG_WARNING,
+				"SYSLOG_IDENTIFIER=umbrellad", UMB_FIELD_DROPPED "=%llu", n, NULL);
+			if (log_to_stderr())
+				fprintf(stderr,
+					SD_WARNING "umbrellad: %llu denial records dropped (ring "
+						   "buffer full)\n",
+					n);
 			reported = total;
 		}
 	}

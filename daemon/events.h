@@ -3,6 +3,7 @@
 #ifndef UMBRELLA_EVENTS_H
 #define UMBRELLA_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <umbrella/bpf-abi.h>
@@ -17,6 +18,18 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size);
 
 /* The name of @hook ("file_open", ...), or "unknown". */
 const char *event_hook_name(__u32 hook);
+
+/*
+ * At most @burst denials are logged per @interval_sec seconds; the rest are counted and
+ * summed up in one message when the interval ends. 0 for either turns the limit off.
+ */
+void events_set_rate_limit(unsigned int burst, unsigned int interval_sec);
+
+/*
+ * Logs "N denials suppressed" once the interval that suppressed them has ended, or at
+ * once with @now (before exiting). Called on every tick of the daemon's loop.
+ */
+void events_flush_suppressed(bool now);
 
 /* Logs records dropped since the last call (umb_stats), so no drop goes unnoticed. */
 void events_report_drops(int stats_fd);

@@ -10,15 +10,20 @@
  *     there later or put there by rename), with UMB_FS_HAS_NAMES set on the parent.
  *     PATH need not exist, but its parent must.
  * Installing is all or nothing: on any failure the entries already written are taken
- * back, and the error names the item.
+ * back, and the error names the item. Beside the layer goes its description
+ * (umb_layer_desc: the text, who asked and when), since umbrella-cli cannot turn inode
+ * keys back into paths.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -211,6 +216,81 @@ static int install_fs(struct install *in, const struct umb_item *item, char **re
 	return rule_add(in, in->maps->fs_names, &name_key, sizeof(name_key), item->fs_access, 0);
 }
 
+/* Is the comma at @text[@i] a separator, not an escaped comma inside a path? */
+static bool is_separator(const char *text, size_t i)
+{
+	size_t backslashes = 0;
+
+	while (i > backslashes && text[i - 1 - backslashes] == '\\')
+		backslashes++;
+	return text[i] == ',' && backslashes % 2 == 0;
+}
+
+/* Copies the text of @r into @desc, cut after the last whole item that fits. */
+static int describe_text(struct umb_layer_desc *desc, const struct umb_restrictions *r)
+{
+	char *text = NULL;
+	size_t len;
+
+	if (umb_restrictions__format(r, &text) < 0)
+		return -ENOMEM;
+	len = strlen(text);
+	if (len >= sizeof(desc->text)) {
+		desc->flags |= UMB_DESC_TEXT_TRUNCATED;
+		len = sizeof(desc->text) - 1;
+		while (len > 0 && !is_separator(text, len))
+			len--;
+	}
+	memcpy(desc->text, text, len);
+	free(text);
+	return 0;
+}
+
+/* Who asked for the layer, as far as /proc still tells: best effort, the creator may
+ * be gone (a signed binary's exec), and the layer is no less valid for it. */
+static void describe_creator(struct umb_layer_desc *desc, uint32_t pid)
+{
+	char path[64];
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(desc->creator_comm, sizeof(desc->creator_comm), f))
+			desc->creator_comm[strcspn(desc->creator_comm, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	n = readlink(path, desc->origin_path, sizeof(desc->origin_path) - 1);
+	if (n == (ssize_t)sizeof(desc->origin_path) - 1)
+		desc->flags |= UMB_DESC_ORIGIN_TRUNCATED; /* readlink() does not say */
+	if (n < 0)
+		desc->origin_path[0] = '\0';
+}
+
+/* Writes the description of layer @id, before the layer: a reader that finds the layer
+ * finds its description. */
+static int describe(const struct layer_maps *maps, uint32_t id, const struct umb_restrictions *r,
+		    uint32_t creator_pid, uint32_t origin)
+{
+	struct umb_layer_desc desc = { .creator_pid = creator_pid, .origin = origin };
+	struct timespec now;
+	int ret;
+
+	if (maps->layer_desc <= 0)
+		return 0;
+	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
+		desc.created_ns = (uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec;
+	describe_creator(&desc, creator_pid);
+	ret = describe_text(&desc, r);
+	if (ret < 0)
+		return ret;
+	if (bpf_map_update_elem(maps->layer_desc, &id, &desc, BPF_NOEXIST) < 0)
+		return errno == E2BIG || errno == ENOMEM ? -E2BIG : -errno;
+	return 0;
+}
+
 int layer_install(const struct layer_maps *maps, uint32_t id, const struct umb_restrictions *r,
 		  uint32_t creator_pid, uint32_t origin, char **ret_error)
 {
@@ -251,11 +331,21 @@ int layer_install(const struct layer_maps *maps, uint32_t id, const struct umb_r
 			goto out_rollback;
 	}
 
+	ret = describe(maps, id, r, creator_pid, origin);
+	if (ret < 0) {
+		if (ret_error)
+			(void)asprintf(ret_error, "cannot describe layer %u: %s", id,
+				       ret == -E2BIG ? "the description map is full" :
+						       strerror(-ret));
+		goto out_rollback;
+	}
 	if (bpf_map_update_elem(maps->layers, &id, &layer, BPF_NOEXIST) < 0) {
 		ret = errno == E2BIG || errno == ENOMEM ? -E2BIG : -errno;
 		if (ret_error)
 			(void)asprintf(ret_error, "cannot add layer %u: %s", id,
 				       ret == -E2BIG ? "the layer map is full" : strerror(-ret));
+		if (maps->layer_desc > 0)
+			(void)bpf_map_delete_elem(maps->layer_desc, &id);
 		goto out_rollback;
 	}
 	free(in.written);

@@ -13,11 +13,13 @@ struct layer_maps {
 	int layers;	/* umb_layers */
 	int fs_inodes;	/* umb_fs_inodes */
 	int fs_names;	/* umb_fs_names */
+	int layer_desc; /* umb_layer_desc, for umbrella-cli; 0: not written (tests) */
 };
 
 /*
  * layer_install() - write the layer @id made of @r into the maps
- * @creator_pid, @origin: provenance, kept in struct umb_layer
+ * @creator_pid, @origin: provenance, kept in struct umb_layer and, with the text of @r,
+ *                        in struct umb_layer_desc (when @maps has layer_desc)
  * @ret_error: if not NULL, on failure a malloc'd message naming the item and why
  *
  * All or nothing. Return: 0, -EEXIST if @id is taken, -E2BIG if a map is full,

@@ -14,12 +14,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -31,6 +33,7 @@
 
 #define LINKS_DIR "links"
 #define META_NAME "umb_meta"
+#define CTL_NAME "umb_ctl"
 /* bpffs refuses names with a dot; no program name has a dash. */
 #define NEW_PREFIX "new-"
 
@@ -82,6 +85,97 @@ static int dir_is_empty(int fd)
 	}
 	closedir(d);
 	return r;
+}
+
+/* umb_ctl.daemon_tgid of the state pinned in @dir (read-only, as anyone may), or 0. */
+static __u32 pinned_daemon(const char *dir)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
+	struct umb_ctl ctl = {};
+	char path[PATH_MAX];
+	__u32 zero = 0;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/" CTL_NAME, dir) >= (int)sizeof(path))
+		return 0;
+	fd = bpf_obj_get_opts(path, &opts);
+	if (fd < 0)
+		return 0;
+	if (bpf_map_lookup_elem(fd, &zero, &ctl) < 0)
+		ctl.daemon_tgid = 0;
+	close(fd);
+	return ctl.daemon_tgid;
+}
+
+/* Whether process @pid is an umbrellad (also one that has exited, not yet reaped). */
+static bool is_umbrellad(__u32 pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strcmp(comm, "umbrellad\n");
+}
+
+/*
+ * Waits until no other umbrellad is registered in the state pinned in @dir (we hold the
+ * directory's lock: any registered one has exited). The BPF side clears the
+ * registration when the last of the process is freed, an RCU grace period after it
+ * was reaped; one that is not reaped yet (a zombie) keeps its objects protected.
+ * A registration left by an umbrellad whose programs never attached has nobody to
+ * clear it, and protects nothing: it is ignored once its process is gone.
+ * Return: 0, or -EBUSY (logged) when an umbrellad is still registered.
+ */
+static int wait_daemon_gone(const char *dir)
+{
+	__u32 pid = 0;
+
+	for (int i = 0; i < 50; i++) {
+		pid = pinned_daemon(dir);
+		if (!pid || pid == (__u32)getpid())
+			return 0;
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH && i >= 10)
+			return 0;
+		if (kill((pid_t)pid, 0) == 0 && !is_umbrellad(pid))
+			return 0; /* the pid was reused since */
+		usleep(100 * 1000);
+	}
+	fprintf(stderr,
+		SD_ERR "umbrellad: another umbrellad (pid %u) holds the objects pinned in '%s' "
+		       "(it has exited but was not reaped yet?)\n",
+		pid, dir);
+	return -EBUSY;
+}
+
+int pin_identify(const struct pin *p, struct umb_ctl *ctl)
+{
+	struct stat st;
+
+	if (fstat(p->dir_fd, &st) < 0)
+		return -errno;
+	/* The kernel's dev_t of the super block (MKDEV), not user space's encoding. */
+	ctl->pin_dev = (__u32)(major(st.st_dev) << 20 | minor(st.st_dev));
+	ctl->pin_ino = st.st_ino;
+	return 0;
+}
+
+void pin_release(int ctl_fd)
+{
+	struct umb_ctl ctl;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(ctl_fd, &zero, &ctl) < 0 || ctl.daemon_tgid != (__u32)getpid())
+		return;
+	ctl.daemon_tgid = 0;
+	if (bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY) < 0)
+		fprintf(stderr, SD_WARNING "umbrellad: Failed to unregister from umb_ctl: %s\n",
+			strerror(errno));
 }
 
 /* Creates umb_meta for this ABI and pins it: the first thing in a new pin directory. */
@@ -184,8 +278,19 @@ int pin_open(const char *dir, struct pin *p)
 	}
 	if (flock(p->dir_fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		fprintf(stderr, SD_ERR "umbrellad: Failed to lock pin directory '%s': %s\n", dir,
-			r == -EBUSY ? "another umbrellad is using it" : strerror(-r));
+		if (r == -EBUSY)
+			fprintf(stderr,
+				SD_ERR "umbrellad: Failed to lock pin directory '%s': another "
+				       "umbrellad is using it (pid %u holds its maps and links)\n",
+				dir, pinned_daemon(dir));
+		else
+			fprintf(stderr, SD_ERR "umbrellad: Failed to lock pin directory '%s': %s\n",
+				dir, strerror(-r));
+		pin_close(p);
+		return r;
+	}
+	r = wait_daemon_gone(dir);
+	if (r < 0) {
 		pin_close(p);
 		return r;
 	}
@@ -503,8 +608,19 @@ int pin_reset(const char *dir)
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		fprintf(stderr, SD_ERR "umbrellad: Failed to lock '%s': %s\n", dir,
-			r == -EBUSY ? "an umbrellad is using it; stop it first" : strerror(-r));
+		if (r == -EBUSY)
+			fprintf(stderr,
+				SD_ERR "umbrellad: Failed to lock '%s': an umbrellad (pid %u) is "
+				       "using it; stop it first\n",
+				dir, pinned_daemon(dir));
+		else
+			fprintf(stderr, SD_ERR "umbrellad: Failed to lock '%s': %s\n", dir,
+				strerror(-r));
+		close(fd);
+		return r;
+	}
+	r = wait_daemon_gone(dir);
+	if (r < 0) {
 		close(fd);
 		return r;
 	}

@@ -124,6 +124,15 @@ static void handle_arm(struct server *s, int fd, const struct ucred *peer,
 	ret = text[0] ? umb_restrictions__parse(r, text, &error) : 0;
 	if (ret < 0)
 		goto out;
+	/* umbrella.conf's limit, before a layer id is spent on the request. */
+	if (s->max_rules && umb_restrictions__count(r) > s->max_rules) {
+		ret = -E2BIG;
+		if (asprintf(&error, "%zu restrictions in one layer, more than the %u that "
+				     "umbrellad allows (max_rules_per_layer in umbrella.conf)",
+			     umb_restrictions__count(r), s->max_rules) < 0)
+			error = NULL;
+		goto out;
+	}
 	/* The id is spent before it is used: a restarted umbrellad never hands it out again. */
 	ret = pin_reserve_layer(s->pin, &id);
 	if (ret < 0)

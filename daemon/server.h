@@ -16,6 +16,7 @@ struct server {
 	int ctl_fd; /* umb_ctl */
 	struct pin *pin; /* umb_meta: layer ids, never reused, not even across restarts */
 	struct layer_maps maps;
+	unsigned int max_rules; /* umbrella.conf max_rules_per_layer; 0: no limit */
 	int clients[SERVER_MAX_CLIENTS];
 	size_t client_count;
 };

@@ -11,10 +11,13 @@
  * enforcing when umbrellad stops or dies, and the next umbrellad adopts them, attaching
  * its programs before it lets go of the old ones. Stopping umbrellad therefore does not
  * lift any restriction; `umbrellad --reset-pins` does.
+ * The configuration file (config.c) is read at start and again on SIGHUP (systemctl
+ * reload): a reload that finds an error keeps the configuration in force.
  * The journal, configuration and the signed-binary gate come with the issues that follow.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -34,6 +37,7 @@
 #include <umbrella/protocol.h>
 
 #include "bpf-open.h"
+#include "config.h"
 #include "events.h"
 #include "lsm-probe.h"
 #include "pin.h"
@@ -42,10 +46,19 @@
 
 /* EX_CONFIG: restarting cannot help (the unit's RestartPreventExitStatus=). */
 #define EXIT_PINS_INCOMPATIBLE 78
+/* The same status for a configuration file with an error (or unreadable): both need an
+ * administrator, and both leave the pinned programs as they were. */
+#define EXIT_BAD_CONFIG 78
 
 static const char *arg_socket = UMB_SOCKET_PATH;
 static const char *arg_pin_dir = PIN_DIR_DEFAULT;
 static bool arg_reset_pins;
+static const char *arg_config = CONFIG_PATH_DEFAULT;
+static bool arg_config_given;	/* --config: the file must exist */
+static bool arg_log_rate_limit; /* --log-rate-limit: overrides the configuration's */
+
+/* The configuration in force (config_apply()). */
+static struct config config;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
@@ -65,22 +78,28 @@ static void help(void)
 	       "                  (default " PIN_DIR_DEFAULT ")\n"
 	       "  --reset-pins    remove everything pinned in the pin directory and exit:\n"
 	       "                  detaches the programs and drops every restriction\n"
+	       "  --config FILE   read FILE (default " CONFIG_PATH_DEFAULT ", where a\n"
+	       "                  missing file means the defaults); SIGHUP reads it again\n"
 	       "  --help          show this help\n"
 	       "  --version       show the version\n\n"
 	       "Exit status: 0 after SIGTERM or SIGINT, 1 on failure, %d when the pin directory\n"
-	       "holds state of another ABI version (see --reset-pins).\n",
+	       "holds state of another ABI version (see --reset-pins) or the configuration\n"
+	       "file has an error (the message names its line).\n",
 	       EXIT_PINS_INCOMPATIBLE);
 }
 
 static int parse_argv(int argc, char *argv[])
 {
-	enum { ARG_SOCKET = 0x100, ARG_PIN_DIR, ARG_RESET_PINS };
+	enum { ARG_SOCKET = 0x100, ARG_PIN_DIR, ARG_RESET_PINS, ARG_LOG_RATE_LIMIT, ARG_CONFIG };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "socket", required_argument, NULL, ARG_SOCKET },
 		{ "pin-dir", required_argument, NULL, ARG_PIN_DIR },
 		{ "reset-pins", no_argument, NULL, ARG_RESET_PINS },
+		{ "config", required_argument, NULL, ARG_CONFIG },
+		/* Not in --help: for tests; wins over umbrella.conf's log_rate_limit. */
+		{ "log-rate-limit", required_argument, NULL, ARG_LOG_RATE_LIMIT },
 		{},
 	};
 	int c;
@@ -101,6 +120,24 @@ static int parse_argv(int argc, char *argv[])
 			break;
 		case ARG_RESET_PINS:
 			arg_reset_pins = true;
+			break;
+		case ARG_LOG_RATE_LIMIT: {
+			unsigned int burst, interval;
+			char end;
+
+			/* BURST/INTERVAL: at most BURST denials logged per INTERVAL seconds. */
+			if (sscanf(optarg, "%u/%u%c", &burst, &interval, &end) != 2) {
+				fprintf(stderr, SD_ERR "umbrellad: --log-rate-limit %s: expected "
+						       "BURST/SECONDS\n", optarg);
+				return -EINVAL;
+			}
+			events_set_rate_limit(burst, interval);
+			arg_log_rate_limit = true;
+			break;
+		}
+		case ARG_CONFIG:
+			arg_config = optarg;
+			arg_config_given = true;
 			break;
 		default:
 			return -EINVAL;
@@ -144,6 +181,12 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl) < 0)
 		ctl = (struct umb_ctl){};
 	ctl.daemon_tgid = (__u32)getpid();
+	/* From here on the programs keep everyone else out of our maps and pins. */
+	r = pin_identify(pin, &ctl);
+	if (r < 0)
+		goto fail_destroy;
+	/* Before our programs attach: an adopted state runs with our mode from here on. */
+	ctl.flags = config.permissive ? UMB_CTL_PERMISSIVE : 0;
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl, BPF_ANY) < 0) {
 		r = -errno;
 		goto fail_destroy;
@@ -194,7 +237,77 @@ static uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-/* Serves until SIGTERM or SIGINT arrives on @signal_fd. */
+/* The first word of the unit's status text. */
+static const char *mode_status(void)
+{
+	return config.permissive ? "Permissive" : "Enforcing";
+}
+
+/*
+ * Makes @c the configuration in force: the mode in umb_ctl (which every program reads
+ * on its deny path), the layer size limit of the server @s and the log rate limit.
+ * Nothing changes when it fails.
+ */
+static int config_apply(const struct config *c, struct server *s)
+{
+	struct umb_ctl ctl;
+	__u32 zero = 0;
+	char summary[160];
+
+	/* Read, modify, write: the other fields are the server's and bpf_start()'s, and
+	 * all of them are written from this one thread. */
+	if (bpf_map_lookup_elem(s->ctl_fd, &zero, &ctl) < 0)
+		return -errno;
+	ctl.flags = c->permissive ? UMB_CTL_PERMISSIVE : 0;
+	if (bpf_map_update_elem(s->ctl_fd, &zero, &ctl, BPF_ANY) < 0)
+		return -errno;
+	s->max_rules = c->max_rules_per_layer;
+	if (!arg_log_rate_limit)
+		events_set_rate_limit(c->log_burst, c->log_interval_sec);
+	config = *c;
+	fprintf(stderr, SD_INFO "umbrellad: configuration: %s%s\n",
+		config_summary(c, summary, sizeof(summary)),
+		c->permissive ? " (denials are logged, not enforced)" : "");
+	return 0;
+}
+
+/*
+ * SIGHUP (systemctl reload): reads the configuration file again and applies it, or on
+ * any error logs it, naming the file and line, and keeps the configuration in force.
+ * Tells systemd around it (sd_notify(3): RELOADING=1 with MONOTONIC_USEC=, then READY=1).
+ */
+static void reload(struct server *s)
+{
+	char *error = NULL, status[512];
+	struct config c;
+	int r;
+
+	snprintf(status, sizeof(status), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, now_usec());
+	(void)sd_notify(0, status);
+	fprintf(stderr, SD_INFO "umbrellad: reloading the configuration from %s\n", arg_config);
+	r = config_load(arg_config, arg_config_given, &c, &error);
+	if (r == 1)
+		fprintf(stderr, SD_INFO "umbrellad: no %s: using the defaults\n", arg_config);
+	if (r >= 0)
+		r = config_apply(&c, s);
+	if (r < 0) {
+		if (!error && asprintf(&error, "Failed to apply the configuration: %s",
+				       strerror(-r)) < 0)
+			error = NULL;
+		fprintf(stderr, SD_ERR "umbrellad: %s; keeping the configuration in force\n",
+			error ? error : strerror(-r));
+		snprintf(status, sizeof(status),
+			 "READY=1\nSTATUS=%s (reload failed, kept the configuration in force: %s)",
+			 mode_status(), error ? error : strerror(-r));
+	} else {
+		snprintf(status, sizeof(status), "READY=1\nSTATUS=%s (configuration reloaded)",
+			 mode_status());
+	}
+	(void)sd_notify(0, status);
+	free(error);
+}
+
+/* Serves until SIGTERM or SIGINT arrives on @signal_fd; reloads on SIGHUP. */
 static int run(struct server *s, struct ring_buffer *events, int stats_fd, int signal_fd)
 {
 	uint64_t watchdog_usec = 0;
@@ -230,13 +343,18 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 			struct signalfd_siginfo si;
 
 			if (read(signal_fd, &si, sizeof(si)) == sizeof(si)) {
-				fprintf(stderr, SD_INFO "umbrellad: %s, stopping\n",
-					strsignal((int)si.ssi_signo));
-				return 0;
+				if (si.ssi_signo == SIGHUP) {
+					reload(s);
+				} else {
+					fprintf(stderr, SD_INFO "umbrellad: %s, stopping\n",
+						strsignal((int)si.ssi_signo));
+					return 0;
+				}
 			}
 		}
 		(void)ring_buffer__consume(events);
 		events_report_drops(stats_fd);
+		events_flush_suppressed(false);
 		/* Clients first (their fds are in the set we polled), then new ones. */
 		for (size_t i = 3; i < n; i++) {
 			if (fds[i].revents)
@@ -253,7 +371,7 @@ int main(int argc, char *argv[])
 	struct ring_buffer *events = NULL;
 	struct server server = {};
 	struct pin pin = { .dir_fd = -1, .meta_fd = -1 };
-	char status[256];
+	char status[256], *config_error = NULL;
 	sigset_t stop_signals;
 	int r, signal_fd = -1;
 
@@ -266,6 +384,16 @@ int main(int argc, char *argv[])
 	if (arg_reset_pins)
 		return pin_reset(arg_pin_dir) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
+	/* Before anything is loaded: a bad file changes nothing, pinned or not. */
+	r = config_load(arg_config, arg_config_given, &config, &config_error);
+	if (r < 0) {
+		fprintf(stderr, SD_ERR "umbrellad: %s\n", config_error ? config_error : strerror(-r));
+		free(config_error);
+		return EXIT_BAD_CONFIG;
+	}
+	if (r == 1)
+		fprintf(stderr, SD_INFO "umbrellad: no %s: using the defaults\n", arg_config);
+
 	r = lsm_probe_bpf_active();
 	if (r < 0) {
 		fprintf(stderr, SD_ERR "umbrellad: %s\n", lsm_probe_hint(r));
@@ -275,6 +403,7 @@ int main(int argc, char *argv[])
 	sigemptyset(&stop_signals);
 	sigaddset(&stop_signals, SIGTERM);
 	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGHUP); /* not a stop: run() reloads the configuration */
 	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
 	signal_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
 	if (signal_fd < 0) {
@@ -306,8 +435,15 @@ int main(int argc, char *argv[])
 			.layers = bpf_map__fd(skel->maps.umb_layers),
 			.fs_inodes = bpf_map__fd(skel->maps.umb_fs_inodes),
 			.fs_names = bpf_map__fd(skel->maps.umb_fs_names),
+			.layer_desc = bpf_map__fd(skel->maps.umb_layer_desc),
 		},
 	};
+	r = config_apply(&config, &server);
+	if (r < 0) {
+		fprintf(stderr, SD_ERR "umbrellad: Failed to apply the configuration: %s\n",
+			strerror(-r));
+		goto out;
+	}
 	server.listen_fd = server_listen(arg_socket);
 	if (server.listen_fd < 0) {
 		r = server.listen_fd;
@@ -317,13 +453,14 @@ int main(int argc, char *argv[])
 	}
 
 	fprintf(stderr, SD_INFO "umbrellad: programs attached, listening on %s\n", arg_socket);
-	snprintf(status, sizeof(status), "READY=1\nSTATUS=Enforcing (%s %s)",
+	snprintf(status, sizeof(status), "READY=1\nSTATUS=%s (%s %s)", mode_status(),
 		 pin.adopted ? "adopted the state pinned in" : "new state pinned in", pin.dir);
 	(void)sd_notify(0, status);
 
 	r = run(&server, events, bpf_map__fd(skel->maps.umb_stats), signal_fd);
 	(void)sd_notify(0, "STOPPING=1");
 	(void)ring_buffer__consume(events);
+	events_flush_suppressed(true);
 
 out:
 	for (size_t i = 0; i < server.client_count; i++)
@@ -338,6 +475,8 @@ out:
 			SD_INFO "umbrellad: the programs stay attached through the links pinned in "
 				"%s\n",
 			pin.dir);
+	if (skel) /* the next umbrellad, or --reset-pins, may take over */
+		pin_release(bpf_map__fd(skel->maps.umb_ctl));
 	umbrella_bpf__destroy(skel); /* closes our fds: the pinned links and maps stay */
 	pin_close(&pin);
 	close(signal_fd);

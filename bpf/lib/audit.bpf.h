@@ -14,14 +14,30 @@ static __always_inline void umb_stat_inc(__u32 stat)
 }
 
 /*
+ * umb_deny_flags() - the flags of a denial's record (struct umb_event.flags)
+ *
+ * UMB_EVENT_PERMISSIVE when umbrellad's configuration says "mode = permissive": the
+ * denial is recorded and the hook allows the access all the same. Read only once a hook
+ * has decided to deny, so that allowed accesses and unrestricted tasks never pay for it;
+ * read once per denial, so that the record and the verdict agree across a reload.
+ */
+static __always_inline __u32 umb_deny_flags(void)
+{
+	const struct umb_ctl *ctl = umb_ctl_get();
+
+	return ctl && (ctl->flags & UMB_CTL_PERMISSIVE) ? UMB_EVENT_PERMISSIVE : 0;
+}
+
+/*
  * umb_event_begin() - start the record of a denial
+ * @flags: UMB_EVENT_*, from umb_deny_flags() (0 for a denial enforced in any mode)
  *
  * Counts the denial and reserves its record with the common fields filled in. The
  * caller adds the object (path, inode, target) and calls umb_event_submit(). Returns
- * NULL when the ring buffer is full: the drop is counted, and the denial stands.
+ * NULL when the ring buffer is full: the drop is counted, and the verdict stands.
  */
 static __always_inline struct umb_event *umb_event_begin(__u32 hook, __u32 layer, __u32 item_kind,
-							 __u64 item)
+							 __u64 item, __u32 flags)
 {
 	struct umb_event *e;
 	__u64 pid_tgid;
@@ -41,7 +57,7 @@ static __always_inline struct umb_event *umb_event_begin(__u32 hook, __u32 layer
 	e->target_pid = 0;
 	e->item = item;
 	e->dev = 0;
-	e->__pad0 = 0;
+	e->flags = flags;
 	e->ino = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	e->path[0] = '\0';
@@ -54,17 +70,44 @@ static __always_inline void umb_event_submit(struct umb_event *e)
 		bpf_ringbuf_submit(e, 0);
 }
 
-/* Records a denial that has no object beyond its item (and maybe a target task), and
- * returns the hook's verdict: -EPERM. */
-static __always_inline int umb_deny(__u32 hook, __u32 layer, __u32 item_kind, __u64 item,
-				    __u32 target_pid)
+/* Records a denial that has no object beyond its item (and maybe a target task) with
+ * @flags, and returns the hook's verdict: -EPERM, or 0 with UMB_EVENT_PERMISSIVE. */
+static __always_inline int umb_deny_flagged(__u32 hook, __u32 layer, __u32 item_kind,
+					    __u64 item, __u32 target_pid, __u32 flags)
 {
-	struct umb_event *e = umb_event_begin(hook, layer, item_kind, item);
+	struct umb_event *e = umb_event_begin(hook, layer, item_kind, item, flags);
 
 	if (e)
 		e->target_pid = target_pid;
 	umb_event_submit(e);
-	return -EPERM;
+	return umb_verdict(!(flags & UMB_EVENT_PERMISSIVE));
+}
+
+/* A denial by a restriction: enforced, or in permissive mode only recorded. */
+static __always_inline int umb_deny(__u32 hook, __u32 layer, __u32 item_kind, __u64 item,
+				    __u32 target_pid)
+{
+	return umb_deny_flagged(hook, layer, item_kind, item, target_pid, umb_deny_flags());
+}
+
+/*
+ * umb_deny_strict() - a denial that protects Umbrella itself: enforced in permissive
+ * mode too. Permissive mode is for trying restrictions out, not for lifting them:
+ * a restricted task that could use bpf() or signal or trace umbrellad could remove
+ * its own layers (or every task's), and nothing it did under them could be trusted
+ * again once "mode = enforcing" came back.
+ */
+static __always_inline int umb_deny_strict(__u32 hook, __u32 layer, __u32 item_kind, __u64 item,
+					   __u32 target_pid)
+{
+	return umb_deny_flagged(hook, layer, item_kind, item, target_pid, 0);
+}
+
+/* A denial the kernel does not log either (a quiet capability probe): no record, the
+ * verdict of umb_deny(). */
+static __always_inline int umb_deny_quiet(void)
+{
+	return umb_verdict(!(umb_deny_flags() & UMB_EVENT_PERMISSIVE));
 }
 
 #endif /* UMBRELLA_AUDIT_BPF_H */

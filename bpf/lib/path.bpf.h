@@ -284,13 +284,14 @@ static __always_inline int umb_fs_verdict(__u64 denied)
 	return 0;
 }
 
-/* Starts the record of the denial the walk @w found on @dentry (NULL when the ring
- * buffer is full); the caller adds the path and submits. The inode recorded is the
- * object's, or for a name not yet created its directory's. */
+/* Starts the record, with @flags (umb_deny_flags()), of the denial the walk @w found on
+ * @dentry (NULL when the ring buffer is full); the caller adds the path and submits.
+ * The inode recorded is the object's, or for a name not yet created its directory's. */
 static __always_inline struct umb_event *umb_fs_event(const struct umb_walk *w, __u32 hook,
-						      const struct dentry *dentry)
+						      const struct dentry *dentry, __u32 flags)
 {
-	struct umb_event *e = umb_event_begin(hook, w->deny_layer, UMB_ITEM_FS, w->deny_access);
+	struct umb_event *e = umb_event_begin(hook, w->deny_layer, UMB_ITEM_FS, w->deny_access,
+					      flags);
 	struct inode *inode;
 
 	if (e) {
@@ -308,7 +309,7 @@ static __always_inline struct umb_event *umb_fs_event(const struct umb_walk *w, 
  *
  * Walks, and on denial records the event with the dentry's own name as its path (the
  * full path is only cheap where bpf_d_path() is allowed: see file_open). Returns the
- * hook's verdict: 0 or -EACCES.
+ * hook's verdict: 0 or -EACCES (0 in permissive mode: the denial is only recorded).
  */
 static __always_inline int umb_fs_check(const struct umb_task_state *state, __u32 requested,
 					const struct dentry *dentry,
@@ -316,15 +317,17 @@ static __always_inline int umb_fs_check(const struct umb_task_state *state, __u3
 {
 	struct umb_walk w;
 	struct umb_event *e;
+	__u32 flags;
 
 	if (!umb_fs_walk(state, requested, dentry, mnt, &w))
 		return umb_fs_verdict(0);
-	e = umb_fs_event(&w, hook, dentry);
+	flags = umb_deny_flags();
+	e = umb_fs_event(&w, hook, dentry, flags);
 	if (e)
 		bpf_probe_read_kernel_str(e->path, sizeof(e->path),
 					  BPF_CORE_READ(dentry, d_name.name));
 	umb_event_submit(e);
-	return umb_fs_verdict(1);
+	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }
 
 #endif /* UMBRELLA_PATH_BPF_H */

@@ -10,7 +10,7 @@
 /* Bumped on any change to a struct, value or map layout below. umbrellad checks it
  * against the pinned objects it finds before adopting them (struct umb_meta).
  * 1: never pinned. 2: pinned under the pin directory, with umb_meta. 3: umb_ctl grew
- * the configuration flags and the pin directory's identity. */
+ * the configuration flags and the pin directory's identity; umb_layer_desc. */
 #define UMB_ABI_VERSION 3
 
 /* A task carries at most this many layers, as Landlock does. */
@@ -240,6 +240,8 @@ enum umb_hook {
 	UMB_HOOK_TASK_FIX_SETID,
 	UMB_HOOK_CAPABLE,
 	UMB_HOOK_BPF,
+	UMB_HOOK_BPF_MAP,  /* self-protection: a writable fd of one of Umbrella's maps */
+	UMB_HOOK_BPF_PROG, /* self-protection: a new program using Umbrella's maps */
 	UMB_HOOK_MAX,
 };
 
@@ -249,6 +251,9 @@ enum umb_item_kind {
 	UMB_ITEM_CAP = 2,	 /* a capability restriction; item: its UMB_CR_* bit */
 	UMB_ITEM_NET_FAMILY = 3, /* net:FAMILY; item: the address family */
 	UMB_ITEM_LINUX_CAP = 4,	 /* cap:NAME; item: the capability number */
+	/* Self-protection (no layer): Umbrella's own maps, programs, links or pins, while
+	 * umbrellad is up. item: the map's or program's id; 0 for a pin (dev, ino, path). */
+	UMB_ITEM_SELF = 5,
 };
 
 #define UMB_EVENT_PATH_MAX 256
@@ -256,7 +261,7 @@ enum umb_item_kind {
 
 /*
  * A denial, sent on the ring buffer umb_events. Producer: every enforcement hook
- * (bpf/lib/audit.bpf.h). Consumer: umbrellad, which prints (later: journals) it.
+ * (bpf/lib/audit.bpf.h). Consumer: umbrellad, which logs it to the journal.
  * Records that do not fit are counted in umb_stats[UMB_STAT_EVENTS_DROPPED].
  */
 struct umb_event {
@@ -268,7 +273,7 @@ struct umb_event {
 	__u32 target_pid; /* signal and ptrace: the target; 0 otherwise */
 	__u64 item;	  /* see enum umb_item_kind */
 	__u32 dev;	  /* fs: the object's inode (kernel dev_t), 0 otherwise */
-	__u32 __pad0;
+	__u32 flags;	  /* UMB_EVENT_* */
 	__u64 ino;
 	char comm[UMB_COMM_LEN];
 	char path[UMB_EVENT_PATH_MAX]; /* fs: the object's path, as far as known */
@@ -276,11 +281,54 @@ struct umb_event {
 
 _Static_assert(sizeof(struct umb_event) == 320, "struct umb_event is ABI");
 
+/* umb_event.flags */
+enum umb_event_flags {
+	/* umb_ctl had UMB_CTL_PERMISSIVE: the access was allowed, the record says what
+	 * enforcing would have denied. */
+	UMB_EVENT_PERMISSIVE = 1 << 0,
+};
+
 /* Indexes of the per-CPU counter array umb_stats. */
 enum umb_stat {
 	UMB_STAT_EVENTS_DROPPED = 0, /* denials that found the ring buffer full */
 	UMB_STAT_DENIALS = 1,	     /* all denials */
 	UMB_STAT_MAX,
 };
+
+#define UMB_DESC_PATH_MAX 256
+#define UMB_DESC_TEXT_MAX 2048
+#define UMB_DESC_KEY_ID_LEN 32
+
+/* umb_layer_desc.flags */
+enum umb_layer_desc_flags {
+	UMB_DESC_TEXT_TRUNCATED = 1 << 0,   /* text holds only the first items */
+	UMB_DESC_ORIGIN_TRUNCATED = 1 << 1, /* origin_path was cut short */
+};
+
+/*
+ * Value of the hash map umb_layer_desc, keyed by the __u32 layer id: a layer as an
+ * operator reads it. The maps that enforce keep fs rules by inode and name hash, from
+ * which no path can be recovered, so umbrellad records the text it installed.
+ * Producer: umbrellad, with the layer (layer-install.c). Consumer: umbrella-cli.
+ * The BPF programs never use it: it is a map only to be pinned with the others.
+ */
+struct umb_layer_desc {
+	__u64 created_ns;  /* CLOCK_REALTIME when umbrellad installed the layer */
+	__u32 creator_pid; /* the process that asked for the layer (umb_layer.creator_pid) */
+	__u32 origin;	   /* enum umb_layer_origin */
+	__u32 flags;	   /* UMB_DESC_* */
+	__u32 __pad0;	   /* must be zero */
+	/* UMB_ORIGIN_SIGNED_BINARY: the signing key's id (reserved, zero until signed
+	 * binaries land); zero otherwise. */
+	__u8 key_id[UMB_DESC_KEY_ID_LEN];
+	char creator_comm[UMB_COMM_LEN];
+	/* rfork, restrict_self: the creator's executable; signed binary: the binary */
+	char origin_path[UMB_DESC_PATH_MAX];
+	/* the restrictions in the text form, as umb_restrictions__format() writes them;
+	 * with UMB_DESC_TEXT_TRUNCATED, cut after the last whole item that fitted */
+	char text[UMB_DESC_TEXT_MAX];
+};
+
+_Static_assert(sizeof(struct umb_layer_desc) == 2376, "struct umb_layer_desc is ABI");
 
 #endif /* UMBRELLA_BPF_ABI_H */

@@ -61,11 +61,12 @@ all_denied_since() {
 	[ -n "$lines" ] && ! printf '%s\n' "$lines" | grep -qv '^denied$'
 }
 loop_lines() { wc -l <"$tmp/loop.log"; }
+# umb_ctl.daemon_tgid of a running umbrellad. Through umbrella-cli, which opens the pins
+# read-only: while umbrellad is up nobody else gets a writable fd of its maps, and
+# bpftool 7.5 asks for one even to read a pin.
 ctl_daemon_tgid() {
-	bpftool -j map lookup pinned "$pin/umb_ctl" key 0 0 0 0 | python3 -c '
-import json, sys
-v = json.load(sys.stdin)["value"]
-print(int.from_bytes(bytes(int(b, 16) for b in v[:4]), "little"))'
+	"$cli" -j --pin-dir "$pin" status |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["umbrellad"]["pid"])'
 }
 
 "$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null

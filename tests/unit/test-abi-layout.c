@@ -41,13 +41,24 @@ int main(void)
 	TAP_OFFSET(struct umb_name_key, name_hash, 16);
 	TAP_EQ(sizeof(struct umb_arm), 16, "struct umb_arm is 16 bytes");
 	TAP_OFFSET(struct umb_arm, state, 12);
-	TAP_EQ(sizeof(struct umb_ctl), 8, "struct umb_ctl is 8 bytes");
+	TAP_EQ(sizeof(struct umb_ctl), 24, "struct umb_ctl is 24 bytes");
+	TAP_OFFSET(struct umb_ctl, arm_count, 4);
+	TAP_OFFSET(struct umb_ctl, flags, 8);
+	TAP_OFFSET(struct umb_ctl, pin_ino, 16);
 	TAP_EQ(sizeof(struct umb_meta), 8, "struct umb_meta is 8 bytes");
 	TAP_OFFSET(struct umb_meta, abi_version, 0);
 	TAP_OFFSET(struct umb_meta, next_layer, 4);
+	TAP_EQ(sizeof(struct umb_layer_desc), 2376, "struct umb_layer_desc is 2376 bytes");
+	TAP_OFFSET(struct umb_layer_desc, creator_pid, 8);
+	TAP_OFFSET(struct umb_layer_desc, flags, 16);
+	TAP_OFFSET(struct umb_layer_desc, key_id, 24);
+	TAP_OFFSET(struct umb_layer_desc, creator_comm, 56);
+	TAP_OFFSET(struct umb_layer_desc, origin_path, 72);
+	TAP_OFFSET(struct umb_layer_desc, text, 328);
 
 	TAP_EQ(sizeof(struct umb_event), 320, "struct umb_event is 320 bytes");
 	TAP_OFFSET(struct umb_event, item, 24);
+	TAP_OFFSET(struct umb_event, flags, 36);
 	TAP_OFFSET(struct umb_event, ino, 40);
 	TAP_OFFSET(struct umb_event, comm, 48);
 	TAP_OFFSET(struct umb_event, path, 64);

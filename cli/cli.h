@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrella-cli - what every command shares: exit codes, global options, messages */
+#ifndef UMBRELLA_CLI_H
+#define UMBRELLA_CLI_H
+
+#include <stdbool.h>
+
+#include "json-writer.h"
+
+/* Exit codes, listed by "umbrella-cli help". "run" exits with the command's status. */
+enum {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1,	      /* the command failed */
+	EXIT_USAGE = 2,	      /* the command line is wrong */
+	EXIT_NOT_RUNNING = 3, /* status: umbrellad is not running or no program is attached */
+	EXIT_NOT_FOUND = 4,   /* task show, layer show: no such process or layer */
+	EXIT_NO_EXEC = 127,   /* run: CMD could not be started (as the shell does) */
+};
+
+extern bool arg_json;		/* -j, --json: JSON on stdout */
+extern bool arg_pretty;		/* -p, --pretty: indented JSON (implies --json) */
+extern const char *arg_pin_dir; /* --pin-dir DIR: where umbrellad pins (for tests) */
+
+/* Prints "umbrella-cli: MESSAGE" on stderr: every error is one such line. */
+void __attribute__((format(printf, 1, 2))) cli_error(const char *fmt, ...);
+
+/* A JSON writer on stdout, indented with --pretty. NULL after printing the error. */
+json_writer_t *cli_json_new(void);
+
+#endif /* UMBRELLA_CLI_H */

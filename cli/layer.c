@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrella-cli layer - the layers in umb_layers, with their provenance.
+ *
+ * What a layer denies is kept twice. umb_layers holds what the hooks test: bit sets,
+ * and only a count of fs rules, since umb_fs_inodes and umb_fs_names are keyed by inode
+ * and name hash, from which no path comes back. umb_layer_desc holds the text umbrellad
+ * installed, and who asked for it and when: that is what this file prints. A layer
+ * without a description (one a test harness installed) is shown from its bits, its fs
+ * rules as a count.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <bpf/bpf.h>
+#include <umbrella/umbrella.h>
+
+#include "cli.h"
+#include "layer.h"
+
+/* A layer and, when umbrellad recorded one, its description. */
+struct layer_view {
+	__u32 id;
+	struct umb_layer layer;
+	struct umb_layer_desc desc;
+	bool described;
+	struct umb_restrictions *items; /* from desc.text, else from the bits */
+};
+
+static const char *origin_name(__u32 origin)
+{
+	switch (origin) {
+	case UMB_ORIGIN_RFORK:
+		return "rfork";
+	case UMB_ORIGIN_RESTRICT_SELF:
+		return "restrict-self";
+	case UMB_ORIGIN_SIGNED_BINARY:
+		return "signed-binary";
+	default:
+		return "unknown";
+	}
+}
+
+/* The items a layer's bits stand for (fs rules are only a count there). */
+static int items_from_bits(struct umb_restrictions *r, const struct umb_layer *l)
+{
+	int ret = 0;
+
+	for (int bit = 0; bit < 64 && ret == 0; bit++) {
+		if (l->denied_caps & 1ULL << bit)
+			ret = umb_restrictions__add_cap(r, 1ULL << bit);
+		if (ret == 0 && l->denied_families & 1ULL << bit)
+			ret = umb_restrictions__add_net_family(r, bit);
+		if (ret == 0 && l->denied_capabilities & 1ULL << bit)
+			ret = umb_restrictions__add_linux_cap(r, bit);
+	}
+	return ret;
+}
+
+/* Loads layer @id. Return: 0, -ENOENT, or -errno after printing it. */
+static int layer_load(const struct pinned_maps *m, __u32 id, struct layer_view *v)
+{
+	int r;
+
+	*v = (struct layer_view){ .id = id };
+	if (bpf_map_lookup_elem(m->layers, &id, &v->layer) < 0) {
+		r = -errno;
+		if (r != -ENOENT)
+			cli_error("layer %u: %s", id, strerror(-r));
+		return r;
+	}
+	v->described = bpf_map_lookup_elem(m->layer_desc, &id, &v->desc) == 0;
+	v->desc.text[sizeof(v->desc.text) - 1] = '\0';
+	v->desc.creator_comm[sizeof(v->desc.creator_comm) - 1] = '\0';
+	v->desc.origin_path[sizeof(v->desc.origin_path) - 1] = '\0';
+
+	v->items = umb_restrictions__new();
+	if (!v->items) {
+		cli_error("layer %u: %s", id, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	if (v->described && v->desc.text[0]) {
+		char *error = NULL;
+
+		r = umb_restrictions__parse(v->items, v->desc.text, &error);
+		if (r < 0) {
+			/* Not our grammar (a newer umbrellad?): show the bits. */
+			free(error);
+			v->described = false;
+		}
+	}
+	if (!v->described) {
+		r = items_from_bits(v->items, &v->layer);
+		if (r < 0) {
+			cli_error("layer %u: %s", id, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static void layer_view_free(struct layer_view *v)
+{
+	umb_restrictions__free(v->items);
+	v->items = NULL;
+}
+
+/* The text form of one item (malloc'd), or NULL on ENOMEM. */
+static char *item_text(const struct umb_item *item)
+{
+	struct umb_restrictions *one = umb_restrictions__new();
+	char *text = NULL;
+	int r = -ENOMEM;
+
+	if (!one)
+		return NULL;
+	switch (item->kind) {
+	case UMB_ITEM_FS:
+		r = umb_restrictions__add_fs(one, item->path, item->fs_access);
+		break;
+	case UMB_ITEM_CAP:
+		r = umb_restrictions__add_cap(one, item->value);
+		break;
+	case UMB_ITEM_NET_FAMILY:
+		r = umb_restrictions__add_net_family(one, (int)item->value);
+		break;
+	case UMB_ITEM_LINUX_CAP:
+		r = umb_restrictions__add_linux_cap(one, (int)item->value);
+		break;
+	}
+	if (r == 0 && umb_restrictions__format(one, &text) < 0)
+		text = NULL;
+	umb_restrictions__free(one);
+	return text;
+}
+
+/* Creation time: local time for people, UTC ISO 8601 for JSON. "" when unknown. */
+static void time_text(__u64 ns, bool iso, char *buf, size_t size)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	buf[0] = '\0';
+	if (!ns)
+		return;
+	if (iso ? !gmtime_r(&t, &tm) : !localtime_r(&t, &tm))
+		return;
+	strftime(buf, size, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d %H:%M:%S %Z", &tm);
+}
+
+static bool key_id_set(const struct umb_layer_desc *d)
+{
+	for (size_t i = 0; i < sizeof(d->key_id); i++)
+		if (d->key_id[i])
+			return true;
+	return false;
+}
+
+static void key_id_hex(const struct umb_layer_desc *d, char *buf)
+{
+	for (size_t i = 0; i < sizeof(d->key_id); i++)
+		sprintf(buf + 2 * i, "%02x", d->key_id[i]);
+}
+
+static void layer_json(json_writer_t *jw, const struct layer_view *v)
+{
+	char when[64], key[2 * UMB_DESC_KEY_ID_LEN + 1];
+
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "id", v->id);
+	jsonw_string_field(jw, "origin", origin_name(v->layer.origin));
+	jsonw_name(jw, "creator");
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "pid", v->layer.creator_pid);
+	if (v->described) {
+		jsonw_string_field(jw, "comm", v->desc.creator_comm);
+		if (v->desc.origin != UMB_ORIGIN_SIGNED_BINARY)
+			jsonw_string_field(jw, "exe", v->desc.origin_path);
+	}
+	jsonw_end_object(jw);
+	if (v->described && v->desc.origin == UMB_ORIGIN_SIGNED_BINARY)
+		jsonw_string_field(jw, "binary", v->desc.origin_path);
+	if (v->described && key_id_set(&v->desc)) {
+		key_id_hex(&v->desc, key);
+		jsonw_string_field(jw, "key_id", key);
+	}
+	if (v->described && v->desc.created_ns) {
+		time_text(v->desc.created_ns, true, when, sizeof(when));
+		jsonw_string_field(jw, "created", when);
+		jsonw_uint_field(jw, "created_ns", v->desc.created_ns);
+	} else {
+		jsonw_null_field(jw, "created");
+	}
+	jsonw_name(jw, "restrictions");
+	jsonw_start_array(jw);
+	for (size_t i = 0; i < umb_restrictions__count(v->items); i++) {
+		char *text = item_text(umb_restrictions__item(v->items, i));
+
+		jsonw_string(jw, text ? text : "?");
+		free(text);
+	}
+	jsonw_end_array(jw);
+	jsonw_uint_field(jw, "fs_rules", v->layer.fs_rule_count);
+	/* false: fs rules are a count only, their paths were not recorded */
+	jsonw_bool_field(jw, "described", v->described);
+	jsonw_bool_field(jw, "truncated",
+			 v->described && v->desc.flags & UMB_DESC_TEXT_TRUNCATED);
+	jsonw_end_object(jw);
+}
+
+static void layer_text(const struct layer_view *v, const char *in)
+{
+	size_t count = umb_restrictions__count(v->items);
+	char when[64], key[2 * UMB_DESC_KEY_ID_LEN + 1];
+
+	printf("%slayer %u\n", in, v->id);
+	printf("%s\torigin:       %s\n", in, origin_name(v->layer.origin));
+	if (v->described) {
+		printf("%s\tcreator:      pid %u (%s)\n", in, v->layer.creator_pid,
+		       v->desc.creator_comm[0] ? v->desc.creator_comm : "?");
+		if (v->desc.origin_path[0])
+			printf("%s\t%-13s %s%s\n", in,
+			       v->desc.origin == UMB_ORIGIN_SIGNED_BINARY ? "binary:" : "exe:",
+			       v->desc.origin_path,
+			       v->desc.flags & UMB_DESC_ORIGIN_TRUNCATED ? "... (truncated)" : "");
+		if (key_id_set(&v->desc)) {
+			key_id_hex(&v->desc, key);
+			printf("%s\tkey:          %s\n", in, key);
+		}
+		time_text(v->desc.created_ns, false, when, sizeof(when));
+		if (when[0])
+			printf("%s\tcreated:      %s\n", in, when);
+	} else {
+		printf("%s\tcreator:      pid %u\n", in, v->layer.creator_pid);
+	}
+	for (size_t i = 0; i < count; i++) {
+		char *text = item_text(umb_restrictions__item(v->items, i));
+
+		printf("%s\t%-13s %s\n", in, i ? "" : "restrictions:", text ? text : "?");
+		free(text);
+	}
+	if (!count && !(v->layer.fs_rule_count && !v->described))
+		printf("%s\trestrictions: none (an empty layer)\n", in);
+	if (!v->described && v->layer.fs_rule_count)
+		printf("%s\t%-13s %u fs rule(s), paths not recorded\n", in,
+		       count ? "" : "restrictions:", v->layer.fs_rule_count);
+	if (v->described && v->desc.flags & UMB_DESC_TEXT_TRUNCATED)
+		printf("%s\t%-13s ... (more items than the description holds)\n", in, "");
+}
+
+int layer_print(const struct pinned_maps *m, json_writer_t *jw, __u32 id, const char *indent)
+{
+	struct layer_view v;
+	int r;
+
+	r = layer_load(m, id, &v);
+	if (r == 0) {
+		if (jw)
+			layer_json(jw, &v);
+		else
+			layer_text(&v, indent);
+	}
+	layer_view_free(&v);
+	return r;
+}
+
+static int id_compare(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every layer id in umb_layers, sorted. Return: the count, or -errno after printing it. */
+static int layer_ids(const struct pinned_maps *m, __u32 **ret_ids)
+{
+	__u32 key, *prev = NULL, *ids = NULL;
+	size_t count = 0, capacity = 0;
+
+	while (bpf_map_get_next_key(m->layers, prev, &key) == 0) {
+		if (count == capacity) {
+			__u32 *more = reallocarray(ids, capacity ? 2 * capacity : 64, sizeof(*ids));
+
+			if (!more) {
+				free(ids);
+				cli_error("layer list: %s", strerror(ENOMEM));
+				return -ENOMEM;
+			}
+			ids = more;
+			capacity = capacity ? 2 * capacity : 64;
+		}
+		ids[count++] = key;
+		prev = &ids[count - 1];
+	}
+	if (errno != ENOENT) {
+		int r = -errno;
+
+		free(ids);
+		cli_error("%s/umb_layers: %s", arg_pin_dir, strerror(-r));
+		return r;
+	}
+	qsort(ids, count, sizeof(*ids), id_compare);
+	*ret_ids = ids;
+	return (int)count;
+}
+
+/* One line per layer: ID ORIGIN CREATOR CREATED RESTRICTIONS. */
+static void layer_row(const struct layer_view *v)
+{
+	char creator[48], when[64];
+
+	snprintf(creator, sizeof(creator), "%u (%s)", v->layer.creator_pid,
+		 v->described && v->desc.creator_comm[0] ? v->desc.creator_comm : "?");
+	time_text(v->described ? v->desc.created_ns : 0, false, when, sizeof(when));
+	printf("%-8u %-14s %-24s %-24s ", v->id, origin_name(v->layer.origin), creator,
+	       when[0] ? when : "-");
+	if (v->described) {
+		printf("%s%s\n", v->desc.text[0] ? v->desc.text : "(none)",
+		       v->desc.flags & UMB_DESC_TEXT_TRUNCATED ? ",..." : "");
+	} else {
+		char *text = NULL;
+
+		if (umb_restrictions__format(v->items, &text) < 0)
+			text = NULL;
+		printf("%s%s%u fs rule(s)\n", text ? text : "", text && text[0] ? "," : "",
+		       v->layer.fs_rule_count);
+		free(text);
+	}
+}
+
+static int layer_list(const struct pinned_maps *m)
+{
+	json_writer_t *jw = NULL;
+	__u32 *ids = NULL;
+	int count, r = 0;
+
+	count = layer_ids(m, &ids);
+	if (count < 0)
+		return EXIT_ERROR;
+	if (arg_json && !(jw = cli_json_new())) {
+		free(ids);
+		return EXIT_ERROR;
+	}
+	if (jw)
+		jsonw_start_array(jw);
+	else
+		printf("%-8s %-14s %-24s %-24s %s\n", "ID", "ORIGIN", "CREATOR", "CREATED",
+		       "RESTRICTIONS");
+	for (int i = 0; i < count; i++) {
+		struct layer_view v;
+
+		/* -ENOENT: a layer that went between the walk and the lookup. */
+		r = layer_load(m, ids[i], &v);
+		if (r == 0) {
+			if (jw)
+				layer_json(jw, &v);
+			else
+				layer_row(&v);
+		}
+		layer_view_free(&v);
+		if (r < 0 && r != -ENOENT)
+			break;
+		r = 0;
+	}
+	if (jw) {
+		jsonw_end_array(jw);
+		jsonw_destroy(&jw);
+	}
+	free(ids);
+	return r < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+/* A layer id on the command line: a decimal number from 1. Return: 0 or -EINVAL. */
+static int parse_id(const char *s, __u32 *ret_id)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || s[0] == '+' || v == 0 || v > UINT32_MAX)
+		return -EINVAL;
+	*ret_id = (__u32)v;
+	return 0;
+}
+
+static int layer_show(const struct pinned_maps *m, const char *arg)
+{
+	struct umb_layer layer;
+	json_writer_t *jw = NULL;
+	__u32 id;
+	int r;
+
+	if (parse_id(arg, &id) < 0) {
+		cli_error("layer show %s: not a layer id (a number from 1)", arg);
+		return EXIT_USAGE;
+	}
+	/* Before any output: an unknown layer prints its error and nothing on stdout. */
+	if (bpf_map_lookup_elem(m->layers, &id, &layer) < 0) {
+		r = -errno;
+		cli_error("layer %u: %s", id, r == -ENOENT ? "no such layer" : strerror(-r));
+		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_ERROR;
+	}
+	if (arg_json && !(jw = cli_json_new()))
+		return EXIT_ERROR;
+	r = layer_print(m, jw, id, "");
+	if (jw)
+		jsonw_destroy(&jw);
+	if (r == -ENOENT) {
+		cli_error("layer %u: no such layer", id);
+		return EXIT_NOT_FOUND;
+	}
+	return r < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+static int layer_usage(FILE *out)
+{
+	fprintf(out, "Usage: umbrella-cli [-j|-p] layer list\n"
+		     "       umbrella-cli [-j|-p] layer show ID\n"
+		     "       umbrella-cli layer help\n");
+	return out == stdout ? EXIT_OK : EXIT_USAGE;
+}
+
+int cli_layer(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "list";
+	struct pinned_maps m;
+	int ret;
+
+	if (!strcmp(cmd, "help"))
+		return layer_usage(stdout);
+	if (strcmp(cmd, "list") && strcmp(cmd, "show")) {
+		cli_error("layer %s: unknown command (try 'umbrella-cli layer help')", cmd);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(cmd, "list") ? argc > 2 : argc != 3) {
+		cli_error("layer %s: %s (try 'umbrella-cli layer help')", cmd,
+			  argc < 3 ? "missing ID" : "too many arguments");
+		return EXIT_USAGE;
+	}
+	if (pinned_maps_open(&m) < 0)
+		return EXIT_ERROR;
+	ret = !strcmp(cmd, "list") ? layer_list(&m) : layer_show(&m, argv[2]);
+	pinned_maps_close(&m);
+	return ret;
+}

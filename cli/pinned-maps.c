@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrella-cli - umbrellad's pinned maps, opened read-only.
+ *
+ * umbrella-cli reads the kernel's state, not umbrellad's: the pins under the pin
+ * directory outlive the daemon, so every inspection command works while it is down
+ * (which is when an operator most needs one). Maps are opened with BPF_F_RDONLY: a
+ * lookup needs no more, and the kernel then refuses any update through our fds.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cli.h"
+#include "pinned-maps.h"
+
+/* Opens the map pinned as @name, read-only, checking its value size (0: any).
+ * Return: the fd, or -errno after printing the error. */
+static int map_open(const char *name, __u32 value_size)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd, r;
+
+	if (snprintf(path, sizeof(path), "%s/%s", arg_pin_dir, name) >= (int)sizeof(path)) {
+		cli_error("%s/%s: %s", arg_pin_dir, name, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	fd = bpf_obj_get_opts(path, &opts);
+	if (fd < 0) {
+		r = -errno;
+		const char *hint = r == -EPERM || r == -EACCES ? " (reading the maps needs root)" :
+				   r == -ENOENT ? " (not pinned: has umbrellad run since boot?)" :
+						  "";
+
+		cli_error("%s: %s%s", path, strerror(-r), hint);
+		return r;
+	}
+	if (bpf_map_get_info_by_fd(fd, &info, &len) < 0) {
+		r = -errno;
+		cli_error("%s: %s", path, strerror(-r));
+		close(fd);
+		return r;
+	}
+	if (value_size && info.value_size != value_size) {
+		cli_error("%s: value size %u, expected %u: not a map of this umbrella-cli's ABI",
+			  path, info.value_size, value_size);
+		close(fd);
+		return -EPROTO;
+	}
+	return fd;
+}
+
+bool pinned_state_exists(void)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/umb_meta", arg_pin_dir);
+	return access(path, F_OK) == 0;
+}
+
+/* Reads umb_meta and checks that the pinned state is of our ABI. */
+static int meta_read(struct pinned_maps *m)
+{
+	__u32 zero = 0, *value;
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd, r = 0;
+
+	fd = map_open("umb_meta", 0);
+	if (fd < 0)
+		return fd;
+	/* umb_meta only grows at the end: read whatever size it has. */
+	if (bpf_map_get_info_by_fd(fd, &info, &len) < 0 || info.value_size < sizeof(__u32) ||
+	    info.value_size > 4096) {
+		cli_error("%s/umb_meta: not a map umbrellad made", arg_pin_dir);
+		close(fd);
+		return -EPROTO;
+	}
+	value = calloc(1, info.value_size);
+	if (!value) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (bpf_map_lookup_elem(fd, &zero, value) < 0) {
+		r = -errno;
+		cli_error("%s/umb_meta: %s", arg_pin_dir, strerror(-r));
+	} else if (value[0] != UMB_ABI_VERSION) {
+		cli_error("%s: pinned by an umbrellad of ABI version %u; this umbrella-cli reads "
+			  "ABI version %d (use the umbrella-cli of that umbrellad)",
+			  arg_pin_dir, value[0], UMB_ABI_VERSION);
+		r = -EPROTO;
+	} else {
+		memcpy(&m->meta, value,
+		       info.value_size < sizeof(m->meta) ? info.value_size : sizeof(m->meta));
+	}
+	free(value);
+	close(fd);
+	return r;
+}
+
+int pinned_maps_open(struct pinned_maps *m)
+{
+	int r;
+
+	*m = (struct pinned_maps){ .task = -1, .layers = -1, .layer_desc = -1, .ctl = -1,
+				   .stats = -1 };
+	if (!pinned_state_exists()) {
+		cli_error("%s: nothing pinned (umbrellad has not run since boot, or its pins "
+			  "were reset)",
+			  arg_pin_dir);
+		return -ENOENT;
+	}
+	r = meta_read(m);
+	if (r < 0)
+		return r;
+	/* The ABI matches, so the sizes should too: checked anyway, as the reads copy whole
+	 * values into our structs. */
+	const struct {
+		int *fd;
+		const char *name;
+		__u32 value_size;
+	} maps[] = {
+		{ &m->task, "umb_task", sizeof(struct umb_task_state) },
+		{ &m->layers, "umb_layers", sizeof(struct umb_layer) },
+		{ &m->layer_desc, "umb_layer_desc", sizeof(struct umb_layer_desc) },
+		{ &m->ctl, "umb_ctl", sizeof(struct umb_ctl) },
+		{ &m->stats, "umb_stats", sizeof(__u64) },
+	};
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		r = map_open(maps[i].name, maps[i].value_size);
+		if (r < 0) {
+			pinned_maps_close(m);
+			return r;
+		}
+		*maps[i].fd = r;
+	}
+	return 0;
+}
+
+void pinned_maps_close(struct pinned_maps *m)
+{
+	int *fds[] = { &m->task, &m->layers, &m->layer_desc, &m->ctl, &m->stats };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+int pinned_ctl_read(const struct pinned_maps *m, struct umb_ctl *ret_ctl)
+{
+	__u32 zero = 0;
+	int r;
+
+	if (bpf_map_lookup_elem(m->ctl, &zero, ret_ctl) < 0) {
+		r = -errno;
+		cli_error("%s/umb_ctl: %s", arg_pin_dir, strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+int pinned_stat_read(const struct pinned_maps *m, __u32 index, __u64 *ret_sum)
+{
+	int cpus = libbpf_num_possible_cpus(), r;
+	__u64 *values, sum = 0;
+
+	if (cpus < 0) {
+		cli_error("possible CPUs: %s", strerror(-cpus));
+		return cpus;
+	}
+	values = calloc((size_t)cpus, sizeof(*values));
+	if (!values)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(m->stats, &index, values) < 0) {
+		r = -errno;
+		cli_error("%s/umb_stats: %s", arg_pin_dir, strerror(-r));
+		free(values);
+		return r;
+	}
+	for (int i = 0; i < cpus; i++)
+		sum += values[i];
+	free(values);
+	*ret_sum = sum;
+	return 0;
+}

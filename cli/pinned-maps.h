@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrella-cli - umbrellad's pinned maps, opened read-only */
+#ifndef UMBRELLA_CLI_PINNED_MAPS_H
+#define UMBRELLA_CLI_PINNED_MAPS_H
+
+#include <stdbool.h>
+
+#include <umbrella/bpf-abi.h>
+
+/* File descriptors of the pinned maps, each opened with BPF_F_RDONLY. */
+struct pinned_maps {
+	int task;	/* umb_task (task storage: look up with a pidfd) */
+	int layers;	/* umb_layers */
+	int layer_desc; /* umb_layer_desc */
+	int ctl;	/* umb_ctl */
+	int stats;	/* umb_stats (per CPU) */
+	struct umb_meta meta;
+};
+
+/*
+ * pinned_maps_open() - open the maps pinned under arg_pin_dir, read-only
+ *
+ * Read-only, so that inspecting can never change what is enforced, and the pins serve
+ * while umbrellad is down. Checks umb_meta's ABI version and each map's value size.
+ * Prints the error. Return: 0, -ENOENT (nothing pinned), -EPROTO (another ABI), -errno.
+ */
+int pinned_maps_open(struct pinned_maps *m);
+
+void pinned_maps_close(struct pinned_maps *m);
+
+/* Is anything pinned under arg_pin_dir (umb_meta exists)? */
+bool pinned_state_exists(void);
+
+/* Reads umb_ctl. Return: 0 or -errno (printed). */
+int pinned_ctl_read(const struct pinned_maps *m, struct umb_ctl *ret_ctl);
+
+/* Sums the per-CPU counter @index of umb_stats. Return: 0 or -errno (printed). */
+int pinned_stat_read(const struct pinned_maps *m, __u32 index, __u64 *ret_sum);
+
+#endif /* UMBRELLA_CLI_PINNED_MAPS_H */

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrella-cli status - is Umbrella enforcing, and is umbrellad up.
+ *
+ * The two questions have separate answers: the programs enforce as long as their pinned
+ * links exist, with or without umbrellad; umbrellad is needed for new rfork() calls.
+ * Both come from the pin directory: the links under links/ (one per attached program,
+ * named after it), and umb_ctl.daemon_tgid, the last umbrellad to start, which is
+ * running if that process still exists and is an umbrellad (pids get reused).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "cli.h"
+#include "pinned-maps.h"
+#include "status.h"
+
+#define PROG_PREFIX "umb_" /* programs are umb_<lsm hook> */
+
+struct status {
+	bool pinned;	       /* umb_meta exists: umbrellad has run */
+	struct umb_ctl ctl;
+	bool daemon_running;
+	char **hooks;	       /* the attached programs' hooks, sorted */
+	size_t hook_count;
+	__u32 layers;	       /* entries in umb_layers */
+	__u64 denials, dropped;
+	struct umb_meta meta;
+};
+
+/* Is @pid an umbrellad? */
+static bool is_umbrellad(__u32 pid)
+{
+	char path[64], comm[UMB_COMM_LEN] = "";
+	FILE *f;
+
+	if (!pid)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(comm, sizeof(comm), f))
+		comm[strcspn(comm, "\n")] = '\0';
+	fclose(f);
+	return strcmp(comm, "umbrellad") == 0;
+}
+
+static int name_compare(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Is the link pinned at @path attached to a program? */
+static bool link_attached(const char *path)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	bool attached;
+	int fd;
+
+	/* The kernel opens links read-write only (BPF_OBJ_GET refuses other flags); we only
+	 * read its info. */
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return false;
+	attached = bpf_link_get_info_by_fd(fd, &info, &len) == 0 && info.prog_id != 0;
+	close(fd);
+	return attached;
+}
+
+/* Collects the hooks of the pinned, attached links. Return: 0 or -errno (printed). */
+static int read_links(struct status *s)
+{
+	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 2];
+	size_t capacity = 0;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/links", arg_pin_dir);
+	d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT)
+			return 0; /* pinned maps, no links: nothing attached */
+		cli_error("%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		/* umbrellad pins a replacement as new-PROG before renaming it over PROG. */
+		if (strncmp(de->d_name, PROG_PREFIX, strlen(PROG_PREFIX)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!link_attached(path))
+			continue;
+		if (s->hook_count == capacity) {
+			char **more = reallocarray(s->hooks, capacity ? 2 * capacity : 64,
+						   sizeof(*more));
+
+			if (!more) {
+				closedir(d);
+				cli_error("status: %s", strerror(ENOMEM));
+				return -ENOMEM;
+			}
+			s->hooks = more;
+			capacity = capacity ? 2 * capacity : 64;
+		}
+		s->hooks[s->hook_count] = strdup(de->d_name + strlen(PROG_PREFIX));
+		if (!s->hooks[s->hook_count]) {
+			closedir(d);
+			cli_error("status: %s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		s->hook_count++;
+	}
+	closedir(d);
+	qsort(s->hooks, s->hook_count, sizeof(*s->hooks), name_compare);
+	return 0;
+}
+
+static int count_layers(const struct pinned_maps *m, __u32 *ret_count)
+{
+	__u32 key, prev, count = 0;
+	bool first = true;
+
+	while (bpf_map_get_next_key(m->layers, first ? NULL : &prev, &key) == 0) {
+		count++;
+		prev = key;
+		first = false;
+	}
+	if (errno != ENOENT) {
+		cli_error("%s/umb_layers: %s", arg_pin_dir, strerror(errno));
+		return -errno;
+	}
+	*ret_count = count;
+	return 0;
+}
+
+static int read_status(struct status *s)
+{
+	struct pinned_maps m;
+	int r;
+
+	s->pinned = pinned_state_exists();
+	if (!s->pinned)
+		return 0;
+	r = pinned_maps_open(&m);
+	if (r < 0)
+		return r;
+	s->meta = m.meta;
+	r = pinned_ctl_read(&m, &s->ctl);
+	if (r == 0)
+		r = count_layers(&m, &s->layers);
+	if (r == 0)
+		r = pinned_stat_read(&m, UMB_STAT_DENIALS, &s->denials);
+	if (r == 0)
+		r = pinned_stat_read(&m, UMB_STAT_EVENTS_DROPPED, &s->dropped);
+	pinned_maps_close(&m);
+	if (r < 0)
+		return r;
+	s->daemon_running = is_umbrellad(s->ctl.daemon_tgid);
+	return read_links(s);
+}
+
+static void status_json(const struct status *s)
+{
+	json_writer_t *jw = cli_json_new();
+
+	if (!jw)
+		return;
+	jsonw_start_object(jw);
+	jsonw_name(jw, "umbrellad");
+	jsonw_start_object(jw);
+	jsonw_bool_field(jw, "running", s->daemon_running);
+	if (s->daemon_running)
+		jsonw_uint_field(jw, "pid", s->ctl.daemon_tgid);
+	else
+		jsonw_null_field(jw, "pid");
+	jsonw_end_object(jw);
+	jsonw_string_field(jw, "pin_dir", arg_pin_dir);
+	jsonw_bool_field(jw, "pinned", s->pinned);
+	if (s->pinned)
+		jsonw_uint_field(jw, "abi_version", s->meta.abi_version);
+	else
+		jsonw_null_field(jw, "abi_version");
+	jsonw_bool_field(jw, "enforcing",
+			 s->hook_count > 0 && !(s->ctl.flags & UMB_CTL_PERMISSIVE));
+	jsonw_bool_field(jw, "permissive", s->ctl.flags & UMB_CTL_PERMISSIVE);
+	jsonw_name(jw, "programs");
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "attached", s->hook_count);
+	jsonw_name(jw, "hooks");
+	jsonw_start_array(jw);
+	for (size_t i = 0; i < s->hook_count; i++)
+		jsonw_string(jw, s->hooks[i]);
+	jsonw_end_array(jw);
+	jsonw_end_object(jw);
+	jsonw_uint_field(jw, "layers", s->layers);
+	jsonw_uint_field(jw, "denials", s->denials);
+	jsonw_uint_field(jw, "denials_dropped", s->dropped);
+	jsonw_end_object(jw);
+	jsonw_destroy(&jw);
+}
+
+static void status_text(const struct status *s)
+{
+	if (s->daemon_running)
+		printf("umbrellad: running (pid %u)\n", s->ctl.daemon_tgid);
+	else if (s->hook_count)
+		printf("umbrellad: not running (restrictions still enforced by the pinned "
+		       "programs; new rfork() calls fail until it starts)\n");
+	else
+		printf("umbrellad: not running\n");
+	if (!s->pinned) {
+		printf("pin directory: %s: nothing pinned, nothing enforced\n", arg_pin_dir);
+		return;
+	}
+	printf("pin directory: %s (ABI version %u)\n", arg_pin_dir, s->meta.abi_version);
+	if (s->hook_count) {
+		printf("programs: %zu attached%s, on the LSM hooks:", s->hook_count,
+		       s->ctl.flags & UMB_CTL_PERMISSIVE ? " (permissive: denials are only "
+							   "recorded)" : "");
+		for (size_t i = 0; i < s->hook_count; i++)
+			printf(" %s", s->hooks[i]);
+		putchar('\n');
+	} else {
+		printf("programs: none attached, nothing enforced\n");
+	}
+	printf("layers: %u\n", s->layers);
+	printf("denials: %llu (%llu not reported: ring buffer full)\n",
+	       (unsigned long long)s->denials, (unsigned long long)s->dropped);
+}
+
+int cli_status(int argc, char **argv)
+{
+	struct status s = {};
+	int ret;
+
+	if (argc > 1 && !strcmp(argv[1], "help")) {
+		printf("Usage: umbrella-cli [-j|-p] status\n"
+		       "Exit status: 0 when umbrellad runs and programs are attached, 3 when "
+		       "not, 1 on error.\n");
+		return EXIT_OK;
+	}
+	if (argc > 1) {
+		cli_error("status %s: unexpected argument (try 'umbrella-cli status help')",
+			  argv[1]);
+		return EXIT_USAGE;
+	}
+	if (read_status(&s) < 0) {
+		ret = EXIT_ERROR;
+		goto out;
+	}
+	if (arg_json)
+		status_json(&s);
+	else
+		status_text(&s);
+	ret = s.daemon_running && s.hook_count ? EXIT_OK : EXIT_NOT_RUNNING;
+out:
+	for (size_t i = 0; i < s.hook_count; i++)
+		free(s.hooks[i]);
+	free(s.hooks);
+	return ret;
+}

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# bash completion for umbrella-cli (installed as share/bash-completion/completions/umbrella-cli)
+
+_umbrella_cli_pids()
+{
+	local p
+	for p in /proc/[0-9]*; do
+		printf '%s\n' "${p#/proc/}"
+	done
+}
+
+_umbrella_cli_layers()
+{
+	# As root, the layers in the pinned maps; otherwise nothing to offer.
+	umbrella-cli layer list 2>/dev/null | awk 'NR > 1 { print $1 }'
+}
+
+_umbrella_cli()
+{
+	local cur prev words cword
+	if declare -F _init_completion >/dev/null; then
+		_init_completion || return
+	else # without the bash-completion package
+		cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+		words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
+	fi
+
+	local globals='-j --json -p --pretty --pin-dir'
+	local objects='status task layer events run version help'
+	local i object='' command='' nwords=0
+
+	# Find OBJECT and COMMAND past the global options.
+	for ((i = 1; i < cword; i++)); do
+		case ${words[i]} in
+		--pin-dir) ((i++)) ;;
+		-*) ;;
+		*)
+			if [[ -z $object ]]; then
+				object=${words[i]}
+			elif [[ -z $command ]]; then
+				command=${words[i]}
+			else
+				((nwords++))
+			fi
+			;;
+		esac
+	done
+
+	if [[ $prev == --pin-dir ]]; then
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return
+	fi
+
+	case $object in
+	'')
+		COMPREPLY=($(compgen -W "$globals $objects" -- "$cur"))
+		;;
+	task | layer)
+		if [[ -z $command ]]; then
+			COMPREPLY=($(compgen -W 'list show help' -- "$cur"))
+		elif [[ $command == show && $nwords == 0 && $cur != -* ]]; then
+			if [[ $object == task ]]; then
+				COMPREPLY=($(compgen -W "$(_umbrella_cli_pids)" -- "$cur"))
+			else
+				COMPREPLY=($(compgen -W "$(_umbrella_cli_layers)" -- "$cur"))
+			fi
+		else
+			COMPREPLY=($(compgen -W '-j --json -p --pretty' -- "$cur"))
+		fi
+		;;
+	status)
+		COMPREPLY=($(compgen -W '-j --json -p --pretty help' -- "$cur"))
+		;;
+	events)
+		case $prev in
+		-n) return ;;
+		esac
+		COMPREPLY=($(compgen -W '--follow -n -j --json -p --pretty' -- "$cur"))
+		;;
+	run)
+		# After "--": the command and its arguments.
+		for ((i = 1; i < cword; i++)); do
+			if [[ ${words[i]} == -- ]]; then
+				if declare -F _command_offset >/dev/null; then
+					_command_offset $((i + 1))
+				elif ((cword == i + 1)); then
+					COMPREPLY=($(compgen -c -- "$cur"))
+				else
+					COMPREPLY=($(compgen -f -- "$cur"))
+				fi
+				return
+			fi
+		done
+		case $prev in
+		-r)
+			COMPREPLY=($(compgen -W 'fs: net net: signal fork exec exec-unsigned ptrace
+				mount module setid cap:' -- "$cur"))
+			[[ $COMPREPLY == *: ]] && compopt -o nospace
+			;;
+		*)
+			COMPREPLY=($(compgen -W '-r --' -- "$cur"))
+			;;
+		esac
+		;;
+	esac
+} &&
+	complete -F _umbrella_cli umbrella-cli

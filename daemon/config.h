@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrellad - the configuration file, umbrella.conf */
+#ifndef UMBRELLA_CONFIG_H
+#define UMBRELLA_CONFIG_H
+
+#include <stdbool.h>
+
+#define CONFIG_PATH_DEFAULT "/etc/umbrella/umbrella.conf"
+
+/* Defaults: what a missing default file, or a missing key, means. */
+#define CONFIG_MAX_RULES_DEFAULT 1024
+#define CONFIG_MAX_RULES_LIMIT 65536 /* the size of umb_fs_inodes: no layer could be bigger */
+#define CONFIG_LOG_BURST_DEFAULT 200 /* as daemon/events.c starts */
+#define CONFIG_LOG_INTERVAL_DEFAULT 5
+
+/*
+ * What umbrella.conf says. "unsigned = allow" is the only accepted value of its key
+ * (see config.c), so it has no field yet.
+ */
+struct config {
+	bool permissive;		  /* mode = permissive: denials recorded, not enforced */
+	unsigned int max_rules_per_layer; /* items in one rfork/restrict_self request */
+	unsigned int log_burst;		  /* log_rate_limit = BURST/SECONDS; 0: no limit */
+	unsigned int log_interval_sec;
+};
+
+/* @c with every default. */
+void config_init(struct config *c);
+
+/*
+ * config_parse() - read the text of a configuration file
+ * @text: the whole file, NUL-terminated
+ * @name: the file's name, for messages
+ * @ret: set only on success
+ * @ret_error: on failure, a malloc'd "NAME:LINE: what is wrong" (NULL if out of memory)
+ *
+ * Pure: no I/O, no logging. Keys missing from @text keep their defaults.
+ * Return: 0, -EINVAL on a malformed line, or -ENOMEM.
+ */
+int config_parse(const char *text, const char *name, struct config *ret, char **ret_error);
+
+/*
+ * config_load() - read the configuration file @path
+ * @required: whether a missing file is an error (given with --config) rather than the
+ *	defaults (the default path)
+ * @ret, @ret_error: as config_parse(); @ret_error also names @path for I/O errors
+ *
+ * Return: 0, 1 when @path does not exist and @ret holds the defaults, -EINVAL, or the
+ * -errno of reading @path.
+ */
+int config_load(const char *path, bool required, struct config *ret, char **ret_error);
+
+/* The one-line summary of @c ("mode=enforcing unsigned=allow ...") in @buf. */
+const char *config_summary(const struct config *c, char *buf, unsigned int size);
+
+#endif /* UMBRELLA_CONFIG_H */

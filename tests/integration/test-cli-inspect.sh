@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# VM test: umbrella-cli's inspection commands (status, task, layer), end to end (TAP).
+# They read the pinned maps, so each is checked with umbrellad up and again after a
+# kill -9 of it; a command run under restrictions gives them a layer to find.
+set -u
+build=$(cd "$(dirname "$0")/../.." && pwd)
+umbrellad=$build/daemon/umbrellad
+pin=/sys/fs/bpf/umbrella-cli-test
+export UMBRELLA_SOCKET=/run/umbrella-cli-test/umbrellad.sock
+tmp=$(mktemp -d)
+n=0 failed=0 out= rc= daemon= runner=
+
+check() { # RESULT DESCRIPTION
+	local result=$1
+	shift
+	n=$((n + 1))
+	if [ "$result" = 0 ]; then
+		echo "ok $n - $*"
+	else
+		echo "not ok $n - $*"
+		printf '%s\n' "$out" | tail -n 8 | sed 's/^/# output: /'
+		failed=1
+	fi
+}
+cleanup() {
+	[ -n "$runner" ] && pkill -P "$runner" sleep 2>/dev/null
+	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
+	wait 2>/dev/null
+	"$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+cli() { out=$("$build/cli/umbrella-cli" --pin-dir "$pin" "$@" 2>"$tmp/err"); rc=$?; }
+# The error of the last cli call: exactly one line starting "umbrella-cli: ".
+one_line_error() {
+	out=$(cat "$tmp/err")
+	[ "$(wc -l <"$tmp/err")" = 1 ] && [[ "$out" == "umbrella-cli: "* ]]
+}
+json_ok() { printf '%s\n' "$out" | python3 -m json.tool >/dev/null; }
+# Evaluates the Python expression $1 on the JSON output (as j); true when it holds.
+json_is() { printf '%s\n' "$out" | python3 -c "import json, sys; j = json.load(sys.stdin); sys.exit(0 if ($1) else 1)"; }
+
+"$umbrellad" --socket "$UMBRELLA_SOCKET" --pin-dir "$pin" 2>"$tmp/daemon.log" &
+daemon=$!
+for _ in $(seq 300); do [ -S "$UMBRELLA_SOCKET" ] && break; sleep 0.1; done
+[ -S "$UMBRELLA_SOCKET" ]
+out=$(cat "$tmp/daemon.log")
+check $? "umbrellad starts and listens"
+
+cli status
+[ "$rc" = 0 ] && [[ "$out" == *"umbrellad: running (pid $daemon)"* ]] &&
+	[[ "$out" == *"programs: "*" attached"*"file_open"* ]] && [[ "$out" == *"ABI version 3"* ]]
+check $? "status with umbrellad up: running, programs attached, exit 0 (exit $rc)"
+
+cli status --json
+[ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['umbrellad']['pid'] == $daemon and j['programs']['attached'] > 10 and 'file_open' in j['programs']['hooks'] and j['abi_version'] == 3"
+check $? "status --json parses and says the same"
+
+"$build/cli/umbrella-cli" run -r fs:/etc -r net -- sleep 600 &
+runner=$!
+sleep_pid=
+for _ in $(seq 100); do
+	sleep_pid=$(pgrep -P "$runner" -x sleep) && [ -n "$sleep_pid" ] && break
+	sleep 0.1
+done
+sleep 0.3 # the layer is pushed at sleep's exec
+out="runner $runner, sleep $sleep_pid"
+[ -n "$sleep_pid" ]
+check $? "run -r fs:/etc -r net -- sleep 600 starts"
+
+cli task show "$sleep_pid" --json
+[ "$rc" = 0 ] && json_ok &&
+	json_is "j['pid'] == $sleep_pid and j['restricted'] and len(j['layers']) == 1 and j['layers'][0]['restrictions'] == ['fs:/etc', 'net'] and j['layers'][0]['origin'] == 'rfork' and j['layers'][0]['creator']['pid'] == $runner and j['layers'][0]['creator']['comm'] == 'umbrella-cli'"
+check $? "task show PID --json: its layer, fs:/etc and net, made by rfork from umbrella-cli"
+layer=$(printf '%s\n' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["layers"][0]["id"])' 2>/dev/null)
+
+cli layer show "$layer"
+[ "$rc" = 0 ] && [[ "$out" == *"layer $layer"* ]] && [[ "$out" == *"fs:/etc"* ]] &&
+	[[ "$out" == *"net"* ]] && [[ "$out" == *"creator:"*"pid $runner (umbrella-cli)"* ]] &&
+	[[ "$out" == *"exe:"*"umbrella-cli"* ]] && [[ "$out" == *"origin:"*"rfork"* ]]
+check $? "layer show $layer prints fs:/etc, net and the creator"
+
+cli -p layer show "$layer"
+[ "$rc" = 0 ] && json_ok && json_is "j['id'] == $layer and j['described'] and j['created_ns'] > 0 and not j['truncated']"
+check $? "layer show -p (pretty JSON) parses"
+
+cli task list
+[ "$rc" = 0 ] && printf '%s\n' "$out" | grep -Eq "^$sleep_pid +sleep +$layer\$"
+check $? "task list shows the sleep with its layer"
+
+cli -j task list
+[ "$rc" = 0 ] && json_ok && json_is "any(t['pid'] == $sleep_pid and t['layers'] == [$layer] for t in j) and all(t['pid'] != $$ for t in j)"
+check $? "task list --json parses, lists the sleep and not unrestricted processes"
+
+cli layer list
+[ "$rc" = 0 ] && printf '%s\n' "$out" | grep -Eq "^$layer +rfork +$runner \(umbrella-cli\) .* fs:/etc,net\$"
+check $? "layer list shows the layer with its provenance"
+
+cli layer list --json
+[ "$rc" = 0 ] && json_ok && json_is "any(l['id'] == $layer for l in j)"
+check $? "layer list --json parses"
+
+cli task show $$
+[ "$rc" = 0 ] && [[ "$out" == "pid $$ ("*"): unrestricted" ]]
+check $? "task show of an unrestricted process says so (exit $rc)"
+
+kill -9 "$daemon"
+wait "$daemon" 2>/dev/null
+daemon=
+
+cli status
+[ "$rc" = 3 ] &&
+	[[ "$out" == *"umbrellad: not running (restrictions still enforced by the pinned programs"* ]] &&
+	[[ "$out" == *"programs: "*" attached"* ]]
+check $? "after kill -9: status says not running, still enforced, exit 3 (exit $rc)"
+
+cli status -j
+[ "$rc" = 3 ] && json_ok && json_is "not j['umbrellad']['running'] and j['programs']['attached'] > 10"
+check $? "after kill -9: status --json parses (exit $rc)"
+
+cli task show "$sleep_pid"
+[ "$rc" = 0 ] && [[ "$out" == *"layer $layer"* ]] && [[ "$out" == *"fs:/etc"* ]]
+check $? "after kill -9: task show still works"
+
+cli task list
+[ "$rc" = 0 ] && printf '%s\n' "$out" | grep -Eq "^$sleep_pid +sleep +$layer\$"
+check $? "after kill -9: task list still works"
+
+cli layer list
+[ "$rc" = 0 ] && [[ "$out" == *"fs:/etc,net"* ]]
+check $? "after kill -9: layer list still works"
+
+cli task show 999999
+[ "$rc" = 4 ] && one_line_error && [[ "$out" == *"task 999999: no such process"* ]]
+check $? "task show of an unknown PID: one line, exit 4 (exit $rc)"
+
+cli layer show 4000000000
+[ "$rc" = 4 ] && one_line_error && [[ "$out" == *"layer 4000000000: no such layer"* ]]
+check $? "layer show of an unknown layer: one line, exit 4 (exit $rc)"
+
+cli frobnicate
+[ "$rc" = 2 ] && one_line_error && [[ "$out" == *"frobnicate: unknown command"* ]]
+check $? "an unknown command: one line, exit 2 (exit $rc)"
+
+cli task frobnicate
+[ "$rc" = 2 ] && one_line_error
+check $? "an unknown task command: one line, exit 2 (exit $rc)"
+
+cli layer show abc
+[ "$rc" = 2 ] && one_line_error
+check $? "a malformed layer id: one line, exit 2 (exit $rc)"
+
+out=$("$build/cli/umbrella-cli" --pin-dir /sys/fs/bpf/nothing-here status 2>&1)
+rc=$?
+[ "$rc" = 3 ] && [[ "$out" == *"nothing pinned"* ]]
+check $? "status with nothing pinned: exit 3 (exit $rc)"
+
+out=$("$build/cli/umbrella-cli" --pin-dir /sys/fs/bpf/nothing-here task list 2>&1)
+rc=$?
+[ "$rc" = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [[ "$out" == *"nothing pinned"* ]]
+check $? "task list with nothing pinned: one line, exit 1 (exit $rc)"
+
+echo "1..$n"
+exit $failed

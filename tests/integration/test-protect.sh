@@ -1,0 +1,247 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# VM test: self-protection (TAP). While umbrellad is up, root itself cannot write
+# Umbrella's maps (through a pin or by id), detach its links, or remove or rename what
+# it pinned; reading stays allowed, and maps that are not Umbrella's are untouched.
+# A second umbrellad is refused naming the first. After kill -9 of umbrellad, a new one
+# adopts the pinned state, and once it is stopped --reset-pins removes everything.
+set -u
+build=$(cd "$(dirname "$0")/../.." && pwd)
+umbrellad=$build/daemon/umbrellad
+cli=$build/cli/umbrella-cli
+bpftool=/usr/sbin/bpftool
+pin=/sys/fs/bpf/umbrella-protect-test
+other=/sys/fs/bpf/umbrella-protect-other
+export UMBRELLA_SOCKET=/run/umbrella-protect-test/umbrellad.sock
+tmp=$(mktemp -d)
+n=0 failed=0 out= daemon=
+
+check() { # RESULT DESCRIPTION
+	local rc=$1
+	shift
+	n=$((n + 1))
+	if [ "$rc" = 0 ]; then
+		echo "ok $n - $*"
+	else
+		echo "not ok $n - $*"
+		printf '%s\n' "$out" | tail -n 5 | sed 's/^/# output: /'
+		failed=1
+	fi
+}
+cleanup() {
+	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
+	wait 2>/dev/null
+	"$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
+	rm -f "$other"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+start_daemon() { # LOG: starts umbrellad, waits until it listens
+	rm -f "$UMBRELLA_SOCKET"
+	"$umbrellad" --socket "$UMBRELLA_SOCKET" --pin-dir "$pin" 2>"$1" &
+	daemon=$!
+	for _ in $(seq 300); do
+		[ -S "$UMBRELLA_SOCKET" ] && return 0
+		kill -0 "$daemon" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# umb_ctl.daemon_tgid, read as umbrella-cli does: the pin opened with BPF_F_RDONLY
+# (bpftool 7.5 opens pins for writing, even to read them).
+ctl_daemon_tgid() {
+	python3 - "$pin/umb_ctl" <<-'PY'
+	import ctypes, struct, sys
+	libc = ctypes.CDLL(None, use_errno=True)
+	SYS_bpf, BPF_MAP_LOOKUP_ELEM, BPF_OBJ_GET, BPF_F_RDONLY = 321, 1, 7, 1 << 3
+	def bpf(cmd, attr):
+	    buf = ctypes.create_string_buffer(attr, 128)
+	    r = libc.syscall(SYS_bpf, cmd, buf, 128)
+	    if r < 0:
+	        sys.exit("bpf(%d): errno %d" % (cmd, ctypes.get_errno()))
+	    return r
+	path = ctypes.create_string_buffer(sys.argv[1].encode())
+	fd = bpf(BPF_OBJ_GET, struct.pack("=QII", ctypes.addressof(path), 0, BPF_F_RDONLY))
+	key, value = ctypes.c_uint32(0), ctypes.create_string_buffer(24)
+	bpf(BPF_MAP_LOOKUP_ELEM, struct.pack("=IIQQQ", fd, 0, ctypes.addressof(key),
+	                                     ctypes.addressof(value), 0))
+	print(struct.unpack_from("=I", value.raw)[0])
+	PY
+}
+# "id" of the object described by bpftool -j ... show on stdin.
+json_id() { python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])'; }
+# Whether a restricted command is still denied.
+still_enforced() {
+	out=$("$cli" run -r fs:/etc -- cat /etc/hostname 2>&1)
+	[[ "$out" == *"Permission denied"* ]]
+}
+# Whether the daemon's log $1 records a self-protection denial by hook $2.
+logged() {
+	for _ in $(seq 20); do
+		grep -q "hook=$2 restriction=self:" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+zeros() { printf '0 %.0s' $(seq "$1"); }
+
+"$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
+rm -f "$other"
+
+start_daemon "$tmp/d1.log"
+out=$(cat "$tmp/d1.log")
+[ $? = 0 ] && [ -e "$pin/umb_layers" ] && [ -n "$(ls "$pin/links")" ]
+check $? "umbrellad pins its maps and links in $pin"
+
+out=$(ctl_daemon_tgid 2>&1)
+[ "$out" = "$daemon" ]
+check $? "umb_ctl.daemon_tgid is umbrellad's pid, readable by root ($daemon)"
+
+# Maps: writing through a pin or an id is refused; reading is not.
+out=$("$bpftool" map update pinned "$pin/umb_layers" key 1 0 0 0 value $(zeros 40) 2>&1)
+rc=$?
+[ "$rc" != 0 ] && [[ "$out" == *"Operation not permitted"* ]]
+check $? "bpftool map update pinned umb_layers is refused with EPERM (exit $rc)"
+
+logged "$tmp/d1.log" bpf_map
+out=$(grep 'hook=bpf_map' "$tmp/d1.log")
+check $? "the refusal is recorded (hook=bpf_map, restriction=self:ID)"
+
+out=$("$bpftool" map update pinned "$pin/umb_ctl" key 0 0 0 0 value $(zeros 24) 2>&1)
+[ $? != 0 ] && [ "$(ctl_daemon_tgid)" = "$daemon" ]
+check $? "bpftool map update pinned umb_ctl is refused: the daemon stays registered"
+
+out=$("$cli" --pin-dir "$pin" status 2>&1)
+[ $? = 0 ] && [[ "$out" == *"running (pid $daemon)"* ]]
+check $? "umbrella-cli status reads the pinned maps (read-only)"
+
+# By id: the ids of the maps of the program behind a pinned link (bpftool gets link
+# and program fds by id: no map fd is asked for).
+prog=$("$bpftool" -j link show pinned "$pin/links/umb_file_open" |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["prog_id"])')
+ids=$("$bpftool" -j prog show id "$prog" |
+	python3 -c 'import json, sys; print(" ".join(map(str, json.load(sys.stdin)["map_ids"])))')
+out="prog $prog maps $ids"
+[ -n "$ids" ]
+check $? "bpftool prog show id $prog (one of Umbrella's programs) works"
+
+refused=0
+for id in $ids; do
+	out=$("$bpftool" map update id "$id" key 0 0 0 0 value 0 2>&1)
+	[ $? != 0 ] && [[ "$out" == *"Operation not permitted"* ]] && refused=$((refused + 1))
+done
+[ "$refused" = "$(echo $ids | wc -w)" ]
+check $? "bpftool map update id N is refused with EPERM for each of its maps ($ids)"
+
+out=$("$bpftool" map create "$other" type array key 4 value 4 entries 1 name umb_layers 2>&1) &&
+	out=$("$bpftool" map update pinned "$other" key 0 0 0 0 value 1 0 0 0 2>&1) &&
+	out=$(rm "$other" 2>&1)
+check $? "a map that is not Umbrella's (even named umb_layers) can be written and unpinned"
+
+# Pins: no unlink, rename or rmdir, no new pin in the directory.
+out=$(rm -f "$pin/umb_layers" 2>&1)
+rc=$?
+[ "$rc" != 0 ] && [ -e "$pin/umb_layers" ] && [[ "$out" == *"Operation not permitted"* ]]
+check $? "rm of a pinned map is refused with EPERM"
+
+logged "$tmp/d1.log" inode_unlink
+out=$(grep 'hook=inode_unlink' "$tmp/d1.log")
+check $? "the refusal is recorded (hook=inode_unlink)"
+
+link=$(ls "$pin/links" | head -n 1)
+out=$(rm -f "$pin/links/$link" 2>&1)
+[ $? != 0 ] && [ -e "$pin/links/$link" ]
+check $? "rm of a pinned link (links/$link) is refused"
+
+out=$(mv "$pin/umb_layers" "$pin/moved" 2>&1)
+[ $? != 0 ] && [ -e "$pin/umb_layers" ]
+check $? "mv of a pinned map within the directory is refused"
+
+out=$(mv "$pin" "$pin-moved" 2>&1)
+[ $? != 0 ] && [ -d "$pin" ]
+check $? "mv of the pin directory is refused"
+
+out=$(rm -rf "$pin/links" 2>&1)
+[ $? != 0 ] && [ -e "$pin/links/$link" ]
+check $? "rm -rf of the links directory is refused"
+
+out=$("$bpftool" map pin pinned "$pin/umb_ctl" "$pin/extra" 2>&1)
+[ $? != 0 ] && [ ! -e "$pin/extra" ]
+check $? "pinning another object into the pin directory is refused"
+
+# Links: detaching one, by its pin or its id, is refused; the programs keep enforcing.
+out=$("$bpftool" link detach pinned "$pin/links/umb_file_open" 2>&1)
+rc=$?
+[ "$rc" != 0 ] && [[ "$out" == *"Operation not permitted"* ]]
+check $? "bpftool link detach pinned links/umb_file_open is refused with EPERM"
+
+lid=$("$bpftool" -j link show pinned "$pin/links/umb_file_open" | json_id)
+out=$("$bpftool" link detach id "$lid" 2>&1)
+rc=$?
+[ -n "$lid" ] && [ "$rc" != 0 ] && [[ "$out" == *"Operation not permitted"* ]]
+check $? "bpftool link detach id $lid is refused with EPERM"
+
+out=$("$bpftool" link show 2>&1)
+[ $? = 0 ] && [[ "$out" == *"$lid"* ]]
+check $? "bpftool link show still lists Umbrella's links"
+
+still_enforced
+check $? "after the attempts the programs still enforce (run -r fs:/etc is denied /etc/hostname)"
+
+# A second umbrellad is refused, naming the first.
+out=$(timeout 60 "$umbrellad" --socket "$tmp/second.sock" --pin-dir "$pin" 2>&1)
+rc=$?
+[ "$rc" = 1 ] && [[ "$out" == *"another umbrellad is using it (pid $daemon "* ]]
+check $? "a second umbrellad is refused, naming the first one's pid (exit $rc)"
+
+out=$("$umbrellad" --reset-pins --pin-dir "$pin" 2>&1)
+rc=$?
+[ "$rc" != 0 ] && [ -e "$pin/umb_layers" ] && [[ "$out" == *"(pid $daemon)"* ]]
+check $? "--reset-pins is refused while umbrellad is up (exit $rc)"
+
+# A crash: the registration goes with the process; a new umbrellad adopts.
+kill -9 "$daemon"
+wait "$daemon" 2>/dev/null
+old=$daemon
+daemon=
+for _ in $(seq 50); do
+	[ "$(ctl_daemon_tgid)" = 0 ] && break
+	sleep 0.1
+done
+out=$(ctl_daemon_tgid 2>&1)
+[ "$out" = 0 ]
+check $? "after kill -9 of umbrellad ($old), umb_ctl.daemon_tgid is cleared"
+
+start_daemon "$tmp/d2.log"
+out=$(cat "$tmp/d2.log")
+[ $? = 0 ] && grep -q "adopted the pinned state in $pin" "$tmp/d2.log" &&
+	[ "$(ctl_daemon_tgid)" = "$daemon" ]
+check $? "a restarted umbrellad adopts the pinned state and registers ($daemon)"
+
+out=$("$bpftool" map update pinned "$pin/umb_layers" key 1 0 0 0 value $(zeros 40) 2>&1)
+[ $? != 0 ] && still_enforced
+check $? "the restarted umbrellad's maps are protected, and it enforces"
+
+# A clean stop unregisters; then --reset-pins may remove everything.
+kill "$daemon"
+wait "$daemon"
+rc=$?
+daemon=
+out=$(ctl_daemon_tgid 2>&1)
+[ "$rc" = 0 ] && [ "$out" = 0 ]
+check $? "a stopped umbrellad leaves umb_ctl.daemon_tgid at 0"
+
+# A crash again, and --reset-pins right after it: it waits for the registration to go.
+start_daemon "$tmp/d3.log"
+out=$(cat "$tmp/d3.log")
+check $? "umbrellad starts again"
+kill -9 "$daemon"
+wait "$daemon" 2>/dev/null
+daemon=
+out=$("$umbrellad" --reset-pins --pin-dir "$pin" 2>&1)
+[ $? = 0 ] && [ ! -e "$pin" ]
+check $? "umbrellad --reset-pins right after kill -9 removes the pin directory"
+
+echo "1..$n"
+exit $failed
