@@ -63,6 +63,19 @@ UMB_MAP struct {
 } umb_fs_inodes SEC(".maps");
 
 /*
+ * umb_fs_filter: one struct umb_fs_filter, a bit per hash of an umb_fs_inodes key and of
+ * its dev (include/umbrella/bpf-abi.h). Writer: umbrellad, before the layer exists.
+ * Reader: file.bpf.c, before each umb_fs_inodes lookup. Never full; bits are never
+ * cleared.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct umb_fs_filter);
+} umb_fs_filter SEC(".maps");
+
+/*
  * umb_fs_names: restricted names in directories (struct umb_name_key -> struct
  * umb_fs_rule), for paths that do not exist yet or whose file may be replaced by rename.
  * Writer: umbrellad. Reader: file.bpf.c, only below a directory whose umb_fs_inodes entry

@@ -42,7 +42,7 @@
  * Kernel fields read through CO-RE (keep this list complete, so a kernel upgrade can
  * be reviewed against it):
  *   file.bpf.c, lib/path.bpf.h: file.f_mode, f_flags, f_path; path.dentry, mnt;
- *     dentry.d_parent, d_inode, d_name.name, d_name.len, d_u.d_alias;
+ *     dentry.d_parent, d_inode, d_sb, d_name.name, d_name.len, d_u.d_alias;
  *     inode.i_sb, i_ino, i_dentry.first; super_block.s_dev;
  *     mount.mnt, mnt_parent, mnt_mountpoint (container_of a vfsmount);
  *     vm_area_struct.vm_file, vm_flags

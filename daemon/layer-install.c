@@ -81,6 +81,42 @@ static int remember(struct install *in, int map_fd, const void *key, size_t key_
 }
 
 /*
+ * Sets in umb_fs_filter (@filter_fd) the bits of every inode the install wrote to
+ * umb_fs_inodes, and of its dev: before the layer exists, so before any task can carry
+ * it (the hooks look up only inodes whose bits are set). One read and one write of the
+ * bitmap; umbrellad is its only writer and writes from one thread. A hook reading the
+ * bitmap meanwhile sees each word old or new: the bits already set stay set.
+ */
+static int filter_commit(const struct install *in)
+{
+	struct umb_fs_filter *filter = malloc(sizeof(*filter));
+	uint32_t zero = 0;
+	int r = 0;
+
+	if (!filter)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(in->maps->fs_filter, &zero, filter) < 0) {
+		r = -errno;
+		goto out;
+	}
+	for (size_t i = 0; i < in->count; i++) {
+		const struct umb_inode_key *key = &in->written[i].key.inode;
+		uint32_t bits[2] = { umb_fs_filter_bit(key->dev, key->ino),
+				     umb_fs_filter_bit(key->dev, UMB_FS_FILTER_ANY_INO) };
+
+		if (in->written[i].map_fd != in->maps->fs_inodes)
+			continue;
+		for (int b = 0; b < 2; b++)
+			filter->words[bits[b] / 64] |= 1ULL << (bits[b] % 64);
+	}
+	if (bpf_map_update_elem(in->maps->fs_filter, &zero, filter, BPF_ANY) < 0)
+		r = -errno;
+out:
+	free(filter);
+	return r;
+}
+
+/*
  * Adds @access for this layer to the rule at @key in @map_fd (creating the rule), and
  * ORs @flags into it. Returns 0, -ENOSPC when UMB_FS_DENY_SLOTS layers already restrict
  * the object, -E2BIG when the map is full, or another -errno.
@@ -331,6 +367,13 @@ int layer_install(const struct layer_maps *maps, uint32_t id, const struct umb_r
 			goto out_rollback;
 	}
 
+	ret = filter_commit(&in);
+	if (ret < 0) {
+		if (ret_error)
+			(void)asprintf(ret_error, "cannot update the rule filter: %s",
+				       strerror(-ret));
+		goto out_rollback;
+	}
 	ret = describe(maps, id, r, creator_pid, origin);
 	if (ret < 0) {
 		if (ret_error)

@@ -14,6 +14,7 @@ struct layer_maps {
 	int fs_inodes;	/* umb_fs_inodes */
 	int fs_names;	/* umb_fs_names */
 	int layer_desc; /* umb_layer_desc, for umbrella-cli; 0: not written (tests) */
+	int fs_filter;	/* umb_fs_filter */
 };
 
 /*

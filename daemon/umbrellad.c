@@ -436,6 +436,7 @@ int main(int argc, char *argv[])
 			.fs_inodes = bpf_map__fd(skel->maps.umb_fs_inodes),
 			.fs_names = bpf_map__fd(skel->maps.umb_fs_names),
 			.layer_desc = bpf_map__fd(skel->maps.umb_layer_desc),
+			.fs_filter = bpf_map__fd(skel->maps.umb_fs_filter),
 		},
 	};
 	r = config_apply(&config, &server);

@@ -16,6 +16,13 @@
  * detached mounts all end at the same inodes. A walk that does not end within
  * UMB_WALK_MAX levels denies (fail closed).
  *
+ * The cost is per level. Where the kernel has bpf_rdonly_cast() (6.2 and later), the
+ * walk is a bounded loop in the program that reads the kernel's structures with plain
+ * loads (umb_walk_fast()); elsewhere a bpf_loop() callback with
+ * bpf_probe_read_kernel() (umb_walk_step()). Both consult umb_fs_filter first, a
+ * bitmap of the inodes that have rules and of their file systems: most levels end
+ * there, without a hash lookup.
+ *
  * The walk reads kernel memory without locks (as d_path does under RCU, minus the retry):
  * a concurrent rename can make one check see a mix of the old and the new tree.
  */
@@ -33,17 +40,18 @@
 
 /* The state of one walk, shared with the bpf_loop() callback. */
 struct umb_walk {
-	/* where the walk is: kernel pointers, read with BPF_CORE_READ() */
+	/* where the walk is: kernel pointers (the verifier may see them as such, or as
+	 * numbers: they are only read through bpf_core_cast() or BPF_CORE_READ()) */
 	__u64 dentry; /* struct dentry *: the level to look at next */
 	__u64 mnt;    /* struct vfsmount * of that dentry; 0: do not leave its file system */
 	__u64 child;  /* struct dentry * the walk came from: its name is looked up */
 	__u32 child_next; /* the child is valid in the step whose index + 1 is this */
-	__u64 sb;     /* struct super_block * whose s_dev is dev (a cache); 0 at first */
-	__u32 dev;    /* that super block's s_dev */
+	__u32 dev_step;	  /* the step that reads dev (the first, and the first after a
+			   * mount point: the d_parent chain stays on one super block) */
+	__u32 dev;	  /* s_dev of the super block of the dentries walked */
 	/* what is asked */
 	__u32 requested; /* UMB_FS_* */
-	__u32 layer_count;
-	__u32 layers[UMB_MAX_LAYERS]; /* the task's stack, copied */
+	const struct umb_task_state *state; /* the task's layers (read on a match only) */
 	/* outcome */
 	__u32 done;	   /* the walk reached the root: 1 */
 	__u32 deny_layer;  /* the layer that denies; 0: none (or the walk was too deep) */
@@ -59,25 +67,26 @@ struct umb_walk {
  */
 
 /*
- * umb_fs_rule_match() - whether one of @w's layers denies access @w asks in @rule
+ * umb_fs_rule_match() - whether one of @state's layers denies access @requested in @rule
  *
  * Return: 0, or the denying layer in the low 32 bits and the access it denies in the
  * high 32 bits.
  */
-__noinline __u64 umb_fs_rule_match(const struct umb_fs_rule *rule, const struct umb_walk *w)
+__noinline __u64 umb_fs_rule_match(const struct umb_fs_rule *rule,
+				   const struct umb_task_state *state, __u32 requested)
 {
-	if (!rule || !w)
+	if (!rule || !state)
 		return 0;
 	for (__u32 s = 0; s < UMB_FS_DENY_SLOTS; s++) {
 		__u32 layer = rule->deny[s].layer;
-		__u32 access = rule->deny[s].access & w->requested;
+		__u32 access = rule->deny[s].access & requested;
 
 		if (!layer || !access)
 			continue; /* free slot, or another kind of access */
 		for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
-			if (i >= w->layer_count)
+			if (i >= state->layer_count)
 				break;
-			if (w->layers[i] == layer)
+			if (state->layers[i] == layer)
 				return (__u64)access << 32 | layer;
 		}
 	}
@@ -125,13 +134,42 @@ __noinline __u64 umb_fs_name_hash(__u64 dentry)
 /* Whether @rule denies the walk @w; records the layer and access. */
 static __always_inline int umb_rule_denies(struct umb_walk *w, const struct umb_fs_rule *rule)
 {
-	__u64 match = umb_fs_rule_match(rule, w);
+	__u64 match = umb_fs_rule_match(rule, w->state, w->requested);
 
 	if (!match)
 		return 0;
 	w->deny_layer = (__u32)match;
 	w->deny_access = match >> 32;
 	return 1;
+}
+
+/*
+ * Whether kernel memory can be read with plain loads through bpf_core_cast()
+ * (bpf_rdonly_cast(), Linux 6.2 and later; the verifier makes it a move): much cheaper
+ * than a bpf_probe_read_kernel() call per field. On older kernels libbpf resolves the
+ * weak kfunc to 0 and the verifier drops the branch that would call it.
+ */
+static __always_inline int umb_have_cast(void)
+{
+	return bpf_ksym_exists(bpf_rdonly_cast);
+}
+
+/* The bitmap umb_fs_filter, or NULL (cannot happen: an array always has its entry). */
+static __always_inline const struct umb_fs_filter *umb_fs_filter_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&umb_fs_filter, &zero);
+}
+
+/* Whether the inode (@dev, @ino) may have an entry in umb_fs_inodes: its bit in
+ * @filter is set. */
+static __always_inline int umb_fs_filter_has(const struct umb_fs_filter *filter, __u32 dev,
+					     __u64 ino)
+{
+	__u32 bit = umb_fs_filter_bit(dev, ino);
+
+	return (filter->words[(bit >> 6) & (UMB_FS_FILTER_WORDS - 1)] >> (bit & 63)) & 1;
 }
 
 /* Bytes one umb_read_pair() reads at most. */
@@ -169,39 +207,53 @@ static __always_inline void umb_read_pair(__u64 base, __u32 off_a, __u32 off_b,
 static long umb_walk_step(__u32 index, void *data)
 {
 	struct umb_walk *w = data;
-	struct dentry *dentry = (struct dentry *)w->dentry, *parent;
 	const struct umb_fs_rule *rule;
-	struct mount *mount, *mount_parent;
-	struct umb_name_key name_key = {};
-	__u64 inode, sb, buf[UMB_PAIR_SPAN / 8];
+	const struct umb_fs_filter *filter;
+	__u64 dentry = w->dentry, parent, inode, ino = 0, mount_parent, mountpoint;
+	__u64 buf[UMB_PAIR_SPAN / 8];
+	__u32 mnt_off = bpf_core_field_offset(struct mount, mnt);
 
-	/* d_parent and d_inode in one read, i_sb and i_ino in another; the super block's
-	 * s_dev is read again only when the super block changes (at mount points). */
-	umb_read_pair(w->dentry, bpf_core_field_offset(struct dentry, d_parent),
-		      bpf_core_field_offset(struct dentry, d_inode), buf);
-	parent = (struct dentry *)buf[0];
-	inode = buf[1];
+	/* d_parent and d_inode, then i_ino; dev at the first step on each super block. */
+	if (umb_have_cast()) {
+		/* Plain loads (the kernel handles a fault, as for bpf_probe_read_kernel()). */
+		struct dentry *d = bpf_core_cast((void *)dentry, struct dentry);
+		struct inode *i = d->d_inode;
 
-	/* A negative dentry (a name about to be created) has no inode of its own. */
-	if (inode) {
+		parent = (__u64)d->d_parent;
+		inode = (__u64)i;
+		if (i)
+			ino = i->i_ino;
+		if (index == w->dev_step)
+			w->dev = d->d_sb->s_dev;
+	} else {
+		umb_read_pair(dentry, bpf_core_field_offset(struct dentry, d_parent),
+			      bpf_core_field_offset(struct dentry, d_inode), buf);
+		parent = buf[0];
+		inode = buf[1];
+		if (inode)
+			ino = BPF_CORE_READ((struct inode *)inode, i_ino);
+		if (index == w->dev_step)
+			w->dev = BPF_CORE_READ((struct dentry *)dentry, d_sb, s_dev);
+	}
+
+	/* A negative dentry (a name about to be created) has no inode of its own. Most
+	 * inodes have no rule: their bit in umb_fs_filter is clear. */
+	filter = umb_fs_filter_get();
+	if (inode && (!filter || umb_fs_filter_has(filter, w->dev, ino))) {
+		struct umb_name_key name_key = { .dir = { .dev = w->dev, .ino = ino } };
+
 		/* name_key.dir is the inode's key (one key on the stack, not two) */
-		struct umb_inode_key *key = &name_key.dir;
-
-		umb_read_pair(inode, bpf_core_field_offset(struct inode, i_sb),
-			      bpf_core_field_offset(struct inode, i_ino), buf);
-		sb = buf[0];
-		if (sb != w->sb) {
-			w->sb = sb;
-			w->dev = BPF_CORE_READ((struct super_block *)sb, s_dev);
-		}
-		key->dev = w->dev;
-		key->ino = buf[1];
-		rule = bpf_map_lookup_elem(&umb_fs_inodes, key);
+		rule = bpf_map_lookup_elem(&umb_fs_inodes, &name_key.dir);
 		if (rule) {
 			if (umb_rule_denies(w, rule))
 				return 1;
 			if ((rule->flags & UMB_FS_HAS_NAMES) && w->child_next == index + 1) {
-				name_key.name_hash = umb_fs_name_hash(w->child);
+				__u64 child = 0;
+
+				/* The child as a number for the global function (the verifier
+				 * may know it as a pointer): a copy it cannot follow. */
+				bpf_probe_read_kernel(&child, sizeof(child), &w->child);
+				name_key.name_hash = umb_fs_name_hash(child);
 				rule = bpf_map_lookup_elem(&umb_fs_names, &name_key);
 				if (rule && umb_rule_denies(w, rule))
 					return 1;
@@ -210,9 +262,9 @@ static long umb_walk_step(__u32 index, void *data)
 	}
 
 	if (parent && parent != dentry) {
-		w->child = (__u64)dentry;
+		w->child = dentry;
 		w->child_next = index + 2;
-		w->dentry = (__u64)parent;
+		w->dentry = parent;
 		return 0;
 	}
 
@@ -222,17 +274,111 @@ static long umb_walk_step(__u32 index, void *data)
 		w->done = 1; /* a hook that knows no mount: this file system only */
 		return 1;
 	}
-	mount = (struct mount *)(w->mnt - bpf_core_field_offset(struct mount, mnt));
-	mount_parent = BPF_CORE_READ(mount, mnt_parent);
-	if (!mount_parent || mount_parent == mount) {
+	if (umb_have_cast()) {
+		struct mount *m = bpf_core_cast((void *)(w->mnt - mnt_off), struct mount);
+
+		mount_parent = (__u64)m->mnt_parent;
+		mountpoint = (__u64)m->mnt_mountpoint;
+	} else {
+		struct mount *m = (struct mount *)(w->mnt - mnt_off);
+
+		mount_parent = (__u64)BPF_CORE_READ(m, mnt_parent);
+		mountpoint = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
+	}
+	if (!mount_parent || mount_parent == w->mnt - mnt_off) {
 		w->done = 1;
 		return 1;
 	}
-	w->dentry = (__u64)BPF_CORE_READ(mount, mnt_mountpoint);
-	w->mnt = (__u64)mount_parent + bpf_core_field_offset(struct mount, mnt);
-	/* The mount point stands where the root just left did: no child for it (child_next
-	 * stays behind). */
+	w->dentry = mountpoint;
+	w->mnt = mount_parent + mnt_off;
+	/* The mount point is on the parent mount's super block; it stands where the root
+	 * just left did: no child for it (child_next stays behind). */
+	w->dev_step = index + 1;
 	return 0;
+}
+
+/*
+ * umb_walk_fast() - the walk of umb_walk_step(), as a bounded loop in the program, with
+ * plain loads through bpf_core_cast() (only where umb_have_cast()): no helper call and
+ * no callback per level, the walk's state in registers. On a rule found (its bit in
+ * umb_fs_filter set: rare) the step does what umb_walk_step() does.
+ */
+static __always_inline void umb_walk_fast(struct umb_walk *w,
+					  const struct umb_fs_filter *filter)
+{
+	__u32 mnt_off = bpf_core_field_offset(struct mount, mnt);
+	const struct umb_task_state *state = w->state;
+	struct dentry *d = bpf_core_cast((void *)w->dentry, struct dentry), *child = NULL;
+	struct mount *m = NULL;
+	__u32 dev = 0, need_dev = 1, dev_rules = 0, requested = w->requested;
+
+	if (w->mnt)
+		m = bpf_core_cast((void *)(w->mnt - mnt_off), struct mount);
+	for (__u32 i = 0; i < UMB_WALK_MAX; i++) {
+		struct dentry *parent = d->d_parent;
+		struct inode *inode = d->d_inode;
+		struct mount *mount_parent;
+
+		/* dev at the first level on each super block: the d_parent chain stays on one */
+		if (need_dev) {
+			dev = d->d_sb->s_dev;
+			/* No rule on this super block: skip its inodes. */
+			dev_rules = umb_fs_filter_has(filter, dev, UMB_FS_FILTER_ANY_INO);
+			need_dev = 0;
+		}
+		/* A negative dentry (a name about to be created) has no inode of its own. */
+		if (dev_rules && inode) {
+			__u64 ino = inode->i_ino;
+
+			if (umb_fs_filter_has(filter, dev, ino)) {
+				struct umb_name_key name_key = { .dir = { .dev = dev, .ino = ino } };
+				const struct umb_fs_rule *rule;
+				__u64 match;
+
+				rule = bpf_map_lookup_elem(&umb_fs_inodes, &name_key.dir);
+				if (rule) {
+					match = umb_fs_rule_match(rule, state, requested);
+					if (!match && (rule->flags & UMB_FS_HAS_NAMES) && child) {
+						__u64 c = 0;
+
+						/* The child as a number for the global function. */
+						w->child = (__u64)child;
+						bpf_probe_read_kernel(&c, sizeof(c), &w->child);
+						name_key.name_hash = umb_fs_name_hash(c);
+						rule = bpf_map_lookup_elem(&umb_fs_names, &name_key);
+						match = umb_fs_rule_match(rule, state, requested);
+					}
+					if (match) {
+						w->deny_layer = (__u32)match;
+						w->deny_access = match >> 32;
+						return;
+					}
+				}
+			}
+		}
+
+		if (parent && parent != d) {
+			child = d;
+			d = parent;
+			continue;
+		}
+		/* The root of a file system (or a disconnected or pseudo dentry): go on at the
+		 * mount point of the mount, unless it is the root of its tree. */
+		if (!m) {
+			w->done = 1; /* a hook that knows no mount: this file system only */
+			return;
+		}
+		mount_parent = m->mnt_parent;
+		if (!mount_parent || mount_parent == m) {
+			w->done = 1;
+			return;
+		}
+		/* The mount point stands where the root just left did: no child for it. */
+		d = m->mnt_mountpoint;
+		m = mount_parent;
+		child = NULL;
+		need_dev = 1;
+	}
 }
 
 /*
@@ -249,20 +395,24 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 				       const struct dentry *dentry, const struct vfsmount *mnt,
 				       struct umb_walk *w)
 {
+	const struct umb_fs_filter *filter = umb_fs_filter_get();
+
 	w->dentry = (__u64)dentry;
 	w->mnt = (__u64)mnt;
 	w->child = 0;
 	w->child_next = 0;
-	w->sb = 0;
+	w->dev_step = 0;
 	w->dev = 0;
 	w->requested = requested;
-	w->layer_count = state->layer_count;
-	__builtin_memcpy(w->layers, state->layers, sizeof(w->layers));
+	w->state = state;
 	w->done = 0;
 	w->deny_layer = 0;
 	w->deny_access = 0;
 
-	bpf_loop(UMB_WALK_MAX, umb_walk_step, w, 0);
+	if (umb_have_cast() && filter)
+		umb_walk_fast(w, filter);
+	else
+		bpf_loop(UMB_WALK_MAX, umb_walk_step, w, 0);
 	if (w->deny_layer)
 		return 1;
 	if (!w->done) {

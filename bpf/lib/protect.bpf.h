@@ -60,7 +60,7 @@ static __always_inline bool umb_is_our_map(const void *map)
 	       map == (const void *)&umb_layer_desc || map == (const void *)&umb_fs_inodes ||
 	       map == (const void *)&umb_fs_names || map == (const void *)&umb_arm ||
 	       map == (const void *)&umb_ctl || map == (const void *)&umb_events ||
-	       map == (const void *)&umb_stats;
+	       map == (const void *)&umb_stats || map == (const void *)&umb_fs_filter;
 }
 
 /* Whether the program @prog uses one of Umbrella's maps. */

@@ -10,7 +10,8 @@
 /* Bumped on any change to a struct, value or map layout below. umbrellad checks it
  * against the pinned objects it finds before adopting them (struct umb_meta).
  * 1: never pinned. 2: pinned under the pin directory, with umb_meta. 3: umb_ctl grew
- * the configuration flags and the pin directory's identity; umb_layer_desc. */
+ * the configuration flags and the pin directory's identity; the maps umb_layer_desc
+ * and umb_fs_filter. */
 #define UMB_ABI_VERSION 3
 
 /* A task carries at most this many layers, as Landlock does. */
@@ -135,6 +136,34 @@ struct umb_name_key {
 };
 
 _Static_assert(sizeof(struct umb_name_key) == 24, "struct umb_name_key is ABI");
+
+/*
+ * umb_fs_filter: the array map of one struct umb_fs_filter (key 0), a bitmap in which
+ * bit umb_fs_filter_bit() of every key of umb_fs_inodes is set, and
+ * that of (its dev, UMB_FS_FILTER_ANY_INO): a prefilter that spares the hooks the hash
+ * lookup on the (nearly all) inodes that no rule names, and on file systems without
+ * rules even the reading of inode numbers. A clear bit means "no entry in
+ * umb_fs_inodes" (for that inode, or any inode of that dev); a set bit means nothing.
+ * Producer: umbrellad, which sets the bits of a layer's entries before the layer exists
+ * (before any task can carry it), and never clears one (a stale bit only costs a
+ * lookup). Consumer: lib/path.bpf.h.
+ */
+#define UMB_FS_FILTER_SHIFT 20 /* 2^20 bits: 128 KiB */
+#define UMB_FS_FILTER_WORDS (1U << (UMB_FS_FILTER_SHIFT - 6))
+#define UMB_FS_FILTER_ANY_INO 0 /* the inode number of a dev's own bit (no inode's) */
+
+struct umb_fs_filter {
+	__u64 words[UMB_FS_FILTER_WORDS]; /* bit b: words[b / 64] & 1 << b % 64 */
+};
+
+_Static_assert(sizeof(struct umb_fs_filter) == 131072, "struct umb_fs_filter is ABI");
+
+/* The bit of the inode (@dev, @ino) in umb_fs_filter (Fibonacci hashing). */
+static inline __u32 umb_fs_filter_bit(__u32 dev, __u64 ino)
+{
+	return (__u32)(((ino ^ (__u64)dev << 40) * 0x9e3779b97f4a7c15ULL) >>
+		       (64 - UMB_FS_FILTER_SHIFT));
+}
 
 /* FNV-1a, 64 bit: the hash of a name in umb_name_key (computed the same on both sides). */
 #define UMB_FNV64_OFFSET 0xcbf29ce484222325ULL

@@ -721,7 +721,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: umbrella-bench [--iterations N] [--exec-iterations N] "
-		"[--macro-runs 1..%d]\n"
+		"[--macro-runs 1..%d] [--only PHASE]\n"
 		"Root, in the test VM: tests/bench/run-bench boots it.\n",
 		MACRO_RUNS_MAX);
 }
@@ -739,10 +739,12 @@ int main(int argc, char **argv)
 	static const struct option options[] = {{"iterations", required_argument, NULL, 'i'},
 						{"exec-iterations", required_argument, NULL, 'e'},
 						{"macro-runs", required_argument, NULL, 'm'},
+						{"only", required_argument, NULL, 'o'},
 						{"runner", required_argument, NULL, 'R'},
 						{"help", no_argument, NULL, 'h'},
 						{}};
 	char exe[PATH_MAX], *slash;
+	const char *only = NULL;
 	struct umbrella_bpf *skel = NULL;
 	struct empty_bpf *empty = NULL;
 	const char *hooks[MAX_HOOKS];
@@ -774,6 +776,9 @@ int main(int argc, char **argv)
 			}
 			phase_by_run(phase_macro)->runs = v;
 			break;
+		case 'o':
+			only = optarg;
+			break;
 		case 'R':
 			runner_config = (unsigned int)strtoul(optarg, NULL, 10);
 			if (runner_config < 1 || runner_config > CONFIGS) {
@@ -792,6 +797,19 @@ int main(int argc, char **argv)
 	if (optind != argc) {
 		usage(stderr);
 		return 2;
+	}
+	if (only) {
+		/* Quick comparisons: only the phase named (the others run 0 times). */
+		v = 0;
+		for (unsigned int p = 0; p < PHASES; p++)
+			if (strcmp(phases[p].name, only))
+				phases[p].iterations = 0;
+			else
+				v = 1;
+		if (!v) {
+			usage(stderr);
+			return 2;
+		}
 	}
 	if (runner_config)
 		return runner(runner_config);

@@ -58,6 +58,7 @@ static inline __u32 test_layer(struct umbrella_bpf *skel, const char *items)
 		.layers = bpf_map__fd(skel->maps.umb_layers),
 		.fs_inodes = bpf_map__fd(skel->maps.umb_fs_inodes),
 		.fs_names = bpf_map__fd(skel->maps.umb_fs_names),
+		.fs_filter = bpf_map__fd(skel->maps.umb_fs_filter),
 	};
 	struct umb_restrictions *r = umb_restrictions__new();
 	char *error = NULL;

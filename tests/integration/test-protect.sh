@@ -134,6 +134,17 @@ done
 [ "$refused" = "$(echo $ids | wc -w)" ]
 check $? "bpftool map update id N is refused with EPERM for each of its maps ($ids)"
 
+# Every map pinned in the directory (umb_meta aside: umbrellad's own, see
+# bpf/lib/protect.bpf.h), so that a map added later cannot be left out of the list.
+out=
+for file in "$pin"/umb_*; do
+	[ "${file##*/}" = umb_meta ] && continue
+	"$bpftool" map update pinned "$file" key 0 0 0 0 value 0 2>&1 |
+		grep -q "Operation not permitted" || out+=" ${file##*/}"
+done
+[ -z "$out" ]
+check $? "a writable fd of every pinned map is refused (not refused:${out:- none})"
+
 out=$("$bpftool" map create "$other" type array key 4 value 4 entries 1 name umb_layers 2>&1) &&
 	out=$("$bpftool" map update pinned "$other" key 0 0 0 0 value 1 0 0 0 2>&1) &&
 	out=$(rm "$other" 2>&1)
