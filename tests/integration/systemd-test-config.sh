@@ -10,24 +10,13 @@
 #   tests/vm/run --systemd --rw BUILD -- BUILD/tests/integration/systemd-test-config
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
+. "$source_root/tests/helpers/systemd-unit.sh"
+TAP_CONTEXT=40 # on a failure, 40 lines of $out (journal excerpts)
 umbrellad=$build/daemon/umbrellad
 cli=$build/cli/umbrella-cli
-unit=/etc/systemd/system/umbrellad.service
 conf=/etc/umbrella/umbrella.conf
-n=0 failed=0 out=
-
-check() { # RESULT DESCRIPTION
-	local rc=$1
-	shift
-	n=$((n + 1))
-	if [ "$rc" = 0 ]; then
-		echo "ok $n - $*"
-	else
-		echo "not ok $n - $*"
-		printf '%s\n' "$out" | tail -n 40 | sed 's/^/# output: /'
-		failed=1
-	fi
-}
 cleanup() {
 	systemctl stop umbrellad.service 2>/dev/null
 	systemctl reset-failed umbrellad.service 2>/dev/null
@@ -36,17 +25,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-prop() { systemctl show -P "$1" umbrellad.service; }
-journal() { journalctl -b -u umbrellad.service --no-pager -o cat; }
-wait_active() {
-	local end=$((SECONDS + 90))
-	while [ "$SECONDS" -lt "$end" ]; do
-		[ "$(prop ActiveState)" = active ] && [ "$(prop MainPID)" != 0 ] && return 0
-		[ "$(prop ActiveState)" = failed ] && return 1
-		sleep 0.2
-	done
-	return 1
-}
 # The outcome of a reload, success or error, as umbrellad logs it.
 outcomes() { journal | grep -cE 'umbrellad: (configuration: |.*keeping the configuration in force)'; }
 # systemctl reload, then wait until umbrellad has logged the outcome: with Type=notify
@@ -72,12 +50,7 @@ allowed() {
 	[ "$out" = "$(cat /etc/hostname)" ]
 }
 
-mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
-mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
-# As systemd-test-service: the unit as built, the daemon from the VM's writable overlay.
-install -m 0755 "$umbrellad" /usr/local/sbin/umbrellad
-sed "s|^ExecStart=.*|ExecStart=/usr/local/sbin/umbrellad|" "$build/daemon/umbrellad.service" >"$unit"
-systemctl daemon-reload
+unit_setup
 "$umbrellad" --reset-pins 2>/dev/null
 mkdir -p /etc/umbrella
 
@@ -196,5 +169,4 @@ rc=$?
 [ "$rc" = 78 ] && [[ "$out" == *"/etc/umbrella/missing.conf: No such file or directory"* ]]
 check $? "umbrellad --config MISSING exits 78 naming the file ($rc)"
 
-echo "1..$n"
-exit $failed
+tap_done

@@ -8,25 +8,16 @@
 #   tests/vm/run --systemd --rw BUILD -- BUILD/tests/integration/systemd-test-journal
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
+. "$source_root/tests/helpers/systemd-unit.sh"
+TAP_CONTEXT=40 # on a failure, 40 lines of $out (journal excerpts)
 umbrellad=$build/daemon/umbrellad
 cli=$build/cli/umbrella-cli
-unit=/etc/systemd/system/umbrellad.service
 tmp=$(mktemp -d)
-n=0 failed=0 out= follow= follow_json=
+follow= follow_json=
 id_of() { sed -n "s/^#define $1[[:space:]]*\"\([0-9a-f]\{32\}\)\".*$/\1/p" "$journal_h"; }
 
-check() { # RESULT DESCRIPTION
-	local rc=$1
-	shift
-	n=$((n + 1))
-	if [ "$rc" = 0 ]; then
-		echo "ok $n - $*"
-	else
-		echo "not ok $n - $*"
-		printf '%s\n' "$out" | tail -n 40 | sed 's/^/# output: /'
-		failed=1
-	fi
-}
 cleanup() {
 	[ -n "$follow" ] && kill "$follow" 2>/dev/null
 	[ -n "$follow_json" ] && kill "$follow_json" 2>/dev/null
@@ -39,16 +30,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-prop() { systemctl show -P "$1" umbrellad.service; }
-wait_active() {
-	local end=$((SECONDS + 90))
-	while [ "$SECONDS" -lt "$end" ]; do
-		[ "$(prop ActiveState)" = active ] && [ "$(prop MainPID)" != 0 ] && return 0
-		[ "$(prop ActiveState)" = failed ] && return 1
-		sleep 0.2
-	done
-	return 1
-}
 # Where the journal ends now: the last entry's monotonic timestamp. Not a cursor:
 # journalctl --after-cursor with matches skips the first matching entry when the cursor's
 # own entry does not match (systemd 252).
@@ -89,12 +70,7 @@ suppressed=$(id_of UMB_MESSAGE_SUPPRESSED)
 dropped=$(id_of UMB_MESSAGE_DROPPED)
 [ -n "$denied" ] && [ -n "$suppressed" ] && [ -n "$dropped" ] || { echo "not ok 1 - no MESSAGE_IDs in $journal_h"; exit 1; }
 
-mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
-mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
-# As systemd-test-service: the unit as built, umbrellad from the writable overlay.
-install -m 0755 "$umbrellad" /usr/local/sbin/umbrellad
-sed "s|^ExecStart=.*|ExecStart=/usr/local/sbin/umbrellad|" "$build/daemon/umbrellad.service" >"$unit"
-systemctl daemon-reload
+unit_setup
 timeout 300 systemctl start umbrellad.service
 wait_active
 check $? "umbrellad.service is active"
@@ -202,5 +178,4 @@ out=$(printf '%s\n' "$out" | sort | uniq -c | sort -rn | head -n 5; echo "$lines
 [ "$lines" = "$logged" ]
 check $? "no denial is logged twice"
 
-echo "1..$n"
-exit $failed
+tap_done

@@ -7,24 +7,14 @@
 #   tests/vm/run --systemd --rw BUILD -- BUILD/tests/integration/systemd-test-service
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
+. "$source_root/tests/helpers/systemd-unit.sh"
+TAP_CONTEXT=40 # on a failure, 40 lines of $out (journal excerpts)
 umbrellad=$build/daemon/umbrellad
 cli=$build/cli/umbrella-cli
-unit=/etc/systemd/system/umbrellad.service
 tmp=$(mktemp -d)
-n=0 failed=0 out= loop=
-
-check() { # RESULT DESCRIPTION
-	local rc=$1
-	shift
-	n=$((n + 1))
-	if [ "$rc" = 0 ]; then
-		echo "ok $n - $*"
-	else
-		echo "not ok $n - $*"
-		printf '%s\n' "$out" | tail -n 40 | sed 's/^/# output: /'
-		failed=1
-	fi
-}
+loop=
 cleanup() {
 	[ -n "$loop" ] && kill "$loop" 2>/dev/null
 	systemctl stop umbrellad.service 2>/dev/null
@@ -34,46 +24,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-prop() { systemctl show -P "$1" umbrellad.service; }
-wait_active() { # wait until the unit is active with a main pid other than $1
-	local end=$((SECONDS + 90)) pid
-	while [ "$SECONDS" -lt "$end" ]; do
-		pid=$(prop MainPID)
-		[ "$(prop ActiveState)" = active ] && [ "$pid" != 0 ] && [ "$pid" != "${1:-}" ] &&
-			return 0
-		[ "$(prop ActiveState)" = failed ] && return 1
-		sleep 0.2
-	done
-	return 1
-}
-loop_lines() { wc -l <"$tmp/loop.log"; }
-all_denied_since() {
-	local since=$1
-	for _ in $(seq 100); do
-		[ "$(loop_lines)" -ge "$since" ] && break
-		sleep 0.1
-	done
-	sleep 1
-	out=$(tail -n +"$since" "$tmp/loop.log")
-	[ -n "$out" ] && ! printf '%s\n' "$out" | grep -qv '^denied$'
-}
-
-# A normal boot has securityfs and the bpf file system mounted by systemd; the test VM's
-# systemd boot has neither.
-mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
-mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
-# The unit has PrivateTmp=yes: a build tree under /tmp (a CI clone) is out of its sight,
-# so the daemon runs from /usr/local/sbin of the VM's writable overlay, as installed.
-install -m 0755 "$umbrellad" /usr/local/sbin/umbrellad
-sed "s|^ExecStart=.*|ExecStart=/usr/local/sbin/umbrellad|" "$build/daemon/umbrellad.service" >"$unit"
-systemctl daemon-reload
+unit_setup
 out=$(systemd-analyze verify "$unit" 2>&1)
 check $? "systemd-analyze verify accepts the unit"
 
 timeout 300 systemctl start umbrellad.service
 wait_active
 rc=$?
-out=$(systemctl status --no-pager umbrellad.service 2>&1 | head -n 12; journalctl -b -u umbrellad.service --no-pager -o cat | tail -n 25)
+out=$(systemctl status --no-pager umbrellad.service 2>&1 | head -n 12; journal | tail -n 25)
 [ "$rc" = 0 ]
 check $? "systemctl start umbrellad reaches active (Type=notify: READY=1 once attached)"
 if [ "$rc" != 0 ]; then
@@ -91,6 +49,15 @@ out=$(prop StatusText)
 [[ "$out" == "Enforcing ("*")" ]]
 check $? "the unit's status text says it enforces ($out)"
 
+out=$("$cli" --json status 2>&1)
+rc=$?
+[ "$rc" = 0 ] && printf '%s\n' "$out" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert s["umbrellad"]["running"] and s["programs"]["attached"] > 0, s
+assert s["programs"]["attached"] == len(s["programs"]["hooks"]), s'
+check $? "umbrella-cli --json status: umbrellad running, programs attached (exit $rc)"
+
 out=$("$cli" run -r fs:/etc -- cat /etc/hostname 2>&1)
 [[ "$out" == *"/etc/hostname: Permission denied"* ]]
 check $? "umbrella-cli run -r fs:/etc -- cat /etc/hostname is denied through the service"
@@ -98,12 +65,7 @@ out=$("$cli" run -r fs:/tmp -- cat /etc/hostname 2>&1)
 [ "$out" = "$(cat /etc/hostname)" ]
 check $? "umbrella-cli run -r fs:/tmp -- cat /etc/hostname works"
 
-: >"$tmp/loop.log"
-"$cli" run -r fs:/etc -- sh -c 'while :; do
-	if cat /etc/hostname >/dev/null 2>&1; then echo allowed; else echo denied; fi
-	sleep 0.1
-done' >>"$tmp/loop.log" 2>&1 &
-loop=$!
+start_loop
 all_denied_since 1
 check $? "a long-running restricted process is denied /etc/hostname"
 
@@ -118,7 +80,7 @@ out="MainPID $pid -> $(prop MainPID), NRestarts $restarts -> $(prop NRestarts)"
 check $? "after kill -9 systemd restarts umbrellad (Restart=on-failure: $out)"
 all_denied_since "$since"
 check $? "the restriction held through the restart"
-out=$(journalctl -b -u umbrellad.service --no-pager -o cat)
+out=$(journal)
 [[ "$out" == *"adopted the pinned state in /sys/fs/bpf/umbrella"* ]]
 check $? "the restarted umbrellad adopted the pinned state"
 out=$("$cli" run -r fs:/etc -- cat /etc/hostname 2>&1)
@@ -162,7 +124,7 @@ measure() { # DESCRIPTION DROP-IN-LINE...
 		[ "$(prop ActiveState)" = active ]; then
 		result=starts
 	else
-		result="fails: $(journalctl -b -u umbrellad.service --no-pager -o cat | grep -v '^$' | tail -n 2 | tr '\n' ' ')"
+		result="fails: $(journal | grep -v '^$' | tail -n 2 | tr '\n' ' ')"
 	fi
 	echo "# measured: $desc: $result"
 	systemctl stop umbrellad.service 2>/dev/null
@@ -180,5 +142,4 @@ measure "PrivateUsers=yes" "PrivateUsers=yes"
 # How exposed the unit is, for the record.
 systemd-analyze security --no-pager umbrellad.service 2>/dev/null | tail -n 1 | sed 's/^/# /'
 
-echo "1..$n"
-exit $failed
+tap_done

@@ -5,24 +5,13 @@
 # kill -9 of it; a command run under restrictions gives them a layer to find.
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
 umbrellad=$build/daemon/umbrellad
 pin=/sys/fs/bpf/umbrella-cli-test
 export UMBRELLA_SOCKET=/run/umbrella-cli-test/umbrellad.sock
 tmp=$(mktemp -d)
-n=0 failed=0 out= rc= daemon= runner=
-
-check() { # RESULT DESCRIPTION
-	local result=$1
-	shift
-	n=$((n + 1))
-	if [ "$result" = 0 ]; then
-		echo "ok $n - $*"
-	else
-		echo "not ok $n - $*"
-		printf '%s\n' "$out" | tail -n 8 | sed 's/^/# output: /'
-		failed=1
-	fi
-}
+rc= daemon= runner=
 cleanup() {
 	[ -n "$runner" ] && pkill -P "$runner" sleep 2>/dev/null
 	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
@@ -42,11 +31,10 @@ json_ok() { printf '%s\n' "$out" | python3 -m json.tool >/dev/null; }
 # Evaluates the Python expression $1 on the JSON output (as j); true when it holds.
 json_is() { printf '%s\n' "$out" | python3 -c "import json, sys; j = json.load(sys.stdin); sys.exit(0 if ($1) else 1)"; }
 
-"$umbrellad" --socket "$UMBRELLA_SOCKET" --pin-dir "$pin" 2>"$tmp/daemon.log" &
-daemon=$!
-for _ in $(seq 300); do [ -S "$UMBRELLA_SOCKET" ] && break; sleep 0.1; done
-[ -S "$UMBRELLA_SOCKET" ]
+start_daemon "$tmp/daemon.log" --pin-dir "$pin"
+rc=$?
 out=$(cat "$tmp/daemon.log")
+[ "$rc" = 0 ]
 check $? "umbrellad starts and listens"
 
 cli status
@@ -162,5 +150,4 @@ rc=$?
 [ "$rc" = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [[ "$out" == *"nothing pinned"* ]]
 check $? "task list with nothing pinned: one line, exit 1 (exit $rc)"
 
-echo "1..$n"
-exit $failed
+tap_done

@@ -5,31 +5,19 @@
 # maps; every denial is an actual failed syscall, each beside a positive control.
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
 umbrellad=$build/daemon/umbrellad
 cli=$build/cli/umbrella-cli
 export UMBRELLA_SOCKET=/run/umbrella-test/umbrellad.sock
 log=$(mktemp)
-n=0 failed=0
 
-check() { # RESULT DESCRIPTION
-	local rc=$1
-	shift
-	n=$((n + 1))
-	if [ "$rc" = 0 ]; then
-		echo "ok $n - $*"
-	else
-		echo "not ok $n - $*"
-		printf '%s\n' "$out" | tail -n 5 | sed 's/^/# output: /'
-		failed=1
-	fi
-}
 run() { out=$("$cli" run "$@" 2>&1); rc=$?; }
 
-"$umbrellad" --socket "$UMBRELLA_SOCKET" 2>"$log" &
-daemon=$!
-for _ in $(seq 100); do [ -S "$UMBRELLA_SOCKET" ] && break; sleep 0.1; done
-[ -S "$UMBRELLA_SOCKET" ]
+start_daemon "$log"
+rc=$?
 out=$(cat "$log")
+[ "$rc" = 0 ]
 check $? "umbrellad starts and listens"
 
 run -r fs:/tmp -- cat /etc/hostname
@@ -98,5 +86,4 @@ run -r fs:/etc -- cat /etc/hostname
 check $? "without umbrellad, run refuses to start the command (fail closed)"
 
 rm -f "$log"
-echo "1..$n"
-exit $failed
+tap_done

@@ -7,25 +7,14 @@
 # --reset-pins lifts it all.
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
 umbrellad=$build/daemon/umbrellad
 cli=$build/cli/umbrella-cli
 pin=/sys/fs/bpf/umbrella-test
 export UMBRELLA_SOCKET=/run/umbrella-pin-test/umbrellad.sock
 tmp=$(mktemp -d)
-n=0 failed=0 out= daemon= loop=
-
-check() { # RESULT DESCRIPTION
-	local rc=$1
-	shift
-	n=$((n + 1))
-	if [ "$rc" = 0 ]; then
-		echo "ok $n - $*"
-	else
-		echo "not ok $n - $*"
-		printf '%s\n' "$out" | tail -n 5 | sed 's/^/# output: /'
-		failed=1
-	fi
-}
+daemon= loop=
 cleanup() {
 	[ -n "$loop" ] && kill "$loop" 2>/dev/null
 	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
@@ -35,32 +24,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start_daemon() { # LOG: starts umbrellad, waits until it listens
-	rm -f "$UMBRELLA_SOCKET"
-	"$umbrellad" --socket "$UMBRELLA_SOCKET" --pin-dir "$pin" 2>"$1" &
-	daemon=$!
-	for _ in $(seq 300); do
-		[ -S "$UMBRELLA_SOCKET" ] && return 0
-		kill -0 "$daemon" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 # Layer ids the daemon whose log is $1 handed out, one a line.
 layer_ids() { sed -n 's/.*: layer \([0-9]*\) armed.*/\1/p' "$1"; }
-# The tries of the restricted loop since line $1 of its log: at least one, all denied.
-all_denied_since() {
-	local since=$1 lines
-	for _ in $(seq 100); do
-		[ "$(loop_lines)" -ge "$since" ] && break
-		sleep 0.1
-	done
-	sleep 1
-	lines=$(tail -n +"$since" "$tmp/loop.log")
-	out=$lines
-	[ -n "$lines" ] && ! printf '%s\n' "$lines" | grep -qv '^denied$'
-}
-loop_lines() { wc -l <"$tmp/loop.log"; }
 # umb_ctl.daemon_tgid of a running umbrellad. Through umbrella-cli, which opens the pins
 # read-only: while umbrellad is up nobody else gets a writable fd of its maps, and
 # bpftool 7.5 asks for one even to read a pin.
@@ -71,19 +36,15 @@ ctl_daemon_tgid() {
 
 "$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
 
-start_daemon "$tmp/d1.log"
+start_daemon "$tmp/d1.log" --pin-dir "$pin"
+rc=$?
 out=$(cat "$tmp/d1.log")
-[ $? = 0 ] && grep -q "pinned new state in $pin" "$tmp/d1.log" && [ -e "$pin/umb_meta" ] &&
+[ "$rc" = 0 ] && grep -q "pinned new state in $pin" "$tmp/d1.log" && [ -e "$pin/umb_meta" ] &&
 	[ -e "$pin/umb_layers" ] && [ -n "$(ls "$pin/links")" ]
 check $? "umbrellad --pin-dir pins its maps and program links in $pin"
 
 # The restricted process: one line per try to read /etc/hostname.
-: >"$tmp/loop.log"
-"$cli" run -r fs:/etc -- sh -c 'while :; do
-	if cat /etc/hostname >/dev/null 2>&1; then echo allowed; else echo denied; fi
-	sleep 0.1
-done' >>"$tmp/loop.log" 2>&1 &
-loop=$!
+start_loop
 all_denied_since 1
 check $? "a process started with run -r fs:/etc is denied /etc/hostname"
 
@@ -111,9 +72,10 @@ rc=$?
 [ "$rc" != 0 ] && [[ "$out" == *"cannot reach umbrellad"* ]]
 check $? "without umbrellad, a new run fails closed (exit $rc)"
 
-start_daemon "$tmp/d3.log"
+start_daemon "$tmp/d3.log" --pin-dir "$pin"
+rc=$?
 out=$(cat "$tmp/d3.log")
-[ $? = 0 ] && grep -q "adopted the pinned state in $pin" "$tmp/d3.log" &&
+[ "$rc" = 0 ] && grep -q "adopted the pinned state in $pin" "$tmp/d3.log" &&
 	grep -qE 'kept [1-9][0-9]* and replaced 0 program links' "$tmp/d3.log"
 check $? "a restarted umbrellad adopts the pinned state and keeps the links of the same programs"
 
@@ -154,7 +116,7 @@ meta_next=$(bpftool -j map lookup pinned "$pin/umb_meta" key 0 0 0 0 |
 	python3 -c 'import json,sys; print(" ".join(str(int(b,16)) for b in json.load(sys.stdin)["value"][4:8]))')
 bpftool map update pinned "$pin/umb_meta" key 0 0 0 0 value 1 0 0 0 $meta_next
 since=$(($(loop_lines) + 1))
-start_daemon "$tmp/d4.log"
+start_daemon "$tmp/d4.log" --pin-dir "$pin"
 rc=$?
 out=$(cat "$tmp/d4.log")
 [ "$rc" != 0 ] && grep -q "'$pin' holds BPF state pinned by an umbrellad of ABI version 1; this umbrellad has ABI version [0-9]*: refusing to mix them" "$tmp/d4.log" &&
@@ -178,5 +140,4 @@ out=$(tail -n +"$since" "$tmp/loop.log")
 [ -n "$out" ] && ! printf '%s\n' "$out" | grep -qv '^allowed$'
 check $? "with the pins removed the programs are detached and the process reads /etc/hostname"
 
-echo "1..$n"
-exit $failed
+tap_done

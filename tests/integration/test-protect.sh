@@ -7,6 +7,8 @@
 # adopts the pinned state, and once it is stopped --reset-pins removes everything.
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
 umbrellad=$build/daemon/umbrellad
 cli=$build/cli/umbrella-cli
 bpftool=/usr/sbin/bpftool
@@ -14,20 +16,7 @@ pin=/sys/fs/bpf/umbrella-protect-test
 other=/sys/fs/bpf/umbrella-protect-other
 export UMBRELLA_SOCKET=/run/umbrella-protect-test/umbrellad.sock
 tmp=$(mktemp -d)
-n=0 failed=0 out= daemon=
-
-check() { # RESULT DESCRIPTION
-	local rc=$1
-	shift
-	n=$((n + 1))
-	if [ "$rc" = 0 ]; then
-		echo "ok $n - $*"
-	else
-		echo "not ok $n - $*"
-		printf '%s\n' "$out" | tail -n 5 | sed 's/^/# output: /'
-		failed=1
-	fi
-}
+daemon=
 cleanup() {
 	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
 	wait 2>/dev/null
@@ -37,17 +26,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start_daemon() { # LOG: starts umbrellad, waits until it listens
-	rm -f "$UMBRELLA_SOCKET"
-	"$umbrellad" --socket "$UMBRELLA_SOCKET" --pin-dir "$pin" 2>"$1" &
-	daemon=$!
-	for _ in $(seq 300); do
-		[ -S "$UMBRELLA_SOCKET" ] && return 0
-		kill -0 "$daemon" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 # umb_ctl.daemon_tgid, read as umbrella-cli does: the pin opened with BPF_F_RDONLY
 # (bpftool 7.5 opens pins for writing, even to read them).
 ctl_daemon_tgid() {
@@ -89,9 +67,10 @@ zeros() { printf '0 %.0s' $(seq "$1"); }
 "$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
 rm -f "$other"
 
-start_daemon "$tmp/d1.log"
+start_daemon "$tmp/d1.log" --pin-dir "$pin"
+rc=$?
 out=$(cat "$tmp/d1.log")
-[ $? = 0 ] && [ -e "$pin/umb_layers" ] && [ -n "$(ls "$pin/links")" ]
+[ "$rc" = 0 ] && [ -e "$pin/umb_layers" ] && [ -n "$(ls "$pin/links")" ]
 check $? "umbrellad pins its maps and links in $pin"
 
 out=$(ctl_daemon_tgid 2>&1)
@@ -224,9 +203,10 @@ out=$(ctl_daemon_tgid 2>&1)
 [ "$out" = 0 ]
 check $? "after kill -9 of umbrellad ($old), umb_ctl.daemon_tgid is cleared"
 
-start_daemon "$tmp/d2.log"
+start_daemon "$tmp/d2.log" --pin-dir "$pin"
+rc=$?
 out=$(cat "$tmp/d2.log")
-[ $? = 0 ] && grep -q "adopted the pinned state in $pin" "$tmp/d2.log" &&
+[ "$rc" = 0 ] && grep -q "adopted the pinned state in $pin" "$tmp/d2.log" &&
 	[ "$(ctl_daemon_tgid)" = "$daemon" ]
 check $? "a restarted umbrellad adopts the pinned state and registers ($daemon)"
 
@@ -244,8 +224,10 @@ out=$(ctl_daemon_tgid 2>&1)
 check $? "a stopped umbrellad leaves umb_ctl.daemon_tgid at 0"
 
 # A crash again, and --reset-pins right after it: it waits for the registration to go.
-start_daemon "$tmp/d3.log"
+start_daemon "$tmp/d3.log" --pin-dir "$pin"
+rc=$?
 out=$(cat "$tmp/d3.log")
+[ "$rc" = 0 ]
 check $? "umbrellad starts again"
 kill -9 "$daemon"
 wait "$daemon" 2>/dev/null
@@ -254,5 +236,4 @@ out=$("$umbrellad" --reset-pins --pin-dir "$pin" 2>&1)
 [ $? = 0 ] && [ ! -e "$pin" ]
 check $? "umbrellad --reset-pins right after kill -9 removes the pin directory"
 
-echo "1..$n"
-exit $failed
+tap_done

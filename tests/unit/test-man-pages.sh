@@ -7,61 +7,49 @@
 # function of libumbrella in libumbrella(3).
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
-src='@SOURCE_ROOT@'
-n=0 failed=0 missing=
-check() { # RESULT DESCRIPTION
-	local rc=$1
-	shift
-	n=$((n + 1))
-	if [ "$rc" = 0 ]; then
-		echo "ok $n - $*"
-	else
-		echo "not ok $n - $*"
-		printf '%s\n' "$missing" | sed 's/^/# /'
-		failed=1
-	fi
-}
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
+TAP_CONTEXT=100 # on a failure, every groff warning or missing word
 # all_in PAGE WORD...: every WORD appears in PAGE (groff's \- read as -); the missing
-# ones in $missing.
+# ones in $out.
 all_in() {
 	local page=$1 text word
 	shift
 	text=$(sed 's/\\-/-/g' "$page")
-	missing=
+	out=
 	for word; do
-		grep -qF -- "$word" <<<"$text" || missing+="$word not in ${page##*/}"$'\n'
+		grep -qF -- "$word" <<<"$text" || out+="$word not in ${page##*/}"$'\n'
 	done
-	[ -z "$missing" ]
+	[ -z "$out" ]
 }
 
-pages=("$src/libumbrella/libumbrella.3" "$src/cli/umbrella-cli.8" "$src/daemon/umbrellad.8"
-	"$src/daemon/umbrella.conf.5")
+pages=("$source_root/libumbrella/libumbrella.3" "$source_root/cli/umbrella-cli.8"
+	"$source_root/daemon/umbrellad.8" "$source_root/daemon/umbrella.conf.5")
 for page in "${pages[@]}"; do
-	missing=$(groff -man -ww -z "$page" 2>&1)
-	[ -z "$missing" ]
+	out=$(groff -man -ww -z "$page" 2>&1)
+	[ -z "$out" ]
 	check $? "${page##*/} renders without groff warnings"
 done
 
 commands=$("$build/cli/umbrella-cli" help | sed -n 's/^ *\(Usage:\)\{0,1\} *umbrella-cli \(\[OPTIONS\] \)\{0,1\}\([a-z]*\).*/\3/p' | sort -u)
-[ -n "$commands" ] && all_in "$src/cli/umbrella-cli.8" $commands
+[ -n "$commands" ] && all_in "$source_root/cli/umbrella-cli.8" $commands
 check $? "umbrella-cli(8) has every command of umbrella-cli help: $(echo $commands)"
 
 options=$("$build/daemon/umbrellad" --help | grep -o -- '--[a-z-]*' | sort -u)
-[ -n "$options" ] && all_in "$src/daemon/umbrellad.8" $options
+[ -n "$options" ] && all_in "$source_root/daemon/umbrellad.8" $options
 check $? "umbrellad(8) has every option of umbrellad --help: $(echo $options)"
 
-ids=$(sed -n 's/^#define UMB_MESSAGE_[A-Z_]* *"\([0-9a-f]*\)".*/\1/p' "$src/include/umbrella/journal.h")
-fields=$(grep -o '"UMBRELLA_[A-Z_]*"' "$src/include/umbrella/journal.h" | tr -d '"')
-[ -n "$ids" ] && all_in "$src/daemon/umbrellad.8" $ids $fields
+ids=$(sed -n 's/^#define UMB_MESSAGE_[A-Z_]* *"\([0-9a-f]*\)".*/\1/p' "$source_root/include/umbrella/journal.h")
+fields=$(grep -o '"UMBRELLA_[A-Z_]*"' "$source_root/include/umbrella/journal.h" | tr -d '"')
+[ -n "$ids" ] && all_in "$source_root/daemon/umbrellad.8" $ids $fields
 check $? "umbrellad(8) has every MESSAGE_ID and field of include/umbrella/journal.h"
 
-keys=$(sed -n 's/^\t{ "\([a-z_]*\)", parse_.*/\1/p' "$src/daemon/config.c")
-[ -n "$keys" ] && all_in "$src/daemon/umbrella.conf.5" $keys
+keys=$(sed -n 's/^\t{ "\([a-z_]*\)", parse_.*/\1/p' "$source_root/daemon/config.c")
+[ -n "$keys" ] && all_in "$source_root/daemon/umbrella.conf.5" $keys
 check $? "umbrella.conf(5) has every key of the parser: $(echo $keys)"
 
-functions=$(sed -n 's/^\t\([a-z_]*\);$/\1/p' "$src/libumbrella/libumbrella.sym")
-[ -n "$functions" ] && all_in "$src/libumbrella/libumbrella.3" $functions
+functions=$(sed -n 's/^\t\([a-z_]*\);$/\1/p' "$source_root/libumbrella/libumbrella.sym")
+[ -n "$functions" ] && all_in "$source_root/libumbrella/libumbrella.3" $functions
 check $? "libumbrella(3) has every exported function ($(echo $functions | wc -w))"
 
-echo "1..$n"
-exit $failed
+tap_done

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced (not executed) by the shell tests, tests/unit/*.sh and tests/integration/*.sh:
+#   source_root='@SOURCE_ROOT@'   (filled in by meson's configure_file)
+#   . "$source_root/tests/helpers/tap.sh"
+# It offers:
+#   check RESULT DESCRIPTION...  one TAP check, numbered: "ok N - DESCRIPTION" when
+#                                RESULT is 0, else "not ok N - DESCRIPTION", the last
+#                                $TAP_CONTEXT lines (default 20) of $out as "# output: "
+#                                lines, and failed=1. Put what explains a failure in $out.
+#   tap_done                     prints the plan "1..N" and exits with $failed.
+#   wait_socket PATH [PID]       waits until PATH is a socket, at most 30 s; fails at
+#                                once if process PID (when given) has exited.
+#   start_daemon LOG [ARG...]    starts "$umbrellad" --socket "$UMBRELLA_SOCKET" ARG...
+#                                in the background, its stderr in LOG, its pid in
+#                                $daemon; waits until it listens (wait_socket).
+#   start_loop                   starts the restricted loop: "$cli" run -r fs:/etc of a
+#                                shell that tries to read /etc/hostname every 0.1 s and
+#                                writes "allowed" or "denied" to $tmp/loop.log, one line
+#                                per try; its pid in $loop.
+#   loop_lines                   the number of lines of $tmp/loop.log.
+#   all_denied_since LINE        the loop's tries from line LINE on (waited for, then
+#                                1 s more, into $out): at least one, all denied.
+n=0 failed=0 out=
+
+check() { # RESULT DESCRIPTION...
+	local rc=$1
+	shift
+	n=$((n + 1))
+	if [ "$rc" = 0 ]; then
+		echo "ok $n - $*"
+	else
+		echo "not ok $n - $*"
+		printf '%s\n' "$out" | tail -n "${TAP_CONTEXT:-20}" | sed 's/^/# output: /'
+		failed=1
+	fi
+}
+
+tap_done() {
+	echo "1..$n"
+	exit "$failed"
+}
+
+wait_socket() { # PATH [PID]
+	local _
+	for _ in $(seq 300); do
+		[ -S "$1" ] && return 0
+		[ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null && return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+start_daemon() { # LOG [ARG...]
+	local log=$1
+	shift
+	rm -f "$UMBRELLA_SOCKET"
+	"$umbrellad" --socket "$UMBRELLA_SOCKET" "$@" 2>"$log" &
+	daemon=$!
+	wait_socket "$UMBRELLA_SOCKET" "$daemon"
+}
+
+start_loop() {
+	: >"$tmp/loop.log"
+	"$cli" run -r fs:/etc -- sh -c 'while :; do
+		if cat /etc/hostname >/dev/null 2>&1; then echo allowed; else echo denied; fi
+		sleep 0.1
+	done' >>"$tmp/loop.log" 2>&1 &
+	loop=$!
+}
+
+loop_lines() { wc -l <"$tmp/loop.log"; }
+
+all_denied_since() { # LINE
+	local since=$1 _
+	for _ in $(seq 100); do
+		[ "$(loop_lines)" -ge "$since" ] && break
+		sleep 0.1
+	done
+	sleep 1
+	out=$(tail -n +"$since" "$tmp/loop.log")
+	[ -n "$out" ] && ! printf '%s\n' "$out" | grep -qv '^denied$'
+}
