@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Host test (TAP): the bash completion of umbrella-cli (cli/umbrella-cli.bash, without
+# the bash-completion package) offers every command of `umbrella-cli help` and what
+# each takes.
+set -u
+build=$(cd "$(dirname "$0")/../.." && pwd)
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
+. "$source_root/cli/umbrella-cli.bash"
+
+# completions WORD...: what completing the last WORD offers, sorted, on one line.
+completions() {
+	COMP_WORDS=(umbrella-cli "$@")
+	COMP_CWORD=$#
+	COMPREPLY=()
+	_umbrella_cli 2>/dev/null
+	printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+commands=$("$build/cli/umbrella-cli" help | sed -n 's/^ *\(Usage:\)\{0,1\} *umbrella-cli \(\[OPTIONS\] \)\{0,1\}\([a-z]*\).*/\3/p' | sort -u)
+out=$(completions '')
+missing=
+for c in $commands; do
+	[[ " $out " == *" $c "* ]] || missing+=" $c"
+done
+[ -n "$commands" ] && [ -z "$missing" ]
+check $? "the first word offers every command of umbrella-cli help (missing:${missing:- none})"
+
+out=$(completions ta)
+[ "$out" = task ]
+check $? "'ta' completes to task ($out)"
+out=$(completions --json layer '')
+[ "$out" = "help list show" ]
+check $? "after --json layer: help list show ($out)"
+out=$(completions task show '')
+[[ " $out " == *" $$ "* ]]
+check $? "task show offers process ids (this shell's among them)"
+out=$(completions events --f)
+[ "$out" = --follow ]
+check $? "events --f completes to --follow ($out)"
+out=$(completions run -r ex)
+[ "$out" = "exec exec-unsigned" ]
+check $? "run -r ex offers exec and exec-unsigned ($out)"
+
+tap_done
