@@ -159,22 +159,32 @@ void events_set_rate_limit(unsigned int burst, unsigned int interval_sec)
 	rl_window_count = 0;
 }
 
+/*
+ * Logs a gap in the record of denials (@n of them not logged, @text says why) as a
+ * warning: to the journal under @message_id with @n in @field, and to stderr when that
+ * is not the journal.
+ */
+static void log_gap(const char *message_id, const char *field, unsigned long long n,
+		    const char *text)
+{
+	(void)sd_journal_send("MESSAGE=%s", text, "MESSAGE_ID=%s", message_id, "PRIORITY=%d",
+			      LOG_WARNING, "SYSLOG_IDENTIFIER=umbrellad", "%s=%llu", field, n,
+			      NULL);
+	if (log_to_stderr())
+		fprintf(stderr, SD_WARNING "umbrellad: %s\n", text);
+}
+
 void events_flush_suppressed(bool now)
 {
 	unsigned long long n = rl_suppressed;
+	char text[128];
 
 	if (!n || (!now && now_usec() - rl_window_start < rl_interval_usec))
 		return;
 	rl_suppressed = 0;
-	(void)sd_journal_send("MESSAGE=%llu denials suppressed (rate limit: %u per %llu s)", n,
-			      rl_burst, (unsigned long long)(rl_interval_usec / 1000000),
-			      "MESSAGE_ID=" UMB_MESSAGE_SUPPRESSED, "PRIORITY=%d", LOG_WARNING,
-			      "SYSLOG_IDENTIFIER=umbrellad", UMB_FIELD_SUPPRESSED "=%llu", n, NULL);
-	if (log_to_stderr())
-		fprintf(stderr,
-			SD_WARNING "umbrellad: %llu denials suppressed (rate limit: %u per %llu "
-				   "s)\n",
-			n, rl_burst, (unsigned long long)(rl_interval_usec / 1000000));
+	snprintf(text, sizeof(text), "%llu denials suppressed (rate limit: %u per %llu s)", n,
+		 rl_burst, (unsigned long long)(rl_interval_usec / 1000000));
+	log_gap(UMB_MESSAGE_SUPPRESSED, UMB_FIELD_SUPPRESSED, n, text);
 }
 
 /* Whether this denial is within the rate limit; counts it if not. */
@@ -321,16 +331,11 @@ void events_report_drops(int stats_fd)
 			total += values[i];
 		if (total > reported) {
 			unsigned long long n = total - reported;
+			char text[128];
 
-			(void)sd_journal_send(
-				"MESSAGE=%llu denial records dropped (ring buffer full)", n,
-				"MESSAGE_ID=" UMB_MESSAGE_DROPPED, "PRIORITY=%d", LOG_WARNING,
-				"SYSLOG_IDENTIFIER=umbrellad", UMB_FIELD_DROPPED "=%llu", n, NULL);
-			if (log_to_stderr())
-				fprintf(stderr,
-					SD_WARNING "umbrellad: %llu denial records dropped (ring "
-						   "buffer full)\n",
-					n);
+			snprintf(text, sizeof(text),
+				 "%llu denial records dropped (ring buffer full)", n);
+			log_gap(UMB_MESSAGE_DROPPED, UMB_FIELD_DROPPED, n, text);
 			reported = total;
 		}
 	}
