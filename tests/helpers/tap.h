@@ -51,6 +51,30 @@ tap_result(bool ok, const char *file, int line, const char *fmt, ...)
 		printf("\n");                                                            \
 	} while (0)
 
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+/* @s with tabs, newlines and carriage returns written as \t, \n and \r, so that a TAP
+ * line stays one line. Rotates over a few buffers so that one message may show several
+ * strings. */
+static inline const char *tap_show(const char *s)
+{
+	static char bufs[4][512];
+	static unsigned next;
+	char *b = bufs[next++ % 4];
+	size_t n = 0;
+
+	for (; s && *s && n < sizeof(bufs[0]) - 3; s++) {
+		if (*s == '\n' || *s == '\t' || *s == '\r') {
+			b[n++] = '\\';
+			b[n++] = *s == '\n' ? 'n' : *s == '\t' ? 't' : 'r';
+		} else {
+			b[n++] = *s;
+		}
+	}
+	b[n] = '\0';
+	return b;
+}
+
 /* Prints the plan and returns the exit status of the test program. */
 static inline int tap_finish(void)
 {

@@ -8,28 +8,6 @@
 #include "config.h"
 #include "tap.h"
 
-#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
-
-/* @s with tabs, newlines and carriage returns escaped, so that a TAP line stays one. */
-static const char *show(const char *s)
-{
-	static char bufs[4][256];
-	static unsigned next;
-	char *b = bufs[next++ % 4];
-	size_t n = 0;
-
-	for (; s && *s && n < sizeof(bufs[0]) - 3; s++) {
-		if (*s == '\n' || *s == '\t' || *s == '\r') {
-			b[n++] = '\\';
-			b[n++] = *s == '\n' ? 'n' : *s == '\t' ? 't' : 'r';
-		} else {
-			b[n++] = *s;
-		}
-	}
-	b[n] = '\0';
-	return b;
-}
-
 static bool config_eq(const struct config *a, const struct config *b)
 {
 	return a->permissive == b->permissive && a->max_rules_per_layer == b->max_rules_per_layer &&
@@ -139,7 +117,7 @@ static void test_good(void)
 
 		r = config_parse(good[i].text, "test.conf", &c, &error);
 		TAP_OK(r == 0 && !error && config_eq(&c, &good[i].want), "parses '%s'",
-		       show(good[i].text));
+		       tap_show(good[i].text));
 		if (r < 0)
 			TAP_DIAG("error: %s", error);
 		free(error);
@@ -157,8 +135,8 @@ static void test_bad(void)
 		r = config_parse(bad[i].text, "test.conf", &c, &error);
 		if (!TAP_OK(r == -EINVAL && error && strncmp(error, prefix, strlen(prefix)) == 0 &&
 				    strstr(error, bad[i].says) && c.max_rules_per_layer == 4242,
-			    "'%s' is refused: %s%s", show(bad[i].text), prefix, bad[i].says))
-			TAP_DIAG("error: %s", show(error));
+			    "'%s' is refused: %s%s", tap_show(bad[i].text), prefix, bad[i].says))
+			TAP_DIAG("error: %s", tap_show(error));
 		free(error);
 	}
 }
@@ -188,12 +166,12 @@ static void test_load(void)
 	r = config_load(missing, true, &c, &error);
 	TAP_OK(r == -ENOENT && error && strstr(error, missing) &&
 		       strstr(error, "No such file or directory"),
-	       "a missing file given with --config is an error naming it (%s)", show(error));
+	       "a missing file given with --config is an error naming it (%s)", tap_show(error));
 	free(error);
 
 	r = config_load(dir, false, &c, &error);
 	TAP_OK(r == -EISDIR && error && strstr(error, dir),
-	       "a directory is an error naming it (%s)", show(error));
+	       "a directory is an error naming it (%s)", tap_show(error));
 	free(error);
 
 	f = fopen(path, "w");
@@ -209,7 +187,7 @@ static void test_load(void)
 	r = config_load(path, false, &c, &error);
 	TAP_OK(r == -EINVAL && error && strncmp(error, path, strlen(path)) == 0 &&
 		       strstr(error, ":3: unknown key 'foo'"),
-	       "an error names the file and line (%s)", show(error));
+	       "an error names the file and line (%s)", tap_show(error));
 	free(error);
 
 	f = fopen(path, "w");
@@ -217,7 +195,7 @@ static void test_load(void)
 	fclose(f);
 	r = config_load(path, false, &c, &error);
 	TAP_OK(r == -EINVAL && error && strstr(error, ":2: a NUL byte"),
-	       "a NUL byte is an error naming its line (%s)", show(error));
+	       "a NUL byte is an error naming its line (%s)", tap_show(error));
 	free(error);
 
 	f = fopen(path, "w");
@@ -226,7 +204,7 @@ static void test_load(void)
 	fclose(f);
 	r = config_load(path, false, &c, &error);
 	TAP_OK(r == -EFBIG && error && strstr(error, "larger than 1 MiB"),
-	       "a file over 1 MiB is refused (%s)", show(error));
+	       "a file over 1 MiB is refused (%s)", tap_show(error));
 	free(error);
 
 	unlink(path);
@@ -247,7 +225,7 @@ static void test_example(const char *path)
 	config_init(&defaults);
 	r = config_load(path, true, &c, &error);
 	if (!TAP_OK(r == 0 && config_eq(&c, &defaults), "the example %s parses", path))
-		TAP_DIAG("error: %s", show(error));
+		TAP_DIAG("error: %s", tap_show(error));
 	free(error);
 
 	f = fopen(path, "r");
@@ -267,7 +245,7 @@ static void test_example(const char *path)
 	r = config_parse(text, path, &c, &error);
 	if (!TAP_OK(r == 0 && config_eq(&c, &defaults),
 		    "the example's commented-out values are the defaults"))
-		TAP_DIAG("error: %s", show(error));
+		TAP_DIAG("error: %s", tap_show(error));
 	free(error);
 	free(text);
 }

@@ -8,29 +8,6 @@
 
 #include "tap.h"
 
-#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
-
-/* @s with tabs and newlines written as \t and \n, so that a TAP line stays one line.
- * Rotates over a few buffers so that one message may show several strings. */
-static const char *show(const char *s)
-{
-	static char bufs[4][512];
-	static unsigned next;
-	char *b = bufs[next++ % 4];
-	size_t n = 0;
-
-	for (; s && *s && n < sizeof(bufs[0]) - 3; s++) {
-		if (*s == '\n' || *s == '\t') {
-			b[n++] = '\\';
-			b[n++] = *s == '\n' ? 'n' : 't';
-		} else {
-			b[n++] = *s;
-		}
-	}
-	b[n] = '\0';
-	return b;
-}
-
 /* Expected items: a list ends with kind 0. */
 #define FS(p, a) { .kind = UMB_ITEM_FS, .fs_access = (a), .path = (p) }
 #define CAP(b) { .kind = UMB_ITEM_CAP, .value = (b) }
@@ -92,19 +69,19 @@ static void check_format(const struct umb_restrictions *r, const char *want_text
 	int ret;
 
 	ret = umb_restrictions__format(r, &text);
-	TAP_EQ(ret, 0, "%s: formats", show(what));
+	TAP_EQ(ret, 0, "%s: formats", tap_show(what));
 	if (ret < 0 || !text) {
 		umb_restrictions__free(back);
 		return;
 	}
 	if (want_text && !TAP_OK(strcmp(text, want_text) == 0, "%s: formats as '%s'",
-				 show(what), show(want_text)))
-		TAP_DIAG("got '%s'", show(text));
+				 tap_show(what), tap_show(want_text)))
+		TAP_DIAG("got '%s'", tap_show(text));
 	ret = umb_restrictions__parse(back, text, &error);
 	TAP_OK(ret == 0 && sets_equal(r, back), "%s: '%s' parses back to the same items",
-	       show(what), show(text));
+	       tap_show(what), tap_show(text));
 	if (error)
-		TAP_DIAG("error: %s", show(error));
+		TAP_DIAG("error: %s", tap_show(error));
 	free(error);
 	free(text);
 	umb_restrictions__free(back);
@@ -119,19 +96,19 @@ static void parse_ok(const char *list, const struct umb_item *want, const char *
 	int ret;
 
 	ret = umb_restrictions__parse(r, list, &error);
-	if (!TAP_EQ(ret, 0, "'%s' parses", show(list)))
-		TAP_DIAG("error: %s", error ? show(error) : "(none)");
-	TAP_OK(error == NULL, "'%s': no error message on success", show(list));
+	if (!TAP_EQ(ret, 0, "'%s' parses", tap_show(list)))
+		TAP_DIAG("error: %s", error ? tap_show(error) : "(none)");
+	TAP_OK(error == NULL, "'%s': no error message on success", tap_show(list));
 	if (error != untouched)
 		free(error);
-	if (!TAP_OK(set_is(r, want), "'%s' gives the expected %zu item(s)", show(list),
+	if (!TAP_OK(set_is(r, want), "'%s' gives the expected %zu item(s)", tap_show(list),
 		    expected_count(want))) {
 		for (size_t i = 0; i < umb_restrictions__count(r); i++) {
 			const struct umb_item *it = umb_restrictions__item(r, i);
 
 			TAP_DIAG("item %zu: kind %u access %u value %llu path '%s'", i, it->kind,
 				 it->fs_access, (unsigned long long)it->value,
-				 it->path ? show(it->path) : "(null)");
+				 it->path ? tap_show(it->path) : "(null)");
 		}
 	}
 	check_format(r, canonical ? canonical : list, list);
@@ -150,17 +127,17 @@ static void parse_bad(const char *list, const char *want_error)
 
 	(void)umb_restrictions__parse(r, "exec,fs:/tmp:w", NULL);
 	ret = umb_restrictions__parse(r, list, &error);
-	TAP_EQ(ret, -EINVAL, "'%s' is refused with -EINVAL", show(list));
-	TAP_OK(set_is(r, before), "'%s' adds nothing to the set", show(list));
-	if (!TAP_OK(error && strcmp(error, want_error) == 0, "'%s': error '%s'", show(list),
-		    show(want_error)))
-		TAP_DIAG("got '%s'", error ? show(error) : "(null)");
+	TAP_EQ(ret, -EINVAL, "'%s' is refused with -EINVAL", tap_show(list));
+	TAP_OK(set_is(r, before), "'%s' adds nothing to the set", tap_show(list));
+	if (!TAP_OK(error && strcmp(error, want_error) == 0, "'%s': error '%s'", tap_show(list),
+		    tap_show(want_error)))
+		TAP_DIAG("got '%s'", error ? tap_show(error) : "(null)");
 	free(error);
 
 	/* Without a place for the message, the same refusal. */
 	TAP_EQ(umb_restrictions__parse(r, list, NULL), -EINVAL,
-	       "'%s' is refused without ret_error too", show(list));
-	TAP_OK(set_is(r, before), "'%s' still adds nothing", show(list));
+	       "'%s' is refused without ret_error too", tap_show(list));
+	TAP_OK(set_is(r, before), "'%s' still adds nothing", tap_show(list));
 	umb_restrictions__free(r);
 }
 
@@ -666,8 +643,8 @@ static void test_round_trip_random(void)
 		if (umb_restrictions__format(r, &text) < 0 ||
 		    umb_restrictions__parse(back, text, NULL) < 0 || !sets_equal(r, back)) {
 			if (failures++ < 5)
-				TAP_DIAG("path '%s' -> '%s' does not read back", show(path),
-					 text ? show(text) : "(null)");
+				TAP_DIAG("path '%s' -> '%s' does not read back", tap_show(path),
+					 text ? tap_show(text) : "(null)");
 		}
 		free(text);
 		umb_restrictions__free(back);
