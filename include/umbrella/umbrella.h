@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <umbrella/bpf-abi.h>
+#include <umbrella/signed-elf.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -193,6 +194,34 @@ int umb_restrict_self(const struct umb_restrictions *r);
  * Return: the message (valid until the thread's next call into the library), or NULL.
  */
 const char *umb_last_error(void);
+
+/**
+ * UMBRELLA_EXEC_RESTRICTIONS() - embed execute restrictions in the program being built
+ * @text: a string literal, the restrictions in the text form ("fs:/etc/passwd,net")
+ *
+ * Puts a policy section (include/umbrella/signed-elf.h) into the object file: the
+ * header and @text, its terminating NUL as the padding. Use it once per program, at file
+ * scope; two uses in one program make one section with two headers, which is refused.
+ * The restrictions take effect only once the program is signed ("umbrella-cli binary
+ * sign --key KEY FILE") by a key in the ring: at exec, umbrellad verifies the signature
+ * and the program runs with these restrictions as a new layer. The text is checked then,
+ * not at compile time: check it with "umbrella-cli binary inspect" after signing.
+ */
+#define UMBRELLA_EXEC_RESTRICTIONS(text) \
+	UMB__EXEC_RESTRICTIONS(text, UMB__CONCAT(umb__exec_restrictions_, __COUNTER__))
+#define UMB__CONCAT(a, b) UMB__CONCAT2(a, b)
+#define UMB__CONCAT2(a, b) a##b
+/* Packed and aligned(1): the section is exactly the header, the text and one NUL. */
+#define UMB__EXEC_RESTRICTIONS(umb__text, umb__var)                                        \
+	_Static_assert(sizeof(umb__text) > 1 && sizeof(umb__text) - 1 <= UMB_POLICY_TEXT_MAX, \
+		       "UMBRELLA_EXEC_RESTRICTIONS: the text must have 1 to "                \
+		       "UMB_POLICY_TEXT_MAX bytes");                                         \
+	__attribute__((used, section(UMB_POLICY_SECTION), aligned(1)))                        \
+	static const struct __attribute__((packed)) {                                          \
+		struct umb_policy_header header;                                               \
+		char text[sizeof(umb__text)];                                                  \
+	} umb__var = { { UMB_POLICY_MAGIC, UMB_POLICY_VERSION, sizeof(umb__text) - 1 },       \
+		       umb__text }
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * libumbrella (internal) - the key ring: Ed25519 public keys named by their id, and the
+ * revocation list. Loading is strict (fail closed): a file the ring cannot account for
+ * is an error, not something skipped, so an operator never believes a key is trusted
+ * (or revoked) when it is not.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <umbrella/umbrella.h>
+
+#include "keyring.h"
+
+#define KEY_FILE_MAX (64 * 1024)
+#define REVOKED_FILE_MAX (16 * 1024 * 1024)
+
+struct ring_key {
+	uint8_t id[UMB_KEY_ID_LEN];
+	EVP_PKEY *pkey;
+};
+
+struct keyring {
+	struct ring_key *keys;
+	size_t n_keys;
+	uint8_t (*revoked)[UMB_KEY_ID_LEN];
+	size_t n_revoked;
+};
+
+static __attribute__((format(printf, 3, 4))) int fail(char **ret_error, int err,
+						       const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (ret_error) {
+		free(*ret_error);
+		*ret_error = s;
+	} else {
+		free(s);
+	}
+	return err;
+}
+
+int key_id_of(EVP_PKEY *key, uint8_t ret_id[UMB_KEY_ID_LEN])
+{
+	uint8_t raw[32];
+	size_t len = sizeof(raw);
+	unsigned int mdlen = 0;
+
+	if (!key || EVP_PKEY_get_id(key) != EVP_PKEY_ED25519 ||
+	    EVP_PKEY_get_raw_public_key(key, raw, &len) != 1 || len != sizeof(raw))
+		return -EINVAL;
+	if (!EVP_Digest(raw, len, ret_id, &mdlen, EVP_sha256(), NULL) || mdlen != UMB_KEY_ID_LEN)
+		return -EINVAL;
+	return 0;
+}
+
+void key_id_to_hex(const uint8_t id[UMB_KEY_ID_LEN], char ret_hex[KEY_ID_HEX_LEN + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < UMB_KEY_ID_LEN; i++) {
+		ret_hex[2 * i] = digits[id[i] >> 4];
+		ret_hex[2 * i + 1] = digits[id[i] & 15];
+	}
+	ret_hex[KEY_ID_HEX_LEN] = '\0';
+}
+
+int key_id_from_hex(const char *hex, size_t len, uint8_t ret_id[UMB_KEY_ID_LEN])
+{
+	if (len != KEY_ID_HEX_LEN)
+		return -EINVAL;
+	for (size_t i = 0; i < KEY_ID_HEX_LEN; i++) {
+		char c = hex[i];
+		int v;
+
+		if (c >= '0' && c <= '9')
+			v = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v = c - 'A' + 10;
+		else
+			return -EINVAL;
+		if (i % 2 == 0)
+			ret_id[i / 2] = (uint8_t)(v << 4);
+		else
+			ret_id[i / 2] |= (uint8_t)v;
+	}
+	return 0;
+}
+
+/* Reads the regular file @name in @dirfd (at most @max bytes), NUL-terminated. */
+static int read_small_file(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap + 1);
+	int fd, r = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *bigger;
+
+			if (cap >= max) {
+				r = -EFBIG;
+				break;
+			}
+			cap *= 2;
+			bigger = realloc(buf, cap + 1);
+			if (!bigger) {
+				r = -ENOMEM;
+				break;
+			}
+			buf = bigger;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+EVP_PKEY *key_public_from_pem(const char *pem, size_t len)
+{
+	BIO *bio = BIO_new_mem_buf(pem, (int)len);
+	EVP_PKEY *k;
+
+	if (!bio)
+		return NULL;
+	k = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+	BIO_free(bio);
+	if (k && EVP_PKEY_get_id(k) != EVP_PKEY_ED25519) {
+		EVP_PKEY_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+static int load_revoked(struct keyring *k, int dirfd, const char *dir, char **ret_error)
+{
+	char *text = NULL, *line, *save = NULL;
+	unsigned lineno = 0;
+	int r;
+
+	r = read_small_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, &text, NULL);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return fail(ret_error, r, "%s/" KEYRING_REVOKED_FILE ": %s", dir, strerror(-r));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#'), *end;
+		void *more;
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		line += strspn(line, " \t\r");
+		end = line + strlen(line);
+		while (end > line && strchr(" \t\r", end[-1]))
+			end--;
+		if (end == line)
+			continue;
+		more = realloc(k->revoked, (k->n_revoked + 1) * sizeof(*k->revoked));
+		if (!more) {
+			free(text);
+			return fail(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
+		}
+		k->revoked = more;
+		if (key_id_from_hex(line, (size_t)(end - line), k->revoked[k->n_revoked]) < 0) {
+			free(text);
+			return fail(ret_error, -EINVAL,
+				    "%s/" KEYRING_REVOKED_FILE ":%u: not a key id "
+				    "(64 hex digits)",
+				    dir, lineno);
+		}
+		k->n_revoked++;
+	}
+	free(text);
+	return 0;
+}
+
+static int load_key(struct keyring *k, int dirfd, const char *dir, const char *name,
+		    char **ret_error)
+{
+	const char *dot = strrchr(name, '.');
+	uint8_t want[UMB_KEY_ID_LEN];
+	struct ring_key *more;
+	EVP_PKEY *pkey;
+	size_t len;
+	char *pem;
+	int r;
+
+	if (!dot || strcmp(dot, ".pem") || key_id_from_hex(name, (size_t)(dot - name), want) < 0)
+		return fail(ret_error, -EINVAL, "%s/%s: not a key (a key's file is KEYID.pem, "
+			    "KEYID its 64 hex digits)", dir, name);
+	r = read_small_file(dirfd, name, KEY_FILE_MAX, &pem, &len);
+	if (r < 0)
+		return fail(ret_error, r, "%s/%s: %s", dir, name, strerror(-r));
+	pkey = key_public_from_pem(pem, len);
+	free(pem);
+	if (!pkey)
+		return fail(ret_error, -EINVAL, "%s/%s: not an Ed25519 public key in PEM", dir,
+			    name);
+	more = realloc(k->keys, (k->n_keys + 1) * sizeof(*k->keys));
+	if (!more) {
+		EVP_PKEY_free(pkey);
+		return fail(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
+	}
+	k->keys = more;
+	k->keys[k->n_keys].pkey = pkey;
+	if (key_id_of(pkey, k->keys[k->n_keys].id) < 0 ||
+	    memcmp(k->keys[k->n_keys].id, want, sizeof(want))) {
+		EVP_PKEY_free(pkey);
+		return fail(ret_error, -EINVAL, "%s/%s: the key's id is not its file name", dir,
+			    name);
+	}
+	k->n_keys++;
+	return 0;
+}
+
+int keyring_load(const char *dir, struct keyring **ret, char **ret_error)
+{
+	struct keyring *k = calloc(1, sizeof(*k));
+	struct dirent *de;
+	DIR *d = NULL;
+	int dirfd, r = 0;
+
+	if (ret_error)
+		*ret_error = NULL;
+	if (!k)
+		return fail(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		r = -errno;
+		if (r == -ENOENT) {
+			*ret = k; /* no directory: an empty ring */
+			return 0;
+		}
+		keyring_free(k);
+		return fail(ret_error, r, "%s: %s", dir, strerror(-r));
+	}
+	d = fdopendir(dirfd);
+	if (!d) {
+		r = -errno;
+		close(dirfd);
+		keyring_free(k);
+		return fail(ret_error, r, "%s: %s", dir, strerror(-r));
+	}
+	for (errno = 0; (de = readdir(d)); errno = 0) {
+		/* Hidden files: editors' and "key add"'s temporary files. */
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, KEYRING_REVOKED_FILE))
+			continue;
+		r = load_key(k, dirfd, dir, de->d_name, ret_error);
+		if (r < 0)
+			break;
+	}
+	if (r == 0 && errno) {
+		r = -errno;
+		fail(ret_error, r, "%s: %s", dir, strerror(-r));
+	}
+	if (r == 0)
+		r = load_revoked(k, dirfd, dir, ret_error);
+	closedir(d);
+	if (r < 0) {
+		keyring_free(k);
+		return r;
+	}
+	*ret = k;
+	return 0;
+}
+
+void keyring_free(struct keyring *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->n_keys; i++)
+		EVP_PKEY_free(k->keys[i].pkey);
+	free(k->keys);
+	free(k->revoked);
+	free(k);
+}
+
+size_t keyring_count(const struct keyring *k)
+{
+	return k->n_keys;
+}
+
+const uint8_t *keyring_key_id(const struct keyring *k, size_t i)
+{
+	return i < k->n_keys ? k->keys[i].id : NULL;
+}
+
+bool keyring_is_revoked(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN])
+{
+	for (size_t i = 0; i < k->n_revoked; i++)
+		if (!memcmp(k->revoked[i], id, UMB_KEY_ID_LEN))
+			return true;
+	return false;
+}
+
+bool keyring_has_key(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN])
+{
+	for (size_t i = 0; i < k->n_keys; i++)
+		if (!memcmp(k->keys[i].id, id, UMB_KEY_ID_LEN))
+			return true;
+	return false;
+}
+
+int keyring_verify(const struct keyring *k, const struct signed_elf *e, const char **ret_reason)
+{
+	const struct umb_signature *sig = &e->signature;
+	EVP_PKEY *pkey = NULL;
+	EVP_MD_CTX *md;
+	bool no_memory;
+	int ok;
+
+	if (!e->is_elf || !e->has_signature) {
+		*ret_reason = "no signature";
+		return UMB_VERDICT_UNSIGNED;
+	}
+	if (sig->algorithm != UMB_SIG_ED25519_SHA256) {
+		*ret_reason = "unknown algorithm";
+		return UMB_VERDICT_REFUSED;
+	}
+	/* Revocation first: a revoked key is refused even while its file is still there. */
+	if (keyring_is_revoked(k, sig->key_id)) {
+		*ret_reason = "revoked key";
+		return UMB_VERDICT_REFUSED;
+	}
+	for (size_t i = 0; i < k->n_keys && !pkey; i++)
+		if (!memcmp(k->keys[i].id, sig->key_id, UMB_KEY_ID_LEN))
+			pkey = k->keys[i].pkey;
+	if (!pkey) {
+		*ret_reason = "unknown key";
+		return UMB_VERDICT_REFUSED;
+	}
+	md = EVP_MD_CTX_new();
+	/* Ed25519 is "pure": no digest of its own (NULL md); it signs our 32-byte digest. */
+	ok = md && EVP_DigestVerifyInit(md, NULL, NULL, NULL, pkey) == 1 &&
+	     EVP_DigestVerify(md, sig->signature, sizeof(sig->signature), e->digest,
+			      sizeof(e->digest)) == 1;
+	no_memory = !md;
+	EVP_MD_CTX_free(md);
+	if (!ok) {
+		*ret_reason = no_memory ? "out of memory" : "signature does not match";
+		return UMB_VERDICT_REFUSED;
+	}
+	*ret_reason = "valid signature";
+	return UMB_VERDICT_SIGNED;
+}

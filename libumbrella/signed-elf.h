@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * libumbrella (internal, static: umbrellad and umbrella-cli) - reading and signing the
+ * policy and signature sections of an ELF file (include/umbrella/signed-elf.h)
+ */
+#ifndef UMBRELLA_SIGNED_ELF_IO_H
+#define UMBRELLA_SIGNED_ELF_IO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <openssl/evp.h>
+#include <umbrella/signed-elf.h>
+
+/* What a file carries, as signed_elf_read() found it. */
+struct signed_elf {
+	bool is_elf;		/* starts with the ELF magic; false: a script or data */
+	bool has_policy;
+	char *policy_text;	/* has_policy: the policy's text, NUL-terminated (malloc'd) */
+	bool has_signature;
+	struct umb_signature signature; /* has_signature: the section as read */
+	uint8_t digest[32];	/* SHA-256 of the file without the signature's bytes */
+	uint64_t size;		/* the file's size in bytes */
+};
+
+/*
+ * signed_elf_read() - parse @fd with libelf and hash it, reading the file once
+ * @fd: the file, opened for reading; read with pread() from offset 0, never re-opened
+ *      by path (umbrellad passes a fanotify event's descriptor)
+ * @deadline_usec: CLOCK_MONOTONIC time in microseconds after which it gives up; 0: none
+ * @ret: filled in; release with signed_elf_release()
+ * @ret_error: on failure, a malloc'd message saying what is wrong ("two .umbrella.sig
+ *             sections", "section 5 ends beyond the end of the file")
+ *
+ * A file without the ELF magic is no error: is_elf is false and nothing else is set
+ * (besides size and digest).
+ * Return: 0; -EBADMSG for a malformed ELF file or section (wrong class or byte order,
+ * bad offsets, overlaps, bad magic/version/size, two sections of a kind, a policy whose
+ * text is not valid); -EFBIG beyond the size limit; -ETIMEDOUT past @deadline_usec;
+ * -EIO or another -errno from reading; -ENOMEM.
+ */
+int signed_elf_read(int fd, uint64_t deadline_usec, struct signed_elf *ret, char **ret_error);
+
+/* signed_elf_release() - free what signed_elf_read() allocated in @e (and zero it) */
+void signed_elf_release(struct signed_elf *e);
+
+/*
+ * signed_elf_sign() - sign the ELF file @path in place (atomically: a new file renamed
+ * over it, with the old file's mode)
+ * @key: an Ed25519 private key
+ * @policy_text: the execute restrictions to put in the policy section (replacing any
+ *               the file has), already checked by the parser; NULL keeps the file's own
+ *               policy, if any
+ *
+ * Re-signing a signed file replaces its signature (and, with @policy_text, its policy);
+ * signing twice gives the same size as signing once.
+ * Return: 0, -EBADMSG for a file that is not an ELF file Umbrella can sign, or -errno.
+ */
+int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, char **ret_error);
+
+#endif /* UMBRELLA_SIGNED_ELF_IO_H */

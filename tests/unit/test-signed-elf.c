@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host test (TAP): signed binaries without BPF. A copy of a real ELF file (/bin/true, or
+ * argv[1]) is signed with a fresh key and verifies; one flipped byte in any region makes
+ * it fail; revoked and unknown keys are refused; re-signing keeps the size; and every
+ * malformed input, made by patching a valid signed file, gives -EBADMSG with a message
+ * and no crash (meson setup -Db_sanitize=address,undefined runs this under ASan).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <umbrella/umbrella.h>
+
+#include "keyring.h"
+#include "signed-elf.h"
+#include "tap.h"
+
+static char tmp[] = "/tmp/test-signed-elf.XXXXXX";
+static char ring[4096], path[4096], scratch[4096];
+static uint8_t *orig;		/* the signed file, pristine */
+static size_t orig_len;
+
+static uint8_t *read_whole(const char *p, size_t *ret_len)
+{
+	struct stat st;
+	uint8_t *buf;
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return NULL;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf || read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		close(fd);
+		free(buf);
+		return NULL;
+	}
+	close(fd);
+	*ret_len = (size_t)st.st_size;
+	return buf;
+}
+
+static int write_whole(const char *p, const uint8_t *buf, size_t len)
+{
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	size_t len;
+	uint8_t *buf = read_whole(from, &len);
+	int r;
+
+	if (!buf)
+		return -errno;
+	r = write_whole(to, buf, len);
+	free(buf);
+	return r;
+}
+
+static int write_pub(EVP_PKEY *k)
+{
+	uint8_t id[UMB_KEY_ID_LEN];
+	char hex[KEY_ID_HEX_LEN + 1], p[4200];
+	FILE *f;
+	int ok;
+
+	if (key_id_of(k, id) < 0)
+		return -EINVAL;
+	key_id_to_hex(id, hex);
+	snprintf(p, sizeof(p), "%s/%s.pem", ring, hex);
+	f = fopen(p, "we");
+	if (!f)
+		return -errno;
+	ok = PEM_write_PUBKEY(f, k);
+	fclose(f);
+	return ok ? 0 : -EIO;
+}
+
+/* The verdict on @p: UMB_VERDICT_*, or signed_elf_read()'s -errno. */
+static int verdict_of(const char *p, const char **ret_reason, char **ret_error)
+{
+	struct signed_elf e;
+	struct keyring *k = NULL;
+	char *error = NULL;
+	int fd, r;
+
+	*ret_reason = "";
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = signed_elf_read(fd, 0, &e, &error);
+	close(fd);
+	if (ret_error)
+		*ret_error = error;
+	else
+		free(error);
+	if (r < 0)
+		return r;
+	if (keyring_load(ring, &k, &error) < 0) {
+		TAP_DIAG("keyring: %s", error);
+		free(error);
+		signed_elf_release(&e);
+		return -EINVAL;
+	}
+	r = keyring_verify(k, &e, ret_reason);
+	keyring_free(k);
+	signed_elf_release(&e);
+	return r;
+}
+
+/* The section named @name in the ELF image @b (trusted: the file we signed). */
+static Elf64_Shdr *section(uint8_t *b, const char *name)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(b + eh->e_shoff);
+	const char *names = (const char *)b + sh[eh->e_shstrndx].sh_offset;
+
+	for (size_t i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type != SHT_NULL && !strcmp(names + sh[i].sh_name, name))
+			return &sh[i];
+	return NULL;
+}
+
+static size_t section_index(uint8_t *b, const char *name)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
+
+	return (size_t)(section(b, name) - (Elf64_Shdr *)(b + eh->e_shoff));
+}
+
+static int run(const char *p)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl(p, p, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* A copy of the pristine signed file in @scratch, for patching. */
+static uint8_t *fresh(void)
+{
+	uint8_t *b = malloc(orig_len);
+
+	memcpy(b, orig, orig_len);
+	return b;
+}
+
+/* Writes the patched image @b (@len bytes) and checks that reading it gives -EBADMSG and
+ * a message. */
+static void expect_malformed(uint8_t *b, size_t len, const char *what)
+{
+	const char *reason;
+	char *error = NULL;
+	int r;
+
+	if (write_whole(scratch, b, len) < 0) {
+		TAP_OK(false, "%s: could not write the test file", what);
+		free(b);
+		return;
+	}
+	r = verdict_of(scratch, &reason, &error);
+	if (TAP_EQ(r, -EBADMSG, "%s: -EBADMSG", what) && !error)
+		TAP_OK(false, "%s: with a message", what);
+	else if (error)
+		TAP_DIAG("%s", error);
+	free(error);
+	free(b);
+}
+
+/* Writes @b and checks that it does not verify as signed (refused, or malformed). */
+static void expect_not_signed(uint8_t *b, size_t len, const char *what)
+{
+	const char *reason;
+	char *error = NULL;
+	int r;
+
+	if (write_whole(scratch, b, len) < 0) {
+		TAP_OK(false, "%s: could not write the test file", what);
+		free(b);
+		return;
+	}
+	r = verdict_of(scratch, &reason, &error);
+	TAP_OK(r == UMB_VERDICT_REFUSED || r == -EBADMSG, "%s: refused (%d: %s)", what, r,
+	       error ? error : reason);
+	free(error);
+	free(b);
+}
+
+static void test_flips(void)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)orig;
+	Elf64_Shdr *text = section(orig, ".text");
+	Elf64_Shdr *data = section(orig, ".data");
+	Elf64_Shdr *rodata = section(orig, ".rodata");
+	Elf64_Shdr *pol = section(orig, UMB_POLICY_SECTION);
+	Elf64_Shdr *sig = section(orig, UMB_SIGNATURE_SECTION);
+	struct {
+		const char *what;
+		size_t off;
+	} flips[] = {
+		{"ELF header (e_entry)", offsetof(Elf64_Ehdr, e_entry)},
+		{"ELF header (e_ident padding)", EI_PAD + 1},
+		{"program headers", eh->e_phoff + 9},
+		{"code (.text)", text ? text->sh_offset + text->sh_size / 2 : 0},
+		{"read-only data (.rodata)", rodata ? rodata->sh_offset + rodata->sh_size / 2 : 0},
+		{"data (.data)", data && data->sh_size ? data->sh_offset : 0},
+		{"policy section (header)", pol->sh_offset + 1},
+		{"policy section (text)", pol->sh_offset + pol->sh_size - 1},
+		{"signature section (key id)",
+		 sig->sh_offset + offsetof(struct umb_signature, key_id)},
+		{"signature section (signature)",
+		 sig->sh_offset + offsetof(struct umb_signature, signature) + 10},
+		{"signature section (algorithm)",
+		 sig->sh_offset + offsetof(struct umb_signature, algorithm)},
+		{"section headers (.text's address)",
+		 eh->e_shoff + section_index(orig, ".text") * sizeof(Elf64_Shdr) +
+			 offsetof(Elf64_Shdr, sh_addr)},
+		{"section headers (the signature's own size)",
+		 eh->e_shoff + section_index(orig, UMB_SIGNATURE_SECTION) * sizeof(Elf64_Shdr) +
+			 offsetof(Elf64_Shdr, sh_size)},
+		{"last byte of the file", orig_len - 1},
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(flips); i++) {
+		uint8_t *b;
+
+		if (!flips[i].off) {
+			TAP_DIAG("no %s in this file: skipped", flips[i].what);
+			continue;
+		}
+		b = fresh();
+		b[flips[i].off] ^= 0x01;
+		expect_not_signed(b, orig_len, flips[i].what);
+	}
+}
+
+static Elf64_Shdr *shdr_of(uint8_t *b, const char *name)
+{
+	return section(b, name);
+}
+
+static void test_malformed(void)
+{
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *s, *t;
+	uint8_t *b;
+
+	b = fresh();
+	expect_malformed(b, 20, "a 20-byte file with the ELF magic");
+	b = fresh();
+	expect_malformed(b, 63, "a file cut inside the ELF header");
+	b = fresh();
+	expect_malformed(b, 4096, "a file cut before its section headers");
+	b = fresh();
+	expect_malformed(b, orig_len - 1, "a file cut in its last section header");
+
+	b = fresh();
+	b[EI_CLASS] = ELFCLASS32;
+	expect_malformed(b, orig_len, "a 32-bit class");
+	b = fresh();
+	b[EI_DATA] = ELFDATA2MSB;
+	expect_malformed(b, orig_len, "big-endian");
+	b = fresh();
+	b[EI_VERSION] = 0;
+	expect_malformed(b, orig_len, "ELF ident version 0");
+
+	b = fresh();
+	((Elf64_Ehdr *)b)->e_shoff = 0xffffffffffffff00ULL;
+	expect_malformed(b, orig_len, "e_shoff near 2^64 (overflow)");
+	b = fresh();
+	((Elf64_Ehdr *)b)->e_shoff = orig_len - 10;
+	expect_malformed(b, orig_len, "e_shoff 10 bytes before the end");
+	b = fresh();
+	((Elf64_Ehdr *)b)->e_shoff = 8;
+	expect_malformed(b, orig_len, "section headers overlapping the ELF header");
+	b = fresh();
+	((Elf64_Ehdr *)b)->e_shnum = 0xfeff;
+	expect_malformed(b, orig_len, "e_shnum past the end of the file");
+	b = fresh();
+	((Elf64_Ehdr *)b)->e_shnum = 0;
+	expect_malformed(b, orig_len, "e_shnum 0 with e_shoff set (extended numbering)");
+	b = fresh();
+	eh = (Elf64_Ehdr *)b;
+	eh->e_shnum = 0;
+	((Elf64_Shdr *)(b + eh->e_shoff))->sh_size = 0x7fffffffffULL;
+	expect_malformed(b, orig_len, "extended numbering claiming 2^39 sections");
+	b = fresh();
+	eh = (Elf64_Ehdr *)b;
+	eh->e_shstrndx = eh->e_shnum + 3;
+	expect_malformed(b, orig_len, "e_shstrndx out of range");
+	b = fresh();
+	((Elf64_Ehdr *)b)->e_shstrndx = 1;
+	expect_malformed(b, orig_len, "e_shstrndx naming a section that is no string table");
+	b = fresh();
+	((Elf64_Ehdr *)b)->e_shentsize = 32;
+	expect_malformed(b, orig_len, "e_shentsize 32");
+	b = fresh();
+	((Elf64_Ehdr *)b)->e_ehsize = 52;
+	expect_malformed(b, orig_len, "e_ehsize 52");
+	b = fresh();
+	((Elf64_Ehdr *)b)->e_phoff = orig_len - 8;
+	expect_malformed(b, orig_len, "program headers past the end of the file");
+
+	b = fresh();
+	shdr_of(b, ".text")->sh_offset = orig_len + 100;
+	expect_malformed(b, orig_len, "a section (.text) starting past the end of the file");
+	b = fresh();
+	s = shdr_of(b, ".comment");
+	if (!s)
+		s = shdr_of(b, ".text");
+	s->sh_offset = 0xfffffffffffffff0ULL;
+	s->sh_size = 0x20;
+	expect_malformed(b, orig_len, "a section whose offset + size overflows");
+	b = fresh();
+	shdr_of(b, ".text")->sh_size = 1ULL << 62;
+	expect_malformed(b, orig_len, "a section of 2^62 bytes");
+	b = fresh();
+	shdr_of(b, ".shstrtab")->sh_size = orig_len;
+	expect_malformed(b, orig_len, "a section name table past the end of the file");
+	b = fresh();
+	shdr_of(b, ".text")->sh_name = 0x7fffffff;
+	expect_malformed(b, orig_len, "a section name offset out of range");
+
+	b = fresh();
+	shdr_of(b, UMB_SIGNATURE_SECTION)->sh_size = 1ULL << 62;
+	expect_malformed(b, orig_len, "a signature section of 2^62 bytes");
+	b = fresh();
+	shdr_of(b, UMB_SIGNATURE_SECTION)->sh_size = 111;
+	expect_malformed(b, orig_len, "a signature section of 111 bytes");
+	b = fresh();
+	shdr_of(b, UMB_POLICY_SECTION)->sh_size = 1ULL << 40;
+	expect_malformed(b, orig_len, "a policy section of 2^40 bytes");
+	b = fresh();
+	shdr_of(b, UMB_POLICY_SECTION)->sh_size = 16;
+	expect_malformed(b, orig_len, "a policy section of only its header");
+	b = fresh();
+	shdr_of(b, UMB_SIGNATURE_SECTION)->sh_type = SHT_NOBITS;
+	expect_malformed(b, orig_len, "a signature section of type SHT_NOBITS");
+	b = fresh();
+	shdr_of(b, UMB_SIGNATURE_SECTION)->sh_flags |= SHF_ALLOC;
+	expect_malformed(b, orig_len, "an allocated signature section");
+	b = fresh();
+	shdr_of(b, UMB_POLICY_SECTION)->sh_type = SHT_NOTE;
+	expect_malformed(b, orig_len, "a policy section of type SHT_NOTE");
+
+	b = fresh();
+	shdr_of(b, UMB_SIGNATURE_SECTION)->sh_offset = shdr_of(b, ".text")->sh_offset;
+	expect_malformed(b, orig_len, "a signature section over .text");
+	b = fresh();
+	shdr_of(b, UMB_SIGNATURE_SECTION)->sh_offset = 16;
+	expect_malformed(b, orig_len, "a signature section over the ELF header");
+	b = fresh();
+	shdr_of(b, UMB_SIGNATURE_SECTION)->sh_offset = ((Elf64_Ehdr *)b)->e_shoff + 8;
+	expect_malformed(b, orig_len, "a signature section over the section headers");
+	b = fresh();
+	shdr_of(b, UMB_POLICY_SECTION)->sh_offset = ((Elf64_Ehdr *)b)->e_phoff;
+	expect_malformed(b, orig_len, "a policy section over the program headers");
+	b = fresh();
+	s = shdr_of(b, UMB_POLICY_SECTION);
+	t = shdr_of(b, UMB_SIGNATURE_SECTION);
+	s->sh_offset = t->sh_offset + 8;
+	expect_malformed(b, orig_len, "a policy section overlapping the signature section");
+
+	b = fresh();
+	s = shdr_of(b, ".comment") ? shdr_of(b, ".comment") : shdr_of(b, ".text");
+	s->sh_name = shdr_of(b, UMB_SIGNATURE_SECTION)->sh_name;
+	expect_malformed(b, orig_len, "two signature sections");
+	b = fresh();
+	s = shdr_of(b, ".comment") ? shdr_of(b, ".comment") : shdr_of(b, ".text");
+	s->sh_name = shdr_of(b, UMB_POLICY_SECTION)->sh_name;
+	expect_malformed(b, orig_len, "two policy sections");
+
+	b = fresh();
+	b[shdr_of(b, UMB_SIGNATURE_SECTION)->sh_offset] ^= 0x20;
+	expect_malformed(b, orig_len, "a bad signature magic");
+	b = fresh();
+	b[shdr_of(b, UMB_SIGNATURE_SECTION)->sh_offset + 8] = 2;
+	expect_malformed(b, orig_len, "signature version 2");
+	b = fresh();
+	b[shdr_of(b, UMB_POLICY_SECTION)->sh_offset + 3] ^= 0x20;
+	expect_malformed(b, orig_len, "a bad policy magic");
+	b = fresh();
+	b[shdr_of(b, UMB_POLICY_SECTION)->sh_offset + 8] = 7;
+	expect_malformed(b, orig_len, "policy version 7");
+
+	{
+		struct {
+			const char *what;
+			uint32_t text_len;
+		} lens[] = {
+			{ "policy text_len 0", 0 },
+			{ "policy text_len past the section", 1000 },
+			{ "policy text_len 2^32 - 1", 0xffffffff },
+			{ "policy text_len one short: non-zero padding", 0 /* set below */ },
+		};
+
+		for (size_t i = 0; i < ELEMENTSOF(lens); i++) {
+			uint32_t v = lens[i].text_len;
+
+			b = fresh();
+			s = shdr_of(b, UMB_POLICY_SECTION);
+			if (i == 3)
+				v = (uint32_t)(s->sh_size - sizeof(struct umb_policy_header) - 1);
+			memcpy(b + s->sh_offset + 12, &v, sizeof(v));
+			expect_malformed(b, orig_len, lens[i].what);
+		}
+	}
+	b = fresh();
+	s = shdr_of(b, UMB_POLICY_SECTION);
+	b[s->sh_offset + 16] = 'x'; /* "fs:" becomes "xs:" */
+	expect_malformed(b, orig_len, "a policy the grammar refuses (xs:/etc/passwd)");
+	b = fresh();
+	s = shdr_of(b, UMB_POLICY_SECTION);
+	b[s->sh_offset + 18] = '\0';
+	expect_malformed(b, orig_len, "a NUL inside the policy text");
+}
+
+/*
+ * Every byte of the ELF header, the program and section header tables and the section
+ * name table, set to 0, 0xff and flipped: the reader never crashes, fails only with
+ * -EBADMSG, and nothing patched verifies as signed.
+ */
+static void test_header_bytes(void)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)orig;
+	Elf64_Shdr *names = section(orig, ".shstrtab");
+	struct { uint64_t off, len; } regions[] = {
+		{ 0, sizeof(Elf64_Ehdr) },
+		{ eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) },
+		{ eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) },
+		{ names->sh_offset, names->sh_size },
+	};
+	static const int values[] = { 0x00, 0xff, -1 /* flip the top bit */ };
+	unsigned files = 0, bad_result = 0, verified = 0;
+	struct keyring *k = NULL;
+	uint8_t *b = fresh();
+	char *error = NULL;
+	int fd = memfd_create("patched", MFD_CLOEXEC);
+
+	if (fd < 0 || keyring_load(ring, &k, &error) < 0) {
+		TAP_OK(false, "memfd and key ring for the header fuzz: %s", error);
+		free(error);
+		free(b);
+		return;
+	}
+	for (size_t g = 0; g < ELEMENTSOF(regions); g++) {
+		for (uint64_t off = regions[g].off; off < regions[g].off + regions[g].len; off++) {
+			for (size_t v = 0; v < ELEMENTSOF(values); v++) {
+				uint8_t saved = b[off], nv;
+				struct signed_elf e;
+				const char *reason;
+				int r;
+
+				nv = values[v] < 0 ? saved ^ 0x80 : (uint8_t)values[v];
+				if (nv == saved)
+					continue;
+				b[off] = nv;
+				if (pwrite(fd, b, orig_len, 0) != (ssize_t)orig_len)
+					bad_result++;
+				files++;
+				r = signed_elf_read(fd, 0, &e, &error);
+				if (r == 0 &&
+				    keyring_verify(k, &e, &reason) == UMB_VERDICT_SIGNED) {
+					verified++;
+					TAP_DIAG("byte %llu = 0x%02x still verifies",
+						 (unsigned long long)off, nv);
+				}
+				if (r != 0 && r != -EBADMSG) {
+					bad_result++;
+					TAP_DIAG("byte %llu = 0x%02x: %d %s",
+						 (unsigned long long)off, nv, r, error);
+				}
+				signed_elf_release(&e);
+				free(error);
+				error = NULL;
+				b[off] = saved;
+			}
+		}
+	}
+	TAP_OK(files > 1000 && bad_result == 0 && verified == 0,
+	       "%u files with one header byte patched: none verifies, every error -EBADMSG",
+	       files);
+	keyring_free(k);
+	close(fd);
+	free(b);
+}
+
+/* The macro's layout, checked on the section it puts into this very test. */
+UMBRELLA_EXEC_RESTRICTIONS("fs:/etc/passwd,net");
+
+static void test_macro(void)
+{
+	struct umb_policy_header h;
+	const char text[] = "fs:/etc/passwd,net";
+
+	memcpy(&h, &umb__exec_restrictions_0, sizeof(h));
+	TAP_OK(!memcmp(h.magic, UMB_POLICY_MAGIC, 8) && h.version == UMB_POLICY_VERSION &&
+		       h.text_len == sizeof(text) - 1,
+	       "the macro's header: magic, version %u, text_len %u", h.version, h.text_len);
+	TAP_EQ(sizeof(umb__exec_restrictions_0), sizeof(h) + sizeof(text),
+	       "the macro's section: header, text and one NUL");
+	TAP_EQ(_Alignof(__typeof__(umb__exec_restrictions_0)), 1, "the macro's alignment is 1");
+}
+
+int main(int argc, char **argv)
+{
+	const char *src = argc > 1 ? argv[1] : "/bin/true";
+	EVP_PKEY *key = NULL, *other = NULL;
+	const char *reason;
+	char *error = NULL;
+	size_t len, len2;
+	struct stat st;
+	int r;
+
+	if (!mkdtemp(tmp)) {
+		printf("1..0 # SKIP no temporary directory\n");
+		return 77;
+	}
+	snprintf(ring, sizeof(ring), "%s/keys", tmp);
+	snprintf(path, sizeof(path), "%s/true", tmp);
+	snprintf(scratch, sizeof(scratch), "%s/patched", tmp);
+	mkdir(ring, 0755);
+
+	key = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	other = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	TAP_OK(key && other && write_pub(key) == 0, "a fresh Ed25519 key in the ring");
+
+	test_macro();
+
+	r = copy_file(src, path);
+	TAP_EQ(r, 0, "copy %s", src);
+	TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_UNSIGNED, "unsigned: %s", reason);
+
+	r = signed_elf_sign(path, key, "fs:/etc/passwd,net", &error);
+	TAP_EQ(r, 0, "sign a copy of %s: %s", src, error ? error : "ok");
+	free(error);
+	error = NULL;
+	TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_SIGNED, "signed: %s", reason);
+	TAP_EQ(run(path), 0, "the signed copy still runs");
+	TAP_OK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0755, "its mode is kept");
+
+	{
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		struct signed_elf e;
+
+		r = signed_elf_read(fd, 0, &e, &error);
+		TAP_OK(r == 0 && e.is_elf && e.has_policy && e.has_signature &&
+			       !strcmp(e.policy_text, "fs:/etc/passwd,net"),
+		       "the policy reads back: %s", r == 0 && e.policy_text ? e.policy_text : "");
+		signed_elf_release(&e);
+		free(error);
+		error = NULL;
+		r = signed_elf_read(fd, 1, &e, &error);
+		TAP_EQ(r, -ETIMEDOUT, "a deadline in the past: -ETIMEDOUT (%s)", error);
+		free(error);
+		error = NULL;
+		close(fd);
+	}
+
+	orig = read_whole(path, &orig_len);
+	r = signed_elf_sign(path, key, NULL, &error);
+	free(error);
+	error = NULL;
+	free(read_whole(path, &len));
+	TAP_OK(r == 0 && len == orig_len, "re-signing keeps the size (%zu, %zu)", orig_len, len);
+	r = signed_elf_sign(path, key, "fs:/etc/passwd,net", &error);
+	free(error);
+	error = NULL;
+	free(read_whole(path, &len2));
+	TAP_OK(r == 0 && len2 == orig_len, "re-signing with the same policy keeps the size");
+	TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_SIGNED, "re-signed: %s", reason);
+
+	test_flips();
+	test_malformed();
+	test_header_bytes();
+
+	/* Unknown key: signed by a key that is not in the ring. */
+	r = copy_file(path, scratch);
+	r = r ?: signed_elf_sign(scratch, other, NULL, &error);
+	free(error);
+	error = NULL;
+	TAP_EQ(r, 0, "sign with a second key");
+	TAP_EQ(verdict_of(scratch, &reason, NULL), UMB_VERDICT_REFUSED, "unknown key refused");
+	TAP_OK(!strcmp(reason, "unknown key"), "reason: %s", reason);
+
+	/* Revoked: the key file is still there, its id in "revoked". */
+	{
+		uint8_t id[UMB_KEY_ID_LEN];
+		char hex[KEY_ID_HEX_LEN + 1], p[4200];
+		FILE *f;
+
+		key_id_of(key, id);
+		key_id_to_hex(id, hex);
+		snprintf(p, sizeof(p), "%s/revoked", ring);
+		f = fopen(p, "we");
+		fprintf(f, "# revoked in the test\n%s\n", hex);
+		fclose(f);
+		TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_REFUSED,
+		       "revoked key refused while its file is in the ring");
+		TAP_OK(!strcmp(reason, "revoked key"), "reason: %s", reason);
+		f = fopen(p, "we");
+		fprintf(f, "not-a-key-id\n");
+		fclose(f);
+		{
+			struct keyring *k = NULL;
+
+			r = keyring_load(ring, &k, &error);
+			TAP_OK(r < 0 && error, "a malformed revocation list is an error: %s",
+			       error);
+			keyring_free(k);
+			free(error);
+			error = NULL;
+		}
+		unlink(p);
+	}
+
+	/* A file that is not ELF: no error, unsigned. */
+	{
+		static const uint8_t script[] = "#!/bin/sh\nexit 0\n";
+
+		write_whole(scratch, script, sizeof(script) - 1);
+		TAP_EQ(verdict_of(scratch, &reason, NULL), UMB_VERDICT_UNSIGNED,
+		       "a script is unsigned: %s", reason);
+	}
+	/* Over the size limit (sparse). */
+	{
+		int fd = open(scratch, O_RDWR | O_TRUNC | O_CLOEXEC);
+		struct signed_elf e;
+
+		r = fd >= 0 && ftruncate(fd, (1LL << 30) + 1) == 0 ? 0 : -errno;
+		if (r == 0)
+			r = signed_elf_read(fd, 0, &e, &error);
+		TAP_EQ(r, -EFBIG, "a file over 1 GiB: -EFBIG (%s)", error);
+		free(error);
+		error = NULL;
+		if (fd >= 0)
+			close(fd);
+	}
+	/* A key ring file that is not a key, or not named by its id. */
+	{
+		char p[4200];
+		FILE *f;
+		struct keyring *k = NULL;
+
+		snprintf(p, sizeof(p), "%s/README", ring);
+		f = fopen(p, "we");
+		fputs("hello\n", f);
+		fclose(f);
+		r = keyring_load(ring, &k, &error);
+		TAP_OK(r < 0 && error, "a stray file in the ring is an error: %s", error);
+		free(error);
+		error = NULL;
+		keyring_free(k);
+		unlink(p);
+	}
+
+	free(orig);
+	EVP_PKEY_free(key);
+	EVP_PKEY_free(other);
+	{
+		char cmd[4200];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+		(void)!system(cmd);
+	}
+	return tap_finish();
+}
