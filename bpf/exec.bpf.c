@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Umbrella - exec.
+ * Umbrella - exec, and the verdicts of signed binaries (DESIGN.md section 3).
  *
  * Architecture:
  *   lsm/bprm_creds_for_exec   "exec": every execve(2) and execveat(2) (once per call,
@@ -9,33 +9,126 @@
  *                             exec (rfork with UMB_ARM_ON_EXEC) is not on the stack
  *                             yet at that exec: "umbrella-cli run -r exec -- sh -c CMD"
  *                             starts sh, and sh cannot exec CMD.
- *                             "exec-unsigned": until signature verification exists
- *                             (the signed-binaries issue), no binary counts as validly
- *                             signed, so it denies every exec as "exec" does: fail
- *                             closed rather than accept a restriction and not apply it.
+ *   lsm/bprm_check_security   the verdict of each file an exec runs: the kernel calls
+ *                             it for the file exec'd and again for each interpreter
+ *                             (#! scripts, binfmt_misc), so none of them gets around
+ *                             it. Looks the file's inode up in umb_verdicts once:
+ *                             REFUSED (a signature that does not verify) and STALE (a
+ *                             verified file that changed, until umbrellad verifies it
+ *                             again) are denied for every task, in permissive mode
+ *                             too; SIGNED runs;
+ *                             UNSIGNED and a miss (no valid verdict: no umbrellad,
+ *                             PENDING, an old epoch, a file system the gate does not
+ *                             mark) are denied when the task has "exec-unsigned" or
+ *                             umb_ctl has UMB_CTL_UNSIGNED_DENY, else run.
+ *                             A SIGNED file with a layer: the layer is carried in
+ *                             umb_exec to bprm_committed_creds (task.bpf.c), which
+ *                             pushes it; the exec is refused here if it would not fit
+ *                             (the stack is full, the layer missing, no memory), since
+ *                             the commit cannot fail.
+ * Denials by a verdict are -EPERM (fanotify's FAN_DENY is EPERM as well) and recorded
+ * with UMB_ITEM_VERDICT, the item the verdict's state (0 for a miss).
+ * mmap(2) and mprotect(2) with PROT_EXEC under exec-unsigned: file.bpf.c.
  */
 #include "maps.bpf.h"
 #include "lib/audit.bpf.h"
 #include "lib/layers.bpf.h"
+#include "lib/verdict.bpf.h"
 
 SEC("lsm/bprm_creds_for_exec")
 int BPF_PROG(umb_exec_check, struct linux_binprm *bprm, int ret)
 {
 	const struct umb_task_state *state;
-	__u64 denied;
 
 	if (ret)
 		return ret; /* an earlier BPF LSM program already refused */
 
-	/* Quick return for unrestricted tasks. */
+	/* Quick return for unrestricted tasks. exec-unsigned is a matter of the file
+	 * run: bprm_check_security below. */
 	state = umb_current_state();
-	if (!state)
+	if (!state || !(state->denied_caps & UMB_CR_EXEC))
 		return 0;
-	denied = state->denied_caps & (UMB_CR_EXEC | UMB_CR_EXEC_UNSIGNED);
-	if (!denied)
-		return 0;
-	/* Report "exec" when a layer has it, else "exec-unsigned". */
-	denied = denied & UMB_CR_EXEC ? UMB_CR_EXEC : UMB_CR_EXEC_UNSIGNED;
 	return umb_deny(UMB_HOOK_BPRM_CREDS_FOR_EXEC,
-			umb_layer_denying(state, UMB_SET_CAPS, denied), UMB_ITEM_CAP, denied, 0);
+			umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC), UMB_ITEM_CAP,
+			UMB_CR_EXEC, 0);
+}
+
+/*
+ * Prepares the push of the layer @layer of a signed binary at the commit of this exec:
+ * the current task's state (created for a task that has none) has room for it on top
+ * of a pending layer, the layer exists, and umb_exec carries it. A task that carries
+ * the layer already (a signed binary that execs itself again) gets it once: layers are
+ * immutable, a second copy would deny nothing more and only fill the stack. Returns 0
+ * or -EPERM (-ENOMEM when no memory): every refusal stands in permissive mode too, as
+ * in task.bpf.c: permissive mode relaxes what layers deny, never whether a task gets
+ * them.
+ */
+static __always_inline int carry_layer(struct task_struct *task, __u32 layer)
+{
+	struct umb_task_state *state;
+	struct umb_exec_layer *carry;
+
+	state = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	carry = bpf_task_storage_get(&umb_exec, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!state || !carry)
+		return -ENOMEM;
+	if (state->pending_layer == layer || umb_verdict_layer_carried(state, layer)) {
+		carry->layer = 0;
+		return 0;
+	}
+	if (state->layer_count + (state->pending_layer ? 1 : 0) >= UMB_MAX_LAYERS ||
+	    !bpf_map_lookup_elem(&umb_layers, &layer)) {
+		carry->layer = 0;
+		return umb_deny_strict(UMB_HOOK_BPRM_CHECK_SECURITY, layer, UMB_ITEM_VERDICT,
+				       UMB_VERDICT_SIGNED, 0);
+	}
+	carry->layer = layer;
+	return 0;
+}
+
+SEC("lsm/bprm_check_security")
+int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	const struct umb_task_state *state;
+	const struct umb_ctl *ctl;
+	const struct umb_verdict *v;
+	struct umb_exec_layer *carry;
+	struct file *file;
+	__u32 verdict;
+
+	if (ret)
+		return ret;
+
+	/* Every task, restricted or not: a REFUSED file never runs. One lookup. */
+	file = bprm->file;
+	ctl = umb_ctl_get();
+	v = umb_verdict_lookup(file->f_inode);
+	verdict = umb_verdict_effective(v, ctl);
+	if (verdict == UMB_VERDICT_SIGNED && v && v->layer)
+		return carry_layer(task, v->layer);
+
+	/* The last file checked is the one that runs: a layer carried for an earlier one
+	 * (the interpreter of a script, or an exec that failed later) is not this one's. */
+	if (task->bpf_storage) {
+		carry = bpf_task_storage_get(&umb_exec, task, NULL, 0);
+		if (carry)
+			carry->layer = 0;
+	}
+	if (verdict == UMB_VERDICT_SIGNED)
+		return 0;
+	if (verdict == UMB_VERDICT_REFUSED || verdict == UMB_VERDICT_STALE)
+		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, verdict, file, 0, true);
+
+	/* UNSIGNED, or a miss. */
+	state = umb_task_state_get(task);
+	if (state && (state->denied_caps & UMB_CR_EXEC_UNSIGNED))
+		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY,
+					umb_layer_denying(state, UMB_SET_CAPS,
+							  UMB_CR_EXEC_UNSIGNED),
+					verdict, file, umb_deny_flags(), true);
+	if (ctl && (ctl->flags & UMB_CTL_UNSIGNED_DENY))
+		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, verdict, file,
+					umb_deny_flags(), true);
+	return 0;
 }

@@ -35,6 +35,23 @@
  *   lsm/inode_setxattr, inode_removexattr
  *                           w; lsm/inode_getxattr, inode_listxattr: r. Dentry only: the
  *                           walk stays on the object's file system.
+ * Signed binaries (lib/verdict.bpf.h):
+ *   lsm/mmap_file, file_mprotect
+ *                           under "exec-unsigned", PROT_EXEC of a file needs a valid
+ *                           SIGNED verdict (ld.so ./binary, dlopen; the kernel's own
+ *                           mapping of an ELF interpreter too): -EPERM otherwise.
+ *                           UMB_CTL_UNSIGNED_DENY covers exec only (libc is unsigned
+ *                           on a normal system).
+ *   lsm/file_open (FMODE_WRITE), inode_setattr, path_truncate, inode_setxattr,
+ *   inode_removexattr
+ *                           delete the verdict of the file, for every task, before
+ *                           the quick return of unrestricted tasks: a verdict must not
+ *                           outlive a change to its file. A writer that was already
+ *                           open when umbrellad began to verify is umbrellad's to
+ *                           see (a read lease fails while one is open), not a hook
+ *                           on every close: the only release hook on 6.1 runs after
+ *                           the file dropped its dentry, when an unlinked file's
+ *                           inode may be gone, and would cost every close.
  * Self-protection (lib/protect.bpf.h): path_unlink, path_rmdir, path_rename and
  * path_mknod also keep everyone but umbrellad out of its pin directory while it is up.
  * The path_* hooks are used instead of their inode_* twins because they give the
@@ -43,8 +60,10 @@
  * (Debian, Fedora, Ubuntu and Arch kernels have it, for AppArmor and TOMOYO).
  */
 #include "maps.bpf.h"
+#include "lib/layers.bpf.h"
 #include "lib/path.bpf.h"
 #include "lib/protect.bpf.h"
+#include "lib/verdict.bpf.h"
 
 /* The restriction state of the current task if some layer restricts @requested on
  * files, else NULL: the quick return of every hook. */
@@ -68,12 +87,15 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	if (ret)
 		return ret; /* an earlier BPF LSM program already refused */
 
+	mode = file->f_mode;
+	if (mode & FMODE_WRITE)
+		umb_verdict_invalidate(file->f_inode);
+
 	/* Quick return for unrestricted tasks. */
 	state = umb_current_state();
 	if (!state || !state->fs_access)
 		return 0;
 
-	mode = file->f_mode;
 	/* execve() marks its open in f_flags (__FMODE_EXEC, the same bit as FMODE_EXEC);
 	 * f_mode carries it too only from Linux 6.13 on. */
 	if ((mode | file->f_flags) & FMODE_EXEC)
@@ -95,6 +117,29 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }
 
+/*
+ * Under exec-unsigned, PROT_EXEC of @file needs a valid SIGNED verdict, and when the
+ * verdict has a layer, a task that carries that layer: "ld.so ./signed-binary" (with a
+ * signed ld.so) must not run the binary without the restrictions its exec would have
+ * pushed. The kernel maps an exec'd binary after the commit, with its layer pushed.
+ * Returns 0, or the denial's verdict (-EPERM, or 0 in permissive mode, recorded).
+ */
+static __always_inline int exec_unsigned_map(const struct umb_task_state *state,
+					     struct file *file, __u32 hook)
+{
+	const struct umb_verdict *v;
+	__u32 verdict;
+
+	if (!(state->denied_caps & UMB_CR_EXEC_UNSIGNED))
+		return 0;
+	v = umb_verdict_lookup(file->f_inode);
+	verdict = umb_verdict_effective(v, umb_ctl_get());
+	if (verdict == UMB_VERDICT_SIGNED && v && umb_verdict_layer_carried(state, v->layer))
+		return 0;
+	return umb_verdict_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED),
+				verdict, file, umb_deny_flags(), false);
+}
+
 SEC("lsm/mmap_file")
 int BPF_PROG(umb_mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
 	     unsigned long flags, int ret)
@@ -105,9 +150,12 @@ int BPF_PROG(umb_mmap_file, struct file *file, unsigned long reqprot, unsigned l
 		return ret;
 	if (!file || !(prot & PROT_EXEC))
 		return 0; /* anonymous, or not executable */
-	state = fs_state(UMB_FS_EXEC);
+	state = umb_current_state();
 	if (!state)
 		return 0;
+	ret = exec_unsigned_map(state, file, UMB_HOOK_MMAP_FILE);
+	if (ret || !(state->fs_access & UMB_FS_EXEC))
+		return ret;
 	return umb_fs_check(state, UMB_FS_EXEC, file->f_path.dentry, file->f_path.mnt,
 			    UMB_HOOK_MMAP_FILE);
 }
@@ -123,13 +171,16 @@ int BPF_PROG(umb_file_mprotect, struct vm_area_struct *vma, unsigned long reqpro
 		return ret;
 	if (!(prot & PROT_EXEC))
 		return 0;
-	state = fs_state(UMB_FS_EXEC);
+	state = umb_current_state();
 	if (!state)
 		return 0;
 	file = vma->vm_file;
 	/* Anonymous memory, or already executable (checked when it became so). */
 	if (!file || (vma->vm_flags & VM_EXEC))
 		return 0;
+	ret = exec_unsigned_map(state, file, UMB_HOOK_FILE_MPROTECT);
+	if (ret || !(state->fs_access & UMB_FS_EXEC))
+		return ret;
 	return umb_fs_check(state, UMB_FS_EXEC, file->f_path.dentry, file->f_path.mnt,
 			    UMB_HOOK_FILE_MPROTECT);
 }
@@ -314,6 +365,7 @@ int BPF_PROG(umb_path_truncate, const struct path *path, int ret)
 
 	if (ret)
 		return ret;
+	umb_verdict_invalidate(path->dentry->d_inode);
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -352,8 +404,10 @@ int BPF_PROG(umb_path_chown, const struct path *path, unsigned int uid, unsigned
  * truncation of an O_TRUNC open, which have no path hook. */
 static __always_inline int inode_setattr(struct dentry *dentry)
 {
-	const struct umb_task_state *state = fs_state(UMB_FS_WRITE);
+	const struct umb_task_state *state;
 
+	umb_verdict_invalidate(dentry->d_inode); /* chmod, chown, utimes, truncate */
+	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
 	return umb_fs_check(state, UMB_FS_WRITE, dentry, NULL, UMB_HOOK_INODE_SETATTR);
@@ -388,6 +442,7 @@ int BPF_PROG(umb_inode_setxattr, void *idmap, struct dentry *dentry, const char 
 
 	if (ret)
 		return ret;
+	umb_verdict_invalidate(dentry->d_inode);
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -402,6 +457,7 @@ int BPF_PROG(umb_inode_removexattr, void *idmap, struct dentry *dentry, const ch
 
 	if (ret)
 		return ret;
+	umb_verdict_invalidate(dentry->d_inode);
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;

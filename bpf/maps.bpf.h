@@ -118,6 +118,54 @@ UMB_MAP struct {
 	__uint(max_entries, 1 << 20);
 } umb_events SEC(".maps");
 
+/*
+ * umb_verdicts: the exec verdict of a file (struct umb_verdict), in the file's inode
+ * (DESIGN.md section 3). Writer: umbrellad's exec gate (key: a file descriptor of the
+ * file), PENDING before it reads the file and the result with BPF_EXIST after.
+ * Readers: exec.bpf.c (each file an exec runs), file.bpf.c (PROT_EXEC mappings under
+ * exec-unsigned), umbrella-cli. Deleted by BPF on any change to the file
+ * (lib/verdict.bpf.h). Inode storage dies with its inode, so a verdict never passes to
+ * a later file with the same inode number; no size limit, nothing to clean up.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_INODE_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct umb_verdict);
+} umb_verdicts SEC(".maps");
+
+/*
+ * umb_invalidated: the inodes whose verdict BPF deleted (struct umb_invalidation), so
+ * that umbrellad drops its fanotify ignore mark on them. Writers: the hooks that delete
+ * verdicts (lib/verdict.bpf.h). Full: the record is dropped and counted in umb_stats
+ * (the verdict is gone all the same; only the ignore mark outlives it).
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 10);
+} umb_invalidated SEC(".maps");
+
+/*
+ * umb_exec: the layer of the binary an exec is about to run, from the verdict that
+ * bprm_check_security saw (exec.bpf.c), for bprm_committed_creds to push (task.bpf.c).
+ * Carried rather than looked up again at the commit, where nothing can fail any more:
+ * a verdict deleted in between (chmod, an epoch bump) must not let the binary run
+ * without its layer. Task storage: created only by a task that execs a signed binary
+ * with a layer, deleted at the commit. Internal to the programs: user space never
+ * reads it.
+ */
+struct umb_exec_layer {
+	__u32 layer; /* the layer to push at the commit; 0: none */
+	__u32 __pad0;
+};
+
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct umb_exec_layer);
+} umb_exec SEC(".maps");
+
 /* umb_stats: per-CPU counters indexed by enum umb_stat. */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -155,5 +203,20 @@ static __always_inline struct umb_ctl *umb_ctl_get(void)
 
 	return bpf_map_lookup_elem(&umb_ctl, &zero);
 }
+
+/*
+ * umb_verdict_log: (dev, ino) -> struct umb_verdict_record, the verdicts umbrellad's
+ * exec gate made, as "umbrella-cli verdict list" shows them (umb_verdicts, inode
+ * storage, cannot be listed). Informational only: no program reads it. Writer:
+ * umbrellad (added with a verdict, deleted on its invalidation record, emptied with a
+ * new epoch). Full: the verdict still counts, it is only not listed.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, struct umb_inode_key);
+	__type(value, struct umb_verdict_record);
+} umb_verdict_log SEC(".maps");
 
 #endif /* UMBRELLA_MAPS_BPF_H */

@@ -13,7 +13,10 @@
  *   lsm/task_prctl             UMB_PRCTL_APPLY: a thread armed for itself
  *                              (restrict_self) pushes its layer.
  *   lsm/bprm_creds_for_exec    refuses an exec that could not take the pending layer.
- *   lsm/bprm_committed_creds   pushes the pending layer once the exec cannot fail.
+ *   lsm/bprm_committed_creds   pushes the pending layer once the exec cannot fail, then
+ *                              the layer of the signed binary it runs (carried in
+ *                              umb_exec by exec.bpf.c's bprm_check_security, which
+ *                              made sure it fits).
  * Task storage survives exec, so everything else is kept across it.
  * Every refusal here stands in permissive mode too (umb_ctl.flags is not read): it is
  * a layer that could not be applied, and letting the fork or exec go on would run a
@@ -154,14 +157,29 @@ int BPF_PROG(umb_bprm_creds_for_exec, struct linux_binprm *bprm, int ret)
 SEC("lsm/bprm_committed_creds")
 int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 {
-	struct umb_task_state *state = umb_current_state();
-	__u32 pending;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct umb_task_state *state = umb_task_state_get(task);
+	struct umb_exec_layer *carry;
+	__u32 pending, layer;
 
-	if (!state || !state->pending_layer)
+	if (!state)
+		return 0; /* unrestricted, and no signed binary's layer (it creates the state) */
+	if (state->pending_layer) {
+		pending = state->pending_layer;
+		state->pending_layer = 0;
+		/* Checked in bprm_creds_for_exec; layers are never deleted while referenced. */
+		umb_push_layer(state, pending);
+	}
+	carry = bpf_task_storage_get(&umb_exec, task, NULL, 0);
+	if (!carry)
 		return 0;
-	pending = state->pending_layer;
-	state->pending_layer = 0;
-	/* Checked in bprm_creds_for_exec; layers are never deleted while referenced. */
-	umb_push_layer(state, pending);
+	layer = carry->layer;
+	bpf_task_storage_delete(&umb_exec, task);
+	/* On top of the pending layer: the binary's own restrictions are the innermost.
+	 * Checked in bprm_check_security; should the push fail all the same, the binary
+	 * must not run without its layer: the exec is past its point of no return, so the
+	 * new program is killed before it runs an instruction. */
+	if (layer && umb_push_layer(state, layer))
+		bpf_send_signal(9 /* SIGKILL */);
 	return 0;
 }

@@ -12,8 +12,12 @@ enum {
 	EXIT_OK = 0,
 	EXIT_ERROR = 1,	      /* the command failed */
 	EXIT_USAGE = 2,	      /* the command line is wrong */
-	EXIT_NOT_RUNNING = 3, /* status: umbrellad is not running or no program is attached */
+	EXIT_NOT_RUNNING = 3, /* status: umbrellad is not running or no program is attached;
+			      * verdict flush: umbrellad cannot be reached */
 	EXIT_NOT_FOUND = 4,   /* task show, layer show: no such process or layer */
+	EXIT_UNSIGNED = 5,    /* binary verify: the file has no signature */
+	EXIT_REFUSED = 6,     /* binary verify: a signature that does not verify, a revoked
+			       * or unknown key, or a malformed file: umbrellad refuses it */
 	EXIT_NO_EXEC = 127,   /* run: CMD could not be started (as the shell does) */
 };
 

@@ -15,6 +15,53 @@ _umbrella_cli_layers()
 	umbrella-cli layer list 2>/dev/null | awk 'NR > 1 { print $1 }'
 }
 
+# binary and key: their commands, options, and files or key ids.
+_umbrella_cli_signing()
+{
+	local object=$1 command=$2 ring
+	case $prev in
+	--key | --keyring | --dir)
+		[[ $prev == --key ]] && COMPREPLY=($(compgen -f -- "$cur")) ||
+			COMPREPLY=($(compgen -d -- "$cur"))
+		return
+		;;
+	-r)
+		COMPREPLY=($(compgen -W 'fs: net net: signal fork exec exec-unsigned ptrace
+			mount module setid cap:' -- "$cur"))
+		[[ $COMPREPLY == *: ]] && compopt -o nospace 2>/dev/null
+		return
+		;;
+	esac
+	if [[ -z $command ]]; then
+		if [[ $object == binary ]]; then
+			COMPREPLY=($(compgen -W 'sign verify inspect help' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W 'generate list add remove revoke help' -- "$cur"))
+		fi
+		return
+	fi
+	if [[ $cur == -* ]]; then
+		case $object:$command in
+		binary:sign) COMPREPLY=($(compgen -W '--key -r' -- "$cur")) ;;
+		binary:verify) COMPREPLY=($(compgen -W '--keyring' -- "$cur")) ;;
+		binary:inspect | key:list) COMPREPLY=($(compgen -W '--keyring -j --json -p --pretty' -- "$cur")) ;;
+		key:generate) COMPREPLY=($(compgen -W '--dir' -- "$cur")) ;;
+		key:*) COMPREPLY=($(compgen -W '--keyring' -- "$cur")) ;;
+		esac
+		return
+	fi
+	case $object:$command in
+	key:remove | key:revoke)
+		# The ids in the ring (its files' names), as far as this user may read it.
+		ring=${UMBRELLA_KEYRING:-/etc/umbrella/keys}
+		COMPREPLY=($(compgen -W "$(cd "$ring" 2>/dev/null && ls -- *.pem 2>/dev/null |
+			sed 's/\.pem$//')" -- "$cur"))
+		;;
+	key:generate | key:list) ;;
+	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	esac
+}
+
 _umbrella_cli()
 {
 	local cur prev words cword
@@ -26,13 +73,13 @@ _umbrella_cli()
 	fi
 
 	local globals='-j --json -p --pretty --pin-dir'
-	local objects='status task layer events run version help'
+	local objects='status task layer verdict events binary key run version help'
 	local i object='' command='' nwords=0
 
 	# Find OBJECT and COMMAND past the global options.
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		--pin-dir) ((i++)) ;;
+		--pin-dir | --key | --keyring | --dir | -r) ((i++)) ;;
 		-*) ;;
 		*)
 			if [[ -z $object ]]; then
@@ -70,6 +117,16 @@ _umbrella_cli()
 		;;
 	status)
 		COMPREPLY=($(compgen -W '-j --json -p --pretty help' -- "$cur"))
+		;;
+	verdict)
+		if [[ -z $command ]]; then
+			COMPREPLY=($(compgen -W 'list flush help' -- "$cur"))
+		elif [[ $command == list ]]; then
+			COMPREPLY=($(compgen -W '-j --json -p --pretty' -- "$cur"))
+		fi
+		;;
+	binary | key)
+		_umbrella_cli_signing "$object" "$command"
 		;;
 	events)
 		case $prev in

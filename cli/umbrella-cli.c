@@ -19,11 +19,14 @@
 
 #include <umbrella/umbrella.h>
 
+#include "binary.h"
 #include "cli.h"
 #include "events.h"
+#include "key.h"
 #include "layer.h"
 #include "status.h"
 #include "task.h"
+#include "verdict.h"
 
 #define PIN_DIR_DEFAULT "/sys/fs/bpf/umbrella"
 
@@ -60,7 +63,10 @@ static int usage(FILE *out)
 		     "       umbrella-cli [OPTIONS] status\n"
 		     "       umbrella-cli [OPTIONS] task {list | show PID | help}\n"
 		     "       umbrella-cli [OPTIONS] layer {list | show ID | help}\n"
+		     "       umbrella-cli [OPTIONS] verdict {list | flush | help}\n"
 		     "       umbrella-cli [OPTIONS] events [--follow] [-n N]\n"
+		     "       umbrella-cli [OPTIONS] binary {sign | verify | inspect | help} ...\n"
+		     "       umbrella-cli [OPTIONS] key {generate | list | add | remove | revoke | help}\n"
 		     "       umbrella-cli run [-r ITEM]... -- CMD [ARG]...\n"
 		     "       umbrella-cli version\n"
 		     "       umbrella-cli help\n"
@@ -70,9 +76,10 @@ static int usage(FILE *out)
 		     "         --pin-dir DIR  umbrellad's pin directory, by default\n"
 		     "                        " PIN_DIR_DEFAULT "\n"
 		     "\n"
-		     "status, task and layer read the BPF maps umbrellad pinned (as root),\n"
-		     "so they work while umbrellad is down. \"task\" alone is \"task list\",\n"
-		     "\"layer\" alone \"layer list\". A process is shown by its main thread.\n"
+		     "status, task, layer and verdict list read the BPF maps umbrellad pinned\n"
+		     "(as root), so they work while umbrellad is down. \"task\" alone is\n"
+		     "\"task list\", \"layer\" alone \"layer list\", \"verdict\" alone\n"
+		     "\"verdict list\". A process is shown by its main thread.\n"
 		     "\n"
 		     "ITEM is a restriction in the text form (fs:PATH[:MODES], net, net:FAMILY,\n"
 		     "signal, fork, exec, exec-unsigned, ptrace, mount, module, setid, cap:NAME);\n"
@@ -82,8 +89,12 @@ static int usage(FILE *out)
 		     "  0    success (status: umbrellad runs and programs are attached)\n"
 		     "  1    an error\n"
 		     "  2    a wrong command line (unknown command, option or argument)\n"
-		     "  3    status: umbrellad is not running, or no program is attached\n"
-		     "  4    task show, layer show: no such process or layer\n"
+		     "  3    status: umbrellad is not running, or no program is attached;\n"
+		     "       verdict flush: umbrellad cannot be reached\n"
+		     "  4    task show, layer show: no such process or layer; key remove: no such key\n"
+		     "  5    binary verify: the file has no signature\n"
+		     "  6    binary verify: umbrellad refuses the file (bad signature, unknown or\n"
+		     "       revoked key, malformed)\n"
 		     "  run: the command's exit status; 127 when it could not be started\n");
 	return out == stdout ? EXIT_OK : EXIT_USAGE;
 }
@@ -180,6 +191,9 @@ static const struct command {
 	{ "task", cli_task, false },
 	{ "layer", cli_layer, false },
 	{ "events", cmd_events, false },
+	{ "binary", cli_binary, false },
+	{ "key", cli_key, false },
+	{ "verdict", cli_verdict, false },
 	{ "run", cmd_run, true },
 	{ "version", cmd_version, false },
 	{ "help", cmd_help, false },

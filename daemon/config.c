@@ -9,8 +9,8 @@
  * misspelt key was silently ignored. The keys:
  *
  *   mode = enforcing | permissive    permissive: denials are recorded, not enforced
- *   unsigned = allow | deny          exec of unsigned binaries system-wide; "deny" is
- *                                    refused until signed-binary verification exists
+ *   unsigned = allow | deny          exec of binaries without a valid signature, and
+ *                                    of any without a verdict, system-wide
  *   max_rules_per_layer = N          items in one rfork()/restrict_self() request
  *   log_rate_limit = BURST/SECONDS | off
  *
@@ -103,17 +103,14 @@ static int parse_unsigned(const char *value, struct config *c, struct message *m
 {
 	char buf[64];
 
-	(void)c;
 	if (strcmp(value, "allow") == 0)
-		return 0;
-	/* Accepting "deny" and not enforcing it would be worse than refusing it: an
-	 * administrator would believe unsigned binaries cannot run. */
-	if (strcmp(value, "deny") == 0)
-		return fail(m, "'unsigned = deny' needs signed-binary verification, which this "
-			       "umbrellad does not have yet; use 'unsigned = allow' (or the "
-			       "exec-unsigned restriction, which denies every exec for now)");
-	return fail(m, "unknown value '%s' for 'unsigned' (expected allow or deny)",
-		    shown(value, buf));
+		c->unsigned_deny = false;
+	else if (strcmp(value, "deny") == 0)
+		c->unsigned_deny = true;
+	else
+		return fail(m, "unknown value '%s' for 'unsigned' (expected allow or deny)",
+			    shown(value, buf));
+	return 0;
 }
 
 static int parse_max_rules(const char *value, struct config *c, struct message *m)
@@ -350,7 +347,8 @@ const char *config_summary(const struct config *c, char *buf, unsigned int size)
 		snprintf(rate, sizeof(rate), "%u/%u", c->log_burst, c->log_interval_sec);
 	else
 		snprintf(rate, sizeof(rate), "off");
-	snprintf(buf, size, "mode=%s unsigned=allow max_rules_per_layer=%u log_rate_limit=%s",
-		 c->permissive ? "permissive" : "enforcing", c->max_rules_per_layer, rate);
+	snprintf(buf, size, "mode=%s unsigned=%s max_rules_per_layer=%u log_rate_limit=%s",
+		 c->permissive ? "permissive" : "enforcing", c->unsigned_deny ? "deny" : "allow",
+		 c->max_rules_per_layer, rate);
 	return buf;
 }

@@ -13,12 +13,10 @@
 #define CONFIG_LOG_BURST_DEFAULT 200 /* as daemon/events.c starts */
 #define CONFIG_LOG_INTERVAL_DEFAULT 5
 
-/*
- * What umbrella.conf says. "unsigned = allow" is the only accepted value of its key
- * (see config.c), so it has no field yet.
- */
+/* What umbrella.conf says. */
 struct config {
 	bool permissive;		  /* mode = permissive: denials recorded, not enforced */
+	bool unsigned_deny;		  /* unsigned = deny: UMB_CTL_UNSIGNED_DENY */
 	unsigned int max_rules_per_layer; /* items in one rfork/restrict_self request */
 	unsigned int log_burst;		  /* log_rate_limit = BURST/SECONDS; 0: no limit */
 	unsigned int log_interval_sec;

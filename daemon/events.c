@@ -65,6 +65,7 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_BPF] = "bpf",
 	[UMB_HOOK_BPF_MAP] = "bpf_map",
 	[UMB_HOOK_BPF_PROG] = "bpf_prog",
+	[UMB_HOOK_BPRM_CHECK_SECURITY] = "bprm_check_security",
 };
 
 const char *event_hook_name(__u32 hook)
@@ -94,6 +95,16 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 		return buf;
 	case UMB_ITEM_SELF:
 		snprintf(buf, size, "self:%llu", (unsigned long long)e->item);
+		return buf;
+	case UMB_ITEM_VERDICT:
+		/* The verdict of the file run, or none (a miss). */
+		snprintf(buf, size, "verdict:%s",
+			 e->item == UMB_VERDICT_UNSIGNED ? "unsigned" :
+			 e->item == UMB_VERDICT_REFUSED	 ? "refused" :
+			 e->item == UMB_VERDICT_PENDING	 ? "pending" :
+			 e->item == UMB_VERDICT_STALE	 ? "stale" :
+			 e->item == 0			 ? "none" :
+							   "unknown");
 		return buf;
 	case UMB_ITEM_LINUX_CAP:
 		name = umb_linux_cap_name((int)e->item);
@@ -340,4 +351,20 @@ void events_report_drops(int stats_fd)
 		}
 	}
 	free(values);
+}
+
+void events_log_refused_binary(const char *path, unsigned int pid, const char *reason,
+			       const char *key_id, const char *verdict)
+{
+	if (log_to_stderr())
+		fprintf(stderr, SD_WARNING "umbrellad: refused binary: pid=%u path=%s key=%s "
+					   "verdict=%s reason=%s\n",
+			pid, path, key_id, verdict, reason);
+	/* Without journald (the plain test VM) this fails at once; stderr had the line. */
+	(void)sd_journal_send("MESSAGE=refused binary: pid=%u path=%s key=%s verdict=%s reason=%s",
+			      pid, path, key_id, verdict, reason, "MESSAGE_ID=%s",
+			      UMB_MESSAGE_REFUSED_BINARY, "PRIORITY=%d", LOG_WARNING,
+			      "SYSLOG_IDENTIFIER=umbrellad", UMB_FIELD_PID "=%u", pid,
+			      UMB_FIELD_OBJECT "=%s", path, UMB_FIELD_VERDICT "=%s", verdict,
+			      UMB_FIELD_REASON "=%s", reason, UMB_FIELD_KEY_ID "=%s", key_id, NULL);
 }

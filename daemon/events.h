@@ -34,4 +34,12 @@ void events_flush_suppressed(bool now);
 /* Logs records dropped since the last call (umb_stats), so no drop goes unnoticed. */
 void events_report_drops(int stats_fd);
 
+/*
+ * events_log_refused_binary() - log that the exec gate refused the exec of @path by
+ * @pid: @reason, the signature's @key_id (hex, or "-"), @verdict ("refused": the verdict
+ * is cached; "not verified": it is not). Not rate limited: each needs a verification.
+ */
+void events_log_refused_binary(const char *path, unsigned int pid, const char *reason,
+			       const char *key_id, const char *verdict);
+
 #endif /* UMBRELLA_EVENTS_H */

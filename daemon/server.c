@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * umbrellad - the local socket: callers ask for a layer on their next child (rfork) or
- * on themselves (restrict_self).
+ * on themselves (restrict_self); root asks to flush the exec verdicts.
  *
  * A request names a thread; it must be a thread of the calling process, which the
  * kernel tells us (SO_PEERCRED). The restrictions are parsed with libumbrella's parser
@@ -184,6 +184,29 @@ static void handle_disarm(struct server *s, int fd, const struct ucred *peer,
 	reply(fd, 0, arm.layer, arm.state, NULL);
 }
 
+/*
+ * umbrella-cli verdict flush. Root only: a flush costs every binary a verification, so
+ * other users may not impose it on the system. A restricted root may: a flush only
+ * makes umbrellad check again, it can never let anything run that would not.
+ */
+static void handle_flush(struct server *s, int fd, const struct ucred *peer)
+{
+	int r;
+
+	if (peer->uid != 0) {
+		reply(fd, -EPERM, 0, 0, "only root may flush the verdicts");
+		return;
+	}
+	if (!s->gate) {
+		reply(fd, -EOPNOTSUPP, 0, 0, "umbrellad has no exec gate");
+		return;
+	}
+	r = exec_gate_flush(s->gate);
+	fprintf(stderr, SD_INFO "umbrellad: pid %d: flushed the exec verdicts%s%s\n", peer->pid,
+		r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
+	reply(fd, r, 0, 0, NULL);
+}
+
 /* Reads and answers every request waiting on @fd. Returns false when the peer left. */
 static bool serve_client(struct server *s, int fd)
 {
@@ -227,6 +250,9 @@ static bool serve_client(struct server *s, int fd)
 		break;
 	case UMB_OP_DISARM:
 		handle_disarm(s, fd, &peer, &req);
+		break;
+	case UMB_OP_FLUSH_VERDICTS:
+		handle_flush(s, fd, &peer);
 		break;
 	default:
 		reply(fd, -EOPNOTSUPP, 0, 0, "unknown request");

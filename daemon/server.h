@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "exec-gate.h"
 #include "layer-install.h"
 #include "pin.h"
 
@@ -17,6 +18,7 @@ struct server {
 	struct pin *pin; /* umb_meta: layer ids, never reused, not even across restarts */
 	struct layer_maps maps;
 	unsigned int max_rules; /* umbrella.conf max_rules_per_layer; 0: no limit */
+	struct exec_gate *gate; /* UMB_OP_FLUSH_VERDICTS; NULL: none (refused) */
 	int clients[SERVER_MAX_CLIENTS];
 	size_t client_count;
 };

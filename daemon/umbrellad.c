@@ -13,7 +13,9 @@
  * lift any restriction; `umbrellad --reset-pins` does.
  * The configuration file (config.c) is read at start and again on SIGHUP (systemctl
  * reload): a reload that finds an error keeps the configuration in force.
- * The journal, configuration and the signed-binary gate come with the issues that follow.
+ * The exec gate (exec-gate.c) holds the exec of every unverified file on the file systems
+ * it marks until it has checked the file's signature against the key ring (--keyring),
+ * which is read again when its directory changes and on SIGHUP.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,6 +41,8 @@
 #include "bpf-open.h"
 #include "config.h"
 #include "events.h"
+#include "exec-gate.h"
+#include "keyring.h"
 #include "lsm-probe.h"
 #include "pin.h"
 #include "server.h"
@@ -54,6 +58,7 @@ static const char *arg_socket = UMB_SOCKET_PATH;
 static const char *arg_pin_dir = PIN_DIR_DEFAULT;
 static bool arg_reset_pins;
 static const char *arg_config = CONFIG_PATH_DEFAULT;
+static const char *arg_keyring = KEYRING_DIR_DEFAULT;
 static bool arg_config_given;	/* --config: the file must exist */
 static bool arg_log_rate_limit; /* --log-rate-limit: overrides the configuration's */
 
@@ -80,17 +85,27 @@ static void help(void)
 	       "                  detaches the programs and drops every restriction\n"
 	       "  --config FILE   read FILE (default " CONFIG_PATH_DEFAULT ", where a\n"
 	       "                  missing file means the defaults); SIGHUP reads it again\n"
+	       "  --keyring DIR   the signing keys that binaries may be signed with (default\n"
+	       "                  " KEYRING_DIR_DEFAULT "); read again when DIR changes and\n"
+	       "                  on SIGHUP\n"
 	       "  --help          show this help\n"
 	       "  --version       show the version\n\n"
 	       "Exit status: 0 after SIGTERM or SIGINT, 1 on failure, %d when the pin directory\n"
 	       "holds state of another ABI version (see --reset-pins) or the configuration\n"
-	       "file has an error (the message names its line).\n",
+	       "file or the key ring has an error (the message names the file).\n",
 	       EXIT_PINS_INCOMPATIBLE);
 }
 
 static int parse_argv(int argc, char *argv[])
 {
-	enum { ARG_SOCKET = 0x100, ARG_PIN_DIR, ARG_RESET_PINS, ARG_LOG_RATE_LIMIT, ARG_CONFIG };
+	enum {
+		ARG_SOCKET = 0x100,
+		ARG_PIN_DIR,
+		ARG_RESET_PINS,
+		ARG_LOG_RATE_LIMIT,
+		ARG_CONFIG,
+		ARG_KEYRING,
+	};
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -98,6 +113,7 @@ static int parse_argv(int argc, char *argv[])
 		{ "pin-dir", required_argument, NULL, ARG_PIN_DIR },
 		{ "reset-pins", no_argument, NULL, ARG_RESET_PINS },
 		{ "config", required_argument, NULL, ARG_CONFIG },
+		{ "keyring", required_argument, NULL, ARG_KEYRING },
 		/* Not in --help: for tests; wins over umbrella.conf's log_rate_limit. */
 		{ "log-rate-limit", required_argument, NULL, ARG_LOG_RATE_LIMIT },
 		{},
@@ -139,6 +155,9 @@ static int parse_argv(int argc, char *argv[])
 			arg_config = optarg;
 			arg_config_given = true;
 			break;
+		case ARG_KEYRING:
+			arg_keyring = optarg;
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -148,6 +167,12 @@ static int parse_argv(int argc, char *argv[])
 		return -EINVAL;
 	}
 	return 1;
+}
+
+/* umb_ctl.flags for the configuration @c. */
+static __u32 ctl_flags(const struct config *c)
+{
+	return (c->permissive ? UMB_CTL_PERMISSIVE : 0) | (c->unsigned_deny ? UMB_CTL_UNSIGNED_DENY : 0);
 }
 
 /*
@@ -186,7 +211,7 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 	if (r < 0)
 		goto fail_destroy;
 	/* Before our programs attach: an adopted state runs with our mode from here on. */
-	ctl.flags = config.permissive ? UMB_CTL_PERMISSIVE : 0;
+	ctl.flags = ctl_flags(&config);
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl, BPF_ANY) < 0) {
 		r = -errno;
 		goto fail_destroy;
@@ -258,7 +283,7 @@ static int config_apply(const struct config *c, struct server *s)
 	 * all of them are written from this one thread. */
 	if (bpf_map_lookup_elem(s->ctl_fd, &zero, &ctl) < 0)
 		return -errno;
-	ctl.flags = c->permissive ? UMB_CTL_PERMISSIVE : 0;
+	ctl.flags = ctl_flags(c);
 	if (bpf_map_update_elem(s->ctl_fd, &zero, &ctl, BPF_ANY) < 0)
 		return -errno;
 	s->max_rules = c->max_rules_per_layer;
@@ -279,12 +304,16 @@ static int config_apply(const struct config *c, struct server *s)
 static void reload(struct server *s)
 {
 	char *error = NULL, status[512];
+	bool keyring_failed;
 	struct config c;
 	int r;
 
 	snprintf(status, sizeof(status), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, now_usec());
 	(void)sd_notify(0, status);
 	fprintf(stderr, SD_INFO "umbrellad: reloading the configuration from %s\n", arg_config);
+	/* The key ring first: it keeps the one in force on error, and says so; once the
+	 * configuration's line is logged, the new verdict epoch has begun too. */
+	keyring_failed = s->gate && exec_gate_reload_keyring(s->gate) < 0;
 	r = config_load(arg_config, arg_config_given, &c, &error);
 	if (r == 1)
 		fprintf(stderr, SD_INFO "umbrellad: no %s: using the defaults\n", arg_config);
@@ -303,6 +332,10 @@ static void reload(struct server *s)
 		snprintf(status, sizeof(status), "READY=1\nSTATUS=%s (configuration reloaded)",
 			 mode_status());
 	}
+	if (keyring_failed)
+		snprintf(status, sizeof(status),
+			 "READY=1\nSTATUS=%s (reload failed, kept the key ring in force)",
+			 mode_status());
 	(void)sd_notify(0, status);
 	free(error);
 }
@@ -323,13 +356,18 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 	}
 
 	for (;;) {
-		struct pollfd fds[3 + SERVER_MAX_CLIENTS] = {
+		struct pollfd fds[3 + GATE_POLL_FDS + SERVER_MAX_CLIENTS] = {
 			{ .fd = signal_fd, .events = POLLIN },
 			{ .fd = s->listen_fd, .events = POLLIN },
 			{ .fd = ring_buffer__epoll_fd(events), .events = POLLIN },
 		};
-		size_t n = 3, clients = s->client_count;
+		size_t n = 3, clients = s->client_count, gate_n = 0, first_client;
 
+		/* The gate first: an exec waits on each of its events. */
+		if (s->gate)
+			gate_n = exec_gate_poll_fds(s->gate, fds + n);
+		n += gate_n;
+		first_client = n;
 		for (size_t i = 0; i < clients; i++)
 			fds[n++] = (struct pollfd){ .fd = s->clients[i], .events = POLLIN };
 		if (poll(fds, n, timeout_ms) < 0 && errno != EINTR)
@@ -352,11 +390,13 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 				}
 			}
 		}
+		if (s->gate)
+			exec_gate_dispatch(s->gate, fds + 3, gate_n);
 		(void)ring_buffer__consume(events);
 		events_report_drops(stats_fd);
 		events_flush_suppressed(false);
 		/* Clients first (their fds are in the set we polled), then new ones. */
-		for (size_t i = 3; i < n; i++) {
+		for (size_t i = first_client; i < n; i++) {
 			if (fds[i].revents)
 				server_serve(s, fds[i].fd);
 		}
@@ -369,6 +409,7 @@ int main(int argc, char *argv[])
 {
 	struct umbrella_bpf *skel = NULL;
 	struct ring_buffer *events = NULL;
+	struct exec_gate *gate = NULL;
 	struct server server = {};
 	struct pin pin = { .dir_fd = -1, .meta_fd = -1 };
 	char status[256], *config_error = NULL;
@@ -445,6 +486,19 @@ int main(int argc, char *argv[])
 			strerror(-r));
 		goto out;
 	}
+	/* Before the socket: once umbrellad is ready, its gate holds execs. */
+	r = exec_gate_new(&(struct exec_gate_maps){
+				  .verdicts = bpf_map__fd(skel->maps.umb_verdicts),
+				  .verdict_log = bpf_map__fd(skel->maps.umb_verdict_log),
+				  .ctl = server.ctl_fd,
+				  .invalidated = bpf_map__fd(skel->maps.umb_invalidated),
+				  .layers = server.maps,
+				  .pin = &pin,
+			  },
+			  arg_keyring, &gate);
+	if (r < 0)
+		goto out;
+	server.gate = gate;
 	server.listen_fd = server_listen(arg_socket);
 	if (server.listen_fd < 0) {
 		r = server.listen_fd;
@@ -471,6 +525,9 @@ out:
 		(void)unlink(arg_socket);
 	}
 	ring_buffer__free(events);
+	/* Execs waiting on the gate are allowed by the kernel when its group closes; the
+	 * pinned verdicts and the mode keep deciding in BPF. */
+	exec_gate_free(gate);
 	if (skel)
 		fprintf(stderr,
 			SD_INFO "umbrellad: the programs stay attached through the links pinned in "
@@ -483,5 +540,7 @@ out:
 	close(signal_fd);
 	if (r == -EPROTO && !skel)
 		return EXIT_PINS_INCOMPATIBLE;
+	if (r == -ENOKEY)
+		return EXIT_BAD_CONFIG; /* the key ring has a bad file */
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -60,7 +60,9 @@ static __always_inline bool umb_is_our_map(const void *map)
 	       map == (const void *)&umb_layer_desc || map == (const void *)&umb_fs_inodes ||
 	       map == (const void *)&umb_fs_names || map == (const void *)&umb_arm ||
 	       map == (const void *)&umb_ctl || map == (const void *)&umb_events ||
-	       map == (const void *)&umb_stats || map == (const void *)&umb_fs_filter;
+	       map == (const void *)&umb_stats || map == (const void *)&umb_fs_filter ||
+	       map == (const void *)&umb_verdicts || map == (const void *)&umb_invalidated ||
+	       map == (const void *)&umb_exec || map == (const void *)&umb_verdict_log;
 }
 
 /* Whether the program @prog uses one of Umbrella's maps. */

@@ -11,8 +11,9 @@
  * against the pinned objects it finds before adopting them (struct umb_meta).
  * 1: never pinned. 2: pinned under the pin directory, with umb_meta. 3: umb_ctl grew
  * the configuration flags and the pin directory's identity; the maps umb_layer_desc
- * and umb_fs_filter. */
-#define UMB_ABI_VERSION 3
+ * and umb_fs_filter. 4: signed binaries: umb_ctl grew verdict_epoch and
+ * UMB_CTL_UNSIGNED_DENY; the maps umb_verdicts and umb_invalidated. */
+#define UMB_ABI_VERSION 4
 
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
@@ -204,13 +205,70 @@ struct umb_ctl {
 	__u32 flags;	   /* UMB_CTL_*: umbrellad's configuration (umbrella.conf) */
 	__u32 pin_dev;	   /* the pin directory (s_dev, i_ino): self-protection */
 	__u64 pin_ino;
+	/* Verdicts (struct umb_verdict) made under another epoch count as none:
+	 * "umbrella-cli verdict flush" and a changed key ring bump it. */
+	__u32 verdict_epoch;
+	__u32 __pad0; /* must be zero */
 };
 
-_Static_assert(sizeof(struct umb_ctl) == 24, "struct umb_ctl is ABI");
+_Static_assert(sizeof(struct umb_ctl) == 32, "struct umb_ctl is ABI");
 
 /* umb_ctl.flags */
 enum umb_ctl_flags {
 	UMB_CTL_PERMISSIVE = 1 << 0, /* denials are recorded, not enforced */
+	/* "unsigned = deny": an exec without a valid signature is refused for every task
+	 * (else only for tasks with exec-unsigned); so is one without a verdict (a miss). */
+	UMB_CTL_UNSIGNED_DENY = 1 << 1,
+};
+
+/*
+ * Value of the inode storage map umb_verdicts: what umbrellad found when it verified an
+ * executable (DESIGN.md section 3). Inode storage lives and dies with the inode, so a
+ * verdict can never pass to a later file that reuses the inode number. From user space
+ * the key is a file descriptor of the file (the fanotify event's).
+ * Producer: umbrellad (the exec gate). Consumers: exec.bpf.c (bprm_check_security,
+ * bprm_committed_creds), file.bpf.c (mmap and mprotect with PROT_EXEC).
+ * Deleted, or made STALE, by BPF on any change to the file: an open for writing,
+ * truncate, attribute and xattr changes. A writer already open when umbrellad began to verify makes its
+ * read lease fail, and nothing is cached.
+ */
+struct umb_verdict {
+	__u32 state; /* enum umb_verdict_state */
+	__u32 layer; /* UMB_VERDICT_SIGNED: the layer of the binary's execute restrictions,
+		      * pushed at exec; 0: the binary has none */
+	__u32 epoch; /* umb_ctl.verdict_epoch when made */
+	__u32 __pad0; /* must be zero */
+};
+
+_Static_assert(sizeof(struct umb_verdict) == 16, "struct umb_verdict is ABI");
+
+enum umb_verdict_state {
+	/* umbrellad is verifying the file. Counts as no verdict. umbrellad writes it before
+	 * reading the file and replaces it with BPF_EXIST: if BPF deleted it meanwhile (the
+	 * file changed), the replacement fails and the result is known to be stale. */
+	UMB_VERDICT_PENDING = 1,
+	UMB_VERDICT_UNSIGNED = 2, /* no signature section: runs unless unsigned exec is denied */
+	UMB_VERDICT_SIGNED = 3,	  /* a valid signature by a key in the ring, not revoked */
+	/* A signature section that does not verify (bad signature, unknown or revoked key,
+	 * malformed policy or ELF): never runs, whatever the mode. */
+	UMB_VERDICT_REFUSED = 4,
+	/* A SIGNED or REFUSED verdict whose file changed (BPF wrote it in place): refused,
+	 * whatever the mode, until umbrellad verifies the file again. A change that is not
+	 * a write(2) (a store through a shared mapping, chmod) leaves the fanotify ignore
+	 * mark, so the next exec may come before umbrellad has read the invalidation and
+	 * dropped the mark; a miss there would run a tampered signed binary as unsigned.
+	 * An UNSIGNED or PENDING verdict is deleted instead (a miss means the same as
+	 * UNSIGNED; a deleted PENDING tells umbrellad that what it read is stale). */
+	UMB_VERDICT_STALE = 5,
+};
+
+/* Records of the ring buffer umb_invalidated: a verdict that BPF deleted, so that
+ * umbrellad removes the fanotify ignore mark it set on that inode and the next exec of
+ * the changed file reaches the gate again. Producer: the hooks that delete verdicts.
+ * Consumer: umbrellad. A record that does not fit is counted in
+ * umb_stats[UMB_STAT_INVALIDATIONS_DROPPED]. */
+struct umb_invalidation {
+	struct umb_inode_key inode;
 };
 
 /*
@@ -271,6 +329,7 @@ enum umb_hook {
 	UMB_HOOK_BPF,
 	UMB_HOOK_BPF_MAP,  /* self-protection: a writable fd of one of Umbrella's maps */
 	UMB_HOOK_BPF_PROG, /* self-protection: a new program using Umbrella's maps */
+	UMB_HOOK_BPRM_CHECK_SECURITY, /* signed binaries: the verdict of each file run */
 	UMB_HOOK_MAX,
 };
 
@@ -283,6 +342,9 @@ enum umb_item_kind {
 	/* Self-protection (no layer): Umbrella's own maps, programs, links or pins, while
 	 * umbrellad is up. item: the map's or program's id; 0 for a pin (dev, ino, path). */
 	UMB_ITEM_SELF = 5,
+	/* The exec verdict (signed binaries): item: enum umb_verdict_state of the file, 0
+	 * for none (a miss: no umbrellad, or a file system the gate does not cache). */
+	UMB_ITEM_VERDICT = 6,
 };
 
 #define UMB_EVENT_PATH_MAX 256
@@ -321,6 +383,7 @@ enum umb_event_flags {
 enum umb_stat {
 	UMB_STAT_EVENTS_DROPPED = 0, /* denials that found the ring buffer full */
 	UMB_STAT_DENIALS = 1,	     /* all denials */
+	UMB_STAT_INVALIDATIONS_DROPPED = 2, /* umb_invalidated records that found it full */
 	UMB_STAT_MAX,
 };
 
@@ -359,5 +422,34 @@ struct umb_layer_desc {
 };
 
 _Static_assert(sizeof(struct umb_layer_desc) == 2376, "struct umb_layer_desc is ABI");
+
+/*
+ * Value of the hash map umb_verdict_log, keyed by struct umb_inode_key: a verdict of the
+ * exec gate as an operator reads it (umb_verdicts is inode storage, which cannot be
+ * listed). Producer: umbrellad, with the verdict; deleted when BPF reports the verdict
+ * invalidated, and all of them with a new epoch. Consumer: umbrella-cli verdict list.
+ * The BPF programs never use it.
+ */
+struct umb_verdict_record {
+	__u64 time_ns; /* CLOCK_REALTIME when umbrellad made the verdict */
+	__u32 state;   /* enum umb_verdict_state */
+	__u32 layer;   /* umb_verdict.layer */
+	__u32 epoch;   /* umb_verdict.epoch */
+	__u32 pid;     /* the process whose exec asked for it */
+	__u32 flags;   /* UMB_VERDICT_RECORD_* */
+	__u32 __pad0;  /* must be zero */
+	__u8 key_id[UMB_DESC_KEY_ID_LEN]; /* the signing key's id; zero when unsigned */
+	char path[UMB_DESC_PATH_MAX];	  /* the file, as far as known */
+	char reason[64];		  /* why: "valid signature", "unknown key", ... */
+};
+
+_Static_assert(sizeof(struct umb_verdict_record) == 384, "struct umb_verdict_record is ABI");
+
+/* umb_verdict_record.flags */
+enum umb_verdict_record_flags {
+	/* umbrellad's own executable, trusted as SIGNED without a signature so that it can
+	 * start again under "unsigned = deny" (umbrellad(8)). */
+	UMB_VERDICT_RECORD_TRUSTED_SELF = 1 << 0,
+};
 
 #endif /* UMBRELLA_BPF_ABI_H */

@@ -18,6 +18,10 @@
 /* The ring buffer was full: UMB_FIELD_DROPPED denial records never reached umbrellad. */
 #define UMB_MESSAGE_DROPPED    "8b542c777e544da9ba210aa33ff995d1"
 
+/* umbrellad's exec gate refused a binary (PRIORITY 4, warning): a signature section
+ * that does not verify, or a file it could not verify in time. */
+#define UMB_MESSAGE_REFUSED_BINARY "c2b83e4cb3914fa1a091cebf012b0769"
+
 /* Fields of a denial; all values are text, numbers in decimal. */
 #define UMB_FIELD_PID	      "UMBRELLA_PID"	     /* tgid of the denied task */
 #define UMB_FIELD_TID	      "UMBRELLA_TID"	     /* its thread id */
@@ -31,6 +35,12 @@
 #define UMB_FIELD_TARGET_PID  "UMBRELLA_TARGET_PID" /* signal, ptrace: the target's pid */
 /* "1" in permissive mode: the access was allowed, enforcing would have denied it. */
 #define UMB_FIELD_PERMISSIVE  "UMBRELLA_PERMISSIVE"
+
+/* Fields of an UMB_MESSAGE_REFUSED_BINARY entry, with UMB_FIELD_PID (the process whose
+ * exec was refused) and UMB_FIELD_OBJECT (the binary's path). */
+#define UMB_FIELD_VERDICT "UMBRELLA_VERDICT" /* "refused" (cached) or "not verified" */
+#define UMB_FIELD_REASON  "UMBRELLA_REASON"  /* why: "unknown key", "signature does not match" */
+#define UMB_FIELD_KEY_ID  "UMBRELLA_KEY_ID"  /* the key id the signature names, or "-" */
 
 /* Field of an UMB_MESSAGE_SUPPRESSED entry: how many denials were not logged. */
 #define UMB_FIELD_SUPPRESSED "UMBRELLA_SUPPRESSED"

@@ -19,6 +19,10 @@
  *                     prctl(UMB_PRCTL_APPLY).
  *   UMB_OP_DISARM     request: header. reply: header with state = the arm's
  *                     enum umb_arm_state (APPLIED, REFUSED, or ARMED if never used).
+ *   UMB_OP_FLUSH_VERDICTS  request: header. reply: header. Forgets every exec verdict
+ *                     (umbrella-cli verdict flush): each file is verified again at its
+ *                     next exec. Root only (SO_PEERCRED uid 0); layers do not matter,
+ *                     since a flush can only make umbrellad check again.
  * A reply with error < 0 carries a NUL-terminated message after the header.
  */
 #define UMB_SOCKET_PATH "/run/umbrella/umbrellad.sock"
@@ -29,6 +33,7 @@ enum umb_op {
 	UMB_OP_ARM_CHILD = 1,
 	UMB_OP_ARM_SELF = 2,
 	UMB_OP_DISARM = 3,
+	UMB_OP_FLUSH_VERDICTS = 4,
 };
 
 struct umb_request {

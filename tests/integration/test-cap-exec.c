@@ -4,8 +4,12 @@
  * anything, nor can its threads. A layer armed for the next exec (rfork with
  * UMB_ARM_ON_EXEC, as "umbrella-cli run -r exec -- sh -c CMD" does) lets that one exec
  * happen and denies the next: sh starts, and its exec of CMD fails (exit status 126).
+ * "exec-unsigned" denies the exec of a file without a valid SIGNED verdict (here none
+ * has one but a copy of the static busybox that the test gives one, as umbrellad's
+ * gate would); test-verdict covers the verdicts in detail.
  */
 #include <pthread.h>
+#include <sys/stat.h>
 
 #include "cap-test.h"
 
@@ -13,6 +17,42 @@ static int probe_execve(void *arg UNUSED)
 {
 	execl("/bin/true", "true", (char *)NULL);
 	return errno;
+}
+
+#define SIGNED_TRUE "/tmp/umb-cap-exec-true"
+
+static int probe_execve_signed(void *arg UNUSED)
+{
+	execl(SIGNED_TRUE, "true", (char *)NULL);
+	return errno;
+}
+
+/* A copy of the static busybox at SIGNED_TRUE with a SIGNED verdict (no layer).
+ * Static: under exec-unsigned the kernel's mapping of an unsigned ld.so is refused. */
+static int make_signed_true(struct umbrella_bpf *skel)
+{
+	struct umb_verdict v = { .state = UMB_VERDICT_SIGNED };
+	char buf[65536];
+	ssize_t n;
+	int in, out, r;
+
+	in = open("/usr/bin/busybox", O_RDONLY | O_CLOEXEC);
+	out = open(SIGNED_TRUE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (in < 0 || out < 0)
+		return -errno;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			return -EIO;
+	close(in);
+	close(out);
+	/* The verdict goes on after the last write: an open for writing deletes it. */
+	in = open(SIGNED_TRUE, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	r = bpf_map_update_elem(bpf_map__fd(skel->maps.umb_verdicts), &in, &v, BPF_ANY);
+	r = r < 0 ? -errno : 0;
+	close(in);
+	return r;
 }
 
 static int probe_execveat(void *arg UNUSED)
@@ -89,12 +129,18 @@ int main(void)
 	TAP_EQ(cap_run1(skel, E, probe_execve_in_thread, NULL), EPERM,
 	       "[exec] is inherited by threads: execve in a thread fails with EPERM");
 
-	/* No binary is verified as signed yet (signed binaries come later), so
-	 * exec-unsigned must deny every exec rather than let it pass unchecked. */
+	/* /bin/true has no verdict (no umbrellad): a miss, which exec-unsigned denies. */
 	TAP_EQ(cap_run1(skel, U, probe_execve, NULL), EPERM,
-	       "[exec-unsigned]: execve of an unsigned binary fails with EPERM");
+	       "[exec-unsigned]: execve of a binary without a verdict fails with EPERM");
 	TAP_EQ(cap_run1(skel, U, probe_execveat, NULL), EPERM,
-	       "[exec-unsigned]: execveat(AT_EMPTY_PATH) of an unsigned binary fails with EPERM");
+	       "[exec-unsigned]: execveat(AT_EMPTY_PATH) of a binary without a verdict fails "
+	       "with EPERM");
+	if (TAP_EQ(make_signed_true(skel), 0, "a static binary gets a SIGNED verdict")) {
+		TAP_EQ(cap_run1(skel, U, probe_execve_signed, NULL), 0,
+		       "[exec-unsigned]: execve of a SIGNED binary works (control)");
+		TAP_EQ(cap_run1(skel, E, probe_execve_signed, NULL), EPERM,
+		       "[exec]: execve of a SIGNED binary fails with EPERM all the same");
+	}
 
 	TAP_EQ(sh_with_pending_layer(skel, N), 0,
 	       "pending [net]: sh -c /bin/true runs /bin/true (control)");

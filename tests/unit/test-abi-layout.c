@@ -41,10 +41,23 @@ int main(void)
 	TAP_OFFSET(struct umb_name_key, name_hash, 16);
 	TAP_EQ(sizeof(struct umb_arm), 16, "struct umb_arm is 16 bytes");
 	TAP_OFFSET(struct umb_arm, state, 12);
-	TAP_EQ(sizeof(struct umb_ctl), 24, "struct umb_ctl is 24 bytes");
+	TAP_EQ(sizeof(struct umb_ctl), 32, "struct umb_ctl is 32 bytes");
 	TAP_OFFSET(struct umb_ctl, arm_count, 4);
 	TAP_OFFSET(struct umb_ctl, flags, 8);
 	TAP_OFFSET(struct umb_ctl, pin_ino, 16);
+	TAP_OFFSET(struct umb_ctl, verdict_epoch, 24);
+	TAP_EQ(sizeof(struct umb_verdict), 16, "struct umb_verdict is 16 bytes");
+	TAP_OFFSET(struct umb_verdict, state, 0);
+	TAP_OFFSET(struct umb_verdict, layer, 4);
+	TAP_OFFSET(struct umb_verdict, epoch, 8);
+	TAP_EQ(sizeof(struct umb_invalidation), 16, "struct umb_invalidation is 16 bytes");
+	TAP_OFFSET(struct umb_invalidation, inode.ino, 8);
+	TAP_EQ(sizeof(struct umb_verdict_record), 384, "struct umb_verdict_record is 384 bytes");
+	TAP_OFFSET(struct umb_verdict_record, state, 8);
+	TAP_OFFSET(struct umb_verdict_record, flags, 24);
+	TAP_OFFSET(struct umb_verdict_record, key_id, 32);
+	TAP_OFFSET(struct umb_verdict_record, path, 64);
+	TAP_OFFSET(struct umb_verdict_record, reason, 320);
 	TAP_EQ(sizeof(struct umb_meta), 8, "struct umb_meta is 8 bytes");
 	TAP_OFFSET(struct umb_meta, abi_version, 0);
 	TAP_OFFSET(struct umb_meta, next_layer, 4);
@@ -74,5 +87,9 @@ int main(void)
 	TAP_OK(single, "every UMB_CR_* value is a single bit");
 	TAP_OK(distinct, "no two UMB_CR_* values share a bit");
 	TAP_OK(UMB_FS_ALL == 7, "fs access kinds are r, w, x");
+	TAP_OK(UMB_VERDICT_PENDING == 1 && UMB_VERDICT_UNSIGNED == 2 && UMB_VERDICT_SIGNED == 3 &&
+		       UMB_VERDICT_REFUSED == 4 && UMB_VERDICT_STALE == 5,
+	       "verdict states are 1..5 (0 stands for a miss in denial records)");
+	TAP_OK(UMB_ABI_VERSION >= 4, "UMB_ABI_VERSION counts the verdict maps (4)");
 	return tap_finish();
 }

@@ -10,7 +10,8 @@
 
 static bool config_eq(const struct config *a, const struct config *b)
 {
-	return a->permissive == b->permissive && a->max_rules_per_layer == b->max_rules_per_layer &&
+	return a->permissive == b->permissive && a->unsigned_deny == b->unsigned_deny &&
+	       a->max_rules_per_layer == b->max_rules_per_layer &&
 	       a->log_burst == b->log_burst && a->log_interval_sec == b->log_interval_sec;
 }
 
@@ -35,6 +36,12 @@ static const struct good {
 	    .log_interval_sec = 5 } },
 	{ "unsigned = allow\n",
 	  { .max_rules_per_layer = 1024, .log_burst = 200, .log_interval_sec = 5 } },
+	{ "unsigned = deny\n",
+	  { .unsigned_deny = true, .max_rules_per_layer = 1024, .log_burst = 200,
+	    .log_interval_sec = 5 } },
+	{ "unsigned = deny\nmode = permissive\n",
+	  { .permissive = true, .unsigned_deny = true, .max_rules_per_layer = 1024,
+	    .log_burst = 200, .log_interval_sec = 5 } },
 	{ "max_rules_per_layer = 1\n",
 	  { .max_rules_per_layer = 1, .log_burst = 200, .log_interval_sec = 5 } },
 	{ "max_rules_per_layer = 65536\n",
@@ -73,9 +80,9 @@ static const struct bad {
 	{ "mode = permissive\nmode = enforcing\n", 2,
 	  "duplicate key 'mode' (already set on line 1)" },
 	{ "mode = permissive\n\n# again\nmode = permissive\n", 4, "duplicate key 'mode'" },
-	{ "unsigned = deny\n", 1,
-	  "'unsigned = deny' needs signed-binary verification, which this umbrellad does not "
-	  "have yet" },
+	{ "unsigned = Deny\n", 1, "unknown value 'Deny' for 'unsigned'" },
+	{ "unsigned = deny\nunsigned = allow\n", 2,
+	  "duplicate key 'unsigned' (already set on line 1)" },
 	{ "unsigned = maybe\n", 1, "unknown value 'maybe' for 'unsigned' (expected allow or deny)" },
 	{ "unsigned = allow\nunsigned = allow\n", 2, "duplicate key 'unsigned'" },
 	{ "max_rules_per_layer = 0\n", 1, "must be a number from 1 to 65536, not '0'" },
@@ -265,6 +272,12 @@ int main(int argc, char *argv[])
 		      "mode=enforcing unsigned=allow max_rules_per_layer=1024 "
 		      "log_rate_limit=200/5") == 0,
 	       "summary: %s", buf);
+	c.unsigned_deny = true;
+	TAP_OK(strcmp(config_summary(&c, buf, sizeof(buf)),
+		      "mode=enforcing unsigned=deny max_rules_per_layer=1024 "
+		      "log_rate_limit=200/5") == 0,
+	       "summary with unsigned = deny: %s", buf);
+	c.unsigned_deny = false;
 	test_good();
 	test_bad();
 	test_load();

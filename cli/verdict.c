@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrella-cli verdict - the exec verdicts of umbrellad's gate (signed binaries).
+ *
+ * The verdicts themselves live in the inodes (umb_verdicts, inode storage), which no one
+ * can list. umbrellad records each verdict it makes in umb_verdict_log, by inode, with
+ * the path and the reason: "list" prints that, from the pins, so it works while
+ * umbrellad is down. Whether a recorded verdict is still in force is asked of the inode
+ * itself where its path still names it: a read-only open of the file (which changes
+ * nothing) and a lookup in umb_verdicts. "flush" asks umbrellad to forget them all.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <umbrella/bpf-abi.h>
+#include <umbrella/protocol.h>
+
+#include "cli.h"
+#include "verdict.h"
+
+/* Opens the map pinned as @name read-only. Return: the fd, or -errno (printed). */
+static int map_open(const char *name, __u32 value_size)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/%s", arg_pin_dir, name);
+	fd = bpf_obj_get_opts(path, &opts);
+	if (fd < 0) {
+		r = -errno;
+		cli_error("%s: %s%s", path, strerror(-r),
+			  r == -EPERM || r == -EACCES ? " (reading the maps needs root)" :
+			  r == -ENOENT		      ? " (not pinned: has umbrellad run since boot?)" :
+						        "");
+		return r;
+	}
+	if (bpf_map_get_info_by_fd(fd, &info, &len) < 0 ||
+	    (value_size && info.value_size != value_size)) {
+		cli_error("%s: not a map of this umbrella-cli's ABI", path);
+		close(fd);
+		return -EPROTO;
+	}
+	return fd;
+}
+
+static const char *state_name(__u32 state)
+{
+	switch (state) {
+	case UMB_VERDICT_PENDING:
+		return "pending";
+	case UMB_VERDICT_UNSIGNED:
+		return "unsigned";
+	case UMB_VERDICT_SIGNED:
+		return "signed";
+	case UMB_VERDICT_REFUSED:
+		return "refused";
+	case UMB_VERDICT_STALE:
+		return "stale";
+	default:
+		return "unknown";
+	}
+}
+
+enum in_force { IN_FORCE_UNKNOWN, IN_FORCE_YES, IN_FORCE_NO };
+
+/*
+ * Is the verdict @rec of inode @key still in force? Only knowable through a descriptor
+ * of the inode: its recorded path must still name it.
+ */
+static enum in_force in_force(int verdicts_fd, __u32 epoch, const struct umb_inode_key *key,
+			      const struct umb_verdict_record *rec)
+{
+	struct umb_verdict v;
+	enum in_force ret = IN_FORCE_UNKNOWN;
+	struct stat st;
+	int fd;
+
+	if (verdicts_fd < 0 || rec->path[0] != '/')
+		return IN_FORCE_UNKNOWN;
+	/* O_NONBLOCK: a FIFO put there meanwhile must not hang us. */
+	fd = open(rec->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return IN_FORCE_UNKNOWN;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == key->ino &&
+	    (major(st.st_dev) << 20 | minor(st.st_dev)) == key->dev) {
+		if (bpf_map_lookup_elem(verdicts_fd, &fd, &v) == 0 && v.epoch == epoch &&
+		    v.state == rec->state)
+			ret = IN_FORCE_YES;
+		else
+			ret = IN_FORCE_NO;
+	}
+	close(fd);
+	return ret;
+}
+
+static void time_text(__u64 ns, bool iso, char *buf, size_t size)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	buf[0] = '\0';
+	if (ns && (iso ? gmtime_r(&t, &tm) : localtime_r(&t, &tm)))
+		strftime(buf, size, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+static bool key_id_set(const __u8 *id)
+{
+	for (size_t i = 0; i < UMB_DESC_KEY_ID_LEN; i++)
+		if (id[i])
+			return true;
+	return false;
+}
+
+static void key_id_hex(const __u8 *id, char *buf)
+{
+	for (size_t i = 0; i < UMB_DESC_KEY_ID_LEN; i++)
+		sprintf(buf + 2 * i, "%02x", id[i]);
+}
+
+static const char *const in_force_names[] = { "unknown", "yes", "no" };
+
+static int verdict_list(void)
+{
+	int log_fd, verdicts_fd, ctl_fd, r = 0;
+	struct umb_inode_key key;
+	struct umb_ctl ctl = {};
+	json_writer_t *jw = NULL;
+	__u32 zero = 0;
+	bool first = true;
+	size_t count = 0;
+
+	log_fd = map_open("umb_verdict_log", sizeof(struct umb_verdict_record));
+	if (log_fd < 0)
+		return EXIT_ERROR;
+	ctl_fd = map_open("umb_ctl", sizeof(struct umb_ctl));
+	if (ctl_fd < 0) {
+		close(log_fd);
+		return EXIT_ERROR;
+	}
+	if (bpf_map_lookup_elem(ctl_fd, &zero, &ctl) < 0) {
+		cli_error("umb_ctl: %s", strerror(errno));
+		r = -errno;
+		goto out;
+	}
+	/* Without it, "in force" is unknown: still worth listing. */
+	verdicts_fd = map_open("umb_verdicts", sizeof(struct umb_verdict));
+
+	if (arg_json) {
+		jw = cli_json_new();
+		if (!jw) {
+			r = -ENOMEM;
+			goto out_verdicts;
+		}
+		jsonw_start_array(jw);
+	} else {
+		printf("%-8s %-9s %5s %-16s %-19s %s\n", "STATE", "IN FORCE", "LAYER", "KEY",
+		       "VERIFIED", "PATH (REASON)");
+	}
+	for (;;) {
+		struct umb_verdict_record rec;
+		char key_hex[2 * UMB_DESC_KEY_ID_LEN + 1] = "-", when[64];
+		enum in_force f;
+
+		if (bpf_map_get_next_key(log_fd, first ? NULL : &key, &key) < 0)
+			break;
+		first = false;
+		if (bpf_map_lookup_elem(log_fd, &key, &rec) < 0)
+			continue; /* deleted meanwhile */
+		rec.path[sizeof(rec.path) - 1] = '\0';
+		rec.reason[sizeof(rec.reason) - 1] = '\0';
+		f = rec.epoch == ctl.verdict_epoch ? in_force(verdicts_fd, ctl.verdict_epoch, &key, &rec) :
+						     IN_FORCE_NO;
+		if (key_id_set(rec.key_id))
+			key_id_hex(rec.key_id, key_hex);
+		count++;
+		if (jw) {
+			char inode[64];
+
+			jsonw_start_object(jw);
+			snprintf(inode, sizeof(inode), "%u:%u/%llu", key.dev >> 20,
+				 key.dev & 0xfffff, (unsigned long long)key.ino);
+			jsonw_string_field(jw, "path", rec.path);
+			jsonw_string_field(jw, "inode", inode);
+			jsonw_string_field(jw, "state", state_name(rec.state));
+			jsonw_bool_field(jw, "trusted_self",
+					 rec.flags & UMB_VERDICT_RECORD_TRUSTED_SELF);
+			if (f == IN_FORCE_UNKNOWN)
+				jsonw_null_field(jw, "in_force");
+			else
+				jsonw_bool_field(jw, "in_force", f == IN_FORCE_YES);
+			jsonw_uint_field(jw, "layer", rec.layer);
+			if (key_id_set(rec.key_id))
+				jsonw_string_field(jw, "key_id", key_hex);
+			else
+				jsonw_null_field(jw, "key_id");
+			jsonw_string_field(jw, "reason", rec.reason);
+			jsonw_uint_field(jw, "epoch", rec.epoch);
+			jsonw_uint_field(jw, "pid", rec.pid);
+			time_text(rec.time_ns, true, when, sizeof(when));
+			jsonw_string_field(jw, "verified", when);
+			jsonw_end_object(jw);
+		} else {
+			time_text(rec.time_ns, false, when, sizeof(when));
+			if (strlen(key_hex) > 16)
+				strcpy(key_hex + 13, "...");
+			printf("%-8s %-9s %5u %-16s %-19s %s (%s%s)\n", state_name(rec.state),
+			       in_force_names[f], rec.layer, key_hex, when, rec.path, rec.reason,
+			       rec.flags & UMB_VERDICT_RECORD_TRUSTED_SELF ? ", trusted" : "");
+		}
+	}
+	if (jw) {
+		jsonw_end_array(jw);
+		jsonw_destroy(&jw);
+		putchar('\n');
+	} else if (!count) {
+		printf("(no verdicts; epoch %u)\n", ctl.verdict_epoch);
+	}
+out_verdicts:
+	if (verdicts_fd >= 0)
+		close(verdicts_fd);
+out:
+	close(ctl_fd);
+	close(log_fd);
+	return r < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+/* Asks umbrellad to forget every verdict (UMB_OP_FLUSH_VERDICTS). */
+static int verdict_flush(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct umb_request req = { .version = UMB_PROTOCOL_VERSION, .op = UMB_OP_FLUSH_VERDICTS,
+				   .tid = (__u32)gettid() };
+	const char *path = getenv("UMBRELLA_SOCKET");
+	char buf[sizeof(struct umb_reply) + 512];
+	struct umb_reply rep;
+	ssize_t n;
+	int fd;
+
+	if (!path || !path[0])
+		path = UMB_SOCKET_PATH;
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		cli_error("%s: %s", path, strerror(ENAMETOOLONG));
+		return EXIT_ERROR;
+	}
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		cli_error("socket: %s", strerror(errno));
+		return EXIT_ERROR;
+	}
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		cli_error("cannot reach umbrellad at %s: %s", path, strerror(errno));
+		close(fd);
+		return EXIT_NOT_RUNNING;
+	}
+	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req) ||
+	    (n = recv(fd, buf, sizeof(buf) - 1, 0)) < (ssize_t)sizeof(rep)) {
+		cli_error("umbrellad at %s: no reply", path);
+		close(fd);
+		return EXIT_ERROR;
+	}
+	close(fd);
+	buf[n] = '\0';
+	memcpy(&rep, buf, sizeof(rep));
+	if (rep.error < 0) {
+		cli_error("verdict flush: %s",
+			  (size_t)n > sizeof(rep) ? buf + sizeof(rep) : strerror(-rep.error));
+		return EXIT_ERROR;
+	}
+	if (arg_json) {
+		json_writer_t *jw = cli_json_new();
+
+		if (!jw)
+			return EXIT_ERROR;
+		jsonw_start_object(jw);
+		jsonw_bool_field(jw, "flushed", true);
+		jsonw_end_object(jw);
+		jsonw_destroy(&jw);
+		putchar('\n');
+	} else {
+		printf("verdicts flushed: every binary is verified again at its next exec\n");
+	}
+	return EXIT_OK;
+}
+
+static int verdict_usage(FILE *out)
+{
+	fprintf(out, "Usage: umbrella-cli [-j|-p] verdict list\n"
+		     "       umbrella-cli verdict flush\n"
+		     "       umbrella-cli verdict help\n");
+	return out == stdout ? EXIT_OK : EXIT_USAGE;
+}
+
+int cli_verdict(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "list";
+
+	if (!strcmp(cmd, "help"))
+		return verdict_usage(stdout);
+	if (strcmp(cmd, "list") && strcmp(cmd, "flush")) {
+		cli_error("verdict %s: unknown command (try 'umbrella-cli verdict help')", cmd);
+		return EXIT_USAGE;
+	}
+	if (argc > 2) {
+		cli_error("verdict %s: too many arguments (try 'umbrella-cli verdict help')", cmd);
+		return EXIT_USAGE;
+	}
+	return !strcmp(cmd, "list") ? verdict_list() : verdict_flush();
+}
