@@ -78,6 +78,8 @@ static __always_inline void umb_verdict_invalidate(struct inode *inode)
 	v = bpf_inode_storage_get(&umb_verdicts, inode, NULL, 0);
 	if (!v)
 		return; /* none: the usual case */
+	if (v->state == UMB_VERDICT_STALE)
+		return; /* already (truncate passes path_truncate and inode_setattr) */
 	if (v->state == UMB_VERDICT_SIGNED || v->state == UMB_VERDICT_REFUSED)
 		v->state = UMB_VERDICT_STALE;
 	else if (bpf_inode_storage_delete(&umb_verdicts, inode))
