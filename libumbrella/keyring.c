@@ -21,7 +21,7 @@
 
 #include "keyring.h"
 
-#define KEY_FILE_MAX (64 * 1024)
+#define KEY_FILE_MAX	 (64 * 1024)
 #define REVOKED_FILE_MAX (16 * 1024 * 1024)
 
 struct ring_key {
@@ -35,25 +35,6 @@ struct keyring {
 	uint8_t (*revoked)[UMB_KEY_ID_LEN];
 	size_t n_revoked;
 };
-
-static __attribute__((format(printf, 3, 4))) int fail(char **ret_error, int err,
-						       const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (ret_error) {
-		free(*ret_error);
-		*ret_error = s;
-	} else {
-		free(s);
-	}
-	return err;
-}
 
 int key_id_of(EVP_PKEY *key, uint8_t ret_id[UMB_KEY_ID_LEN])
 {
@@ -185,7 +166,8 @@ static int load_revoked(struct keyring *k, int dirfd, const char *dir, char **re
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
-		return fail(ret_error, r, "%s/" KEYRING_REVOKED_FILE ": %s", dir, strerror(-r));
+		return signing_error(ret_error, r, "%s/" KEYRING_REVOKED_FILE ": %s", dir,
+				     strerror(-r));
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *hash = strchr(line, '#'), *end;
 		void *more;
@@ -202,15 +184,15 @@ static int load_revoked(struct keyring *k, int dirfd, const char *dir, char **re
 		more = realloc(k->revoked, (k->n_revoked + 1) * sizeof(*k->revoked));
 		if (!more) {
 			free(text);
-			return fail(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
+			return signing_error(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
 		}
 		k->revoked = more;
 		if (key_id_from_hex(line, (size_t)(end - line), k->revoked[k->n_revoked]) < 0) {
 			free(text);
-			return fail(ret_error, -EINVAL,
-				    "%s/" KEYRING_REVOKED_FILE ":%u: not a key id "
-				    "(64 hex digits)",
-				    dir, lineno);
+			return signing_error(ret_error, -EINVAL,
+					     "%s/" KEYRING_REVOKED_FILE ":%u: not a key id "
+					     "(64 hex digits)",
+					     dir, lineno);
 		}
 		k->n_revoked++;
 	}
@@ -230,28 +212,30 @@ static int load_key(struct keyring *k, int dirfd, const char *dir, const char *n
 	int r;
 
 	if (!dot || strcmp(dot, ".pem") || key_id_from_hex(name, (size_t)(dot - name), want) < 0)
-		return fail(ret_error, -EINVAL, "%s/%s: not a key (a key's file is KEYID.pem, "
-			    "KEYID its 64 hex digits)", dir, name);
+		return signing_error(ret_error, -EINVAL,
+				     "%s/%s: not a key (a key's file is KEYID.pem, "
+				     "KEYID its 64 hex digits)",
+				     dir, name);
 	r = read_small_file(dirfd, name, KEY_FILE_MAX, &pem, &len);
 	if (r < 0)
-		return fail(ret_error, r, "%s/%s: %s", dir, name, strerror(-r));
+		return signing_error(ret_error, r, "%s/%s: %s", dir, name, strerror(-r));
 	pkey = key_public_from_pem(pem, len);
 	free(pem);
 	if (!pkey)
-		return fail(ret_error, -EINVAL, "%s/%s: not an Ed25519 public key in PEM", dir,
-			    name);
+		return signing_error(ret_error, -EINVAL, "%s/%s: not an Ed25519 public key in PEM",
+				     dir, name);
 	more = realloc(k->keys, (k->n_keys + 1) * sizeof(*k->keys));
 	if (!more) {
 		EVP_PKEY_free(pkey);
-		return fail(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
+		return signing_error(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
 	}
 	k->keys = more;
 	k->keys[k->n_keys].pkey = pkey;
 	if (key_id_of(pkey, k->keys[k->n_keys].id) < 0 ||
 	    memcmp(k->keys[k->n_keys].id, want, sizeof(want))) {
 		EVP_PKEY_free(pkey);
-		return fail(ret_error, -EINVAL, "%s/%s: the key's id is not its file name", dir,
-			    name);
+		return signing_error(ret_error, -EINVAL, "%s/%s: the key's id is not its file name",
+				     dir, name);
 	}
 	k->n_keys++;
 	return 0;
@@ -267,7 +251,7 @@ int keyring_load(const char *dir, struct keyring **ret, char **ret_error)
 	if (ret_error)
 		*ret_error = NULL;
 	if (!k)
-		return fail(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
+		return signing_error(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		r = -errno;
@@ -276,14 +260,14 @@ int keyring_load(const char *dir, struct keyring **ret, char **ret_error)
 			return 0;
 		}
 		keyring_free(k);
-		return fail(ret_error, r, "%s: %s", dir, strerror(-r));
+		return signing_error(ret_error, r, "%s: %s", dir, strerror(-r));
 	}
 	d = fdopendir(dirfd);
 	if (!d) {
 		r = -errno;
 		close(dirfd);
 		keyring_free(k);
-		return fail(ret_error, r, "%s: %s", dir, strerror(-r));
+		return signing_error(ret_error, r, "%s: %s", dir, strerror(-r));
 	}
 	for (errno = 0; (de = readdir(d)); errno = 0) {
 		/* Hidden files: editors' and "key add"'s temporary files. */
@@ -295,7 +279,7 @@ int keyring_load(const char *dir, struct keyring **ret, char **ret_error)
 	}
 	if (r == 0 && errno) {
 		r = -errno;
-		fail(ret_error, r, "%s: %s", dir, strerror(-r));
+		signing_error(ret_error, r, "%s: %s", dir, strerror(-r));
 	}
 	if (r == 0)
 		r = load_revoked(k, dirfd, dir, ret_error);

@@ -67,7 +67,7 @@ static void layout_release(struct layout *l)
 	l->names = NULL;
 }
 
-static __attribute__((format(printf, 2, 3))) int set_error(char **ret_error, const char *fmt, ...)
+int signing_error(char **ret_error, int err, const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;
@@ -82,8 +82,11 @@ static __attribute__((format(printf, 2, 3))) int set_error(char **ret_error, con
 	} else {
 		free(s);
 	}
-	return -EBADMSG;
+	return err;
 }
+
+/* A malformed file: the message, and -EBADMSG. */
+#define set_error(ret_error, ...) signing_error(ret_error, -EBADMSG, __VA_ARGS__)
 
 /* [a, a + alen) and [b, b + blen) share a byte (lengths checked against the file size). */
 static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)

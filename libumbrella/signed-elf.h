@@ -58,4 +58,12 @@ void signed_elf_release(struct signed_elf *e);
  */
 int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, char **ret_error);
 
+/*
+ * signing_error() - for the signing library's own functions: set *@ret_error (if
+ * @ret_error is not NULL; an earlier message there is freed) to the formatted message,
+ * or NULL when memory is short, and return @err
+ */
+__attribute__((format(printf, 3, 4))) int signing_error(char **ret_error, int err,
+							 const char *fmt, ...);
+
 #endif /* UMBRELLA_SIGNED_ELF_IO_H */
