@@ -62,10 +62,6 @@ struct umb_walk {
 	__u32 deny_access; /* the UMB_FS_* it denies */
 };
 
-_Static_assert(__builtin_offsetof(struct umb_walk, dentry) ==
-		       __builtin_offsetof(struct umb_walk, mnt) + sizeof(__u64),
-	       "umb_walk_typed() and umb_walk_known() read mnt and dentry in one read");
-
 /*
  * The two loops of a step are global functions: the verifier checks each once, on its
  * own, instead of once per step of the walk it explores (Linux 6.7 and later explore a
@@ -194,12 +190,7 @@ static __always_inline int umb_fs_filter_has(const struct umb_fs_filter *filter,
  * once libbpf has relocated them: the verifier keeps one branch. Unreadable: zeros, as
  * BPF_CORE_READ() gives. @buf: the caller's, also scratch space (one for all the
  * reads of a step: the stack of the hook, the step and umb_fs_name_hash() together is at most 512
- * bytes, counted per frame rounded up to 32 on Linux 6.1). Seen on 6.1.0-50: the frames
- * of path_link and path_rename 192, of the step and umb_fs_name_hash() 144 and 160
- * (rounded 192 + 160 + 160 = 512: not a byte to spare in those hooks; 8 more made it
- * "combined stack size of 3 calls is 544"), of the other hooks 168 to 184. The "stack
- * depth" the verifier prints is 24 bytes more per hook: the inlined bpf_loop(), whose
- * slots are added after the check.
+ * bytes, counted per frame rounded up to 32 on Linux 6.1).
  */
 static __always_inline void umb_read_pair(__u64 base, __u32 off_a, __u32 off_b,
 					  __u64 buf[UMB_PAIR_SPAN / 8])
