@@ -229,9 +229,9 @@ int BPF_PROG(umb_inode_permission, struct inode *inode, int mask, int ret)
 	alias = BPF_CORE_READ(inode, i_dentry.first);
 	if (!alias)
 		return umb_fs_verdict(1);
-	return umb_fs_check_number(state, UMB_FS_READ,
-				   (void *)alias - bpf_core_field_offset(struct dentry, d_u.d_alias),
-				   NULL, UMB_HOOK_INODE_PERMISSION);
+	return umb_fs_check(state, UMB_FS_READ,
+			    (void *)alias - bpf_core_field_offset(struct dentry, d_u.d_alias), NULL,
+			    UMB_HOOK_INODE_PERMISSION);
 }
 
 SEC("lsm/path_mknod")

@@ -42,17 +42,13 @@
 struct umb_walk {
 	/* where the walk is: kernel pointers (the verifier may see them as such, or as
 	 * numbers: they are only read through bpf_core_cast() or BPF_CORE_READ()) */
+	__u64 dentry; /* struct dentry *: the level to look at next */
 	__u64 mnt;    /* struct vfsmount * of that dentry; 0: do not leave its file system */
-	__u64 dentry; /* struct dentry *: the level to look at next (right after mnt:
-		       * umb_walk_typed() reads struct mount's mnt_parent and
-		       * mnt_mountpoint into both at once) */
 	__u64 child;  /* struct dentry * the walk came from: its name is looked up */
 	__u32 child_next; /* the child is valid in the step whose index + 1 is this */
 	__u32 dev_step;	  /* the step that reads dev (the first, and the first after a
 			   * mount point: the d_parent chain stays on one super block) */
 	__u32 dev;	  /* s_dev of the super block of the dentries walked */
-	__u32 dev_rules;  /* its bit in umb_fs_filter: some inode of it has a rule */
-	__u32 steps;	  /* levels walked before the bpf_loop() (umb_walk_typed()) */
 	/* what is asked */
 	__u32 requested; /* UMB_FS_* */
 	const struct umb_task_state *state; /* the task's layers (read on a match only) */
@@ -179,10 +175,6 @@ static __always_inline int umb_fs_filter_has(const struct umb_fs_filter *filter,
 /* Bytes one umb_read_pair() reads at most. */
 #define UMB_PAIR_SPAN 32
 
-/* Bytes of a struct dentry from d_parent to d_sb that umb_walk_step() reads at once at
- * most (88 on 6.1 and 6.12). */
-#define UMB_DEV_SPAN 96
-
 /*
  * umb_read_pair() - two 8-byte fields of the kernel struct at @base, at CO-RE offsets
  * @off_a < @off_b, into @buf[0] and @buf[1], in one bpf_probe_read_kernel() when they are close (each helper call
@@ -218,57 +210,36 @@ static long umb_walk_step(__u32 index, void *data)
 	const struct umb_fs_rule *rule;
 	const struct umb_fs_filter *filter;
 	__u64 dentry = w->dentry, parent, inode, ino = 0, mount_parent, mountpoint;
-	__u64 buf[UMB_DEV_SPAN / 8];
+	__u64 buf[UMB_PAIR_SPAN / 8];
 	__u32 mnt_off = bpf_core_field_offset(struct mount, mnt);
 
-	/* dev at the first step on each super block, and whether it has rules (its bit in
-	 * umb_fs_filter); d_parent and d_inode, then i_ino only where it has. */
-	filter = umb_fs_filter_get();
+	/* d_parent and d_inode, then i_ino; dev at the first step on each super block. */
 	if (umb_have_cast()) {
 		/* Plain loads (the kernel handles a fault, as for bpf_probe_read_kernel()). */
 		struct dentry *d = bpf_core_cast((void *)dentry, struct dentry);
 		struct inode *i = d->d_inode;
 
-		if (index == w->dev_step) {
-			w->dev = d->d_sb->s_dev;
-			w->dev_rules = !filter ||
-				       umb_fs_filter_has(filter, w->dev, UMB_FS_FILTER_ANY_INO);
-		}
 		parent = (__u64)d->d_parent;
 		inode = (__u64)i;
-		if (i && w->dev_rules)
+		if (i)
 			ino = i->i_ino;
-	} else {
-		__u32 off_p = bpf_core_field_offset(struct dentry, d_parent);
-		__u32 off_i = bpf_core_field_offset(struct dentry, d_inode);
-		__u32 off_s = bpf_core_field_offset(struct dentry, d_sb);
-
-		if (index == w->dev_step && off_p < off_i && off_i < off_s &&
-		    off_s - off_p < UMB_DEV_SPAN && !(off_p & 7) && !(off_i & 7) && !(off_s & 7)) {
-			/* d_parent, d_inode and d_sb in one read (constant offsets: the
-			 * verifier keeps one branch) */
-			bpf_probe_read_kernel(buf, off_s - off_p + 8, (const void *)(dentry + off_p));
-			parent = buf[0];
-			inode = buf[(off_i - off_p) / 8];
-			w->dev = BPF_CORE_READ((struct super_block *)buf[(off_s - off_p) / 8], s_dev);
-		} else {
-			if (index == w->dev_step)
-				w->dev = BPF_CORE_READ((struct dentry *)dentry, d_sb, s_dev);
-			umb_read_pair(dentry, off_p, off_i, buf);
-			parent = buf[0];
-			inode = buf[1];
-		}
 		if (index == w->dev_step)
-			w->dev_rules = !filter ||
-				       umb_fs_filter_has(filter, w->dev, UMB_FS_FILTER_ANY_INO);
-		if (inode && w->dev_rules)
+			w->dev = d->d_sb->s_dev;
+	} else {
+		umb_read_pair(dentry, bpf_core_field_offset(struct dentry, d_parent),
+			      bpf_core_field_offset(struct dentry, d_inode), buf);
+		parent = buf[0];
+		inode = buf[1];
+		if (inode)
 			ino = BPF_CORE_READ((struct inode *)inode, i_ino);
+		if (index == w->dev_step)
+			w->dev = BPF_CORE_READ((struct dentry *)dentry, d_sb, s_dev);
 	}
 
 	/* A negative dentry (a name about to be created) has no inode of its own. Most
-	 * inodes have no rule: their bit in umb_fs_filter is clear (and that of their
-	 * super block, mostly). */
-	if (inode && w->dev_rules && (!filter || umb_fs_filter_has(filter, w->dev, ino))) {
+	 * inodes have no rule: their bit in umb_fs_filter is clear. */
+	filter = umb_fs_filter_get();
+	if (inode && (!filter || umb_fs_filter_has(filter, w->dev, ino))) {
 		struct umb_name_key name_key = { .dir = { .dev = w->dev, .ino = ino } };
 
 		/* name_key.dir is the inode's key (one key on the stack, not two) */
@@ -309,10 +280,10 @@ static long umb_walk_step(__u32 index, void *data)
 		mount_parent = (__u64)m->mnt_parent;
 		mountpoint = (__u64)m->mnt_mountpoint;
 	} else {
-		umb_read_pair(w->mnt - mnt_off, bpf_core_field_offset(struct mount, mnt_parent),
-			      bpf_core_field_offset(struct mount, mnt_mountpoint), buf);
-		mount_parent = buf[0];
-		mountpoint = buf[1];
+		struct mount *m = (struct mount *)(w->mnt - mnt_off);
+
+		mount_parent = (__u64)BPF_CORE_READ(m, mnt_parent);
+		mountpoint = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
 	}
 	if (!mount_parent || mount_parent == w->mnt - mnt_off) {
 		w->done = 1;
@@ -410,176 +381,6 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
 	}
 }
 
-/* Levels umb_walk_typed() walks at most before it leaves the rest to the bpf_loop(). */
-#define UMB_WALK_TYPED 16
-
-/*
- * umb_walk_known() - the part of a walk on Linux 6.1 that umb_walk_typed() left at a
- * mount point, as long as the mounts are ones known from pointers the verifier knows
- * (bpf_get_current_task_btf()): the root mount of the task's mount namespace and the
- * task's root. Their super blocks are then known without a read; where no rule names
- * an inode of one (the common case: rules on one or two file systems), nothing there
- * can deny, so the levels are only counted, with one read of d_parent each (none for
- * the root of the file system, whose d_parent is itself). umb_walk_step() reads each
- * level's super block and the mount's parent. At any other mount, a file system with
- * rules, or UMB_WALK_TYPED levels, it leaves the rest to umb_walk_step() (@w positioned
- * as after a mount crossing: the first step reads dev, no child).
- */
-static __always_inline void umb_walk_known(struct umb_walk *w, const struct umb_fs_filter *filter)
-{
-	__u32 mnt_off = bpf_core_field_offset(struct mount, mnt);
-	__u32 off_p = bpf_core_field_offset(struct dentry, d_parent);
-	__u32 off_mp = bpf_core_field_offset(struct mount, mnt_parent);
-	__u32 off_mm = bpf_core_field_offset(struct mount, mnt_mountpoint);
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct mount *ns_root = task->nsproxy->mnt_ns->root;
-	struct vfsmount *fs_root = task->fs->root.mnt;
-	struct super_block *sb;
-	__u64 d = w->dentry, s_root = 0, parent, m;
-	__u32 start = 1;
-
-	for (__u32 i = 0; i < UMB_WALK_TYPED; i++) {
-		if (start) {
-			/* w->mnt: the mount of d */
-			if (ns_root && w->mnt == (__u64)&ns_root->mnt)
-				sb = ns_root->mnt.mnt_sb;
-			else if (fs_root && w->mnt == (__u64)fs_root)
-				sb = fs_root->mnt_sb;
-			else
-				break;
-			if (umb_fs_filter_has(filter, sb->s_dev, UMB_FS_FILTER_ANY_INO))
-				break; /* rules on it */
-			s_root = (__u64)sb->s_root;
-			start = 0;
-		}
-		parent = d;
-		if (d != s_root) {
-			parent = 0;
-			bpf_probe_read_kernel(&parent, sizeof(parent), (const void *)(d + off_p));
-		}
-		w->steps++;
-		if (parent && parent != d) {
-			d = parent;
-			continue;
-		}
-		/* The root of a file system: the mount point of the mount, unless it is the
-		 * root of its tree (mnt_parent into w->mnt, mnt_mountpoint into w->dentry) */
-		m = w->mnt - mnt_off;
-		if (ns_root && m == (__u64)ns_root && ns_root->mnt_parent == ns_root) {
-			w->done = 1;
-			return;
-		}
-		if (off_mm == off_mp + 8) {
-			bpf_probe_read_kernel(&w->mnt, 16, (const void *)(m + off_mp));
-		} else {
-			bpf_probe_read_kernel(&w->mnt, 8, (const void *)(m + off_mp));
-			bpf_probe_read_kernel(&w->dentry, 8, (const void *)(m + off_mm));
-		}
-		if (!w->mnt || w->mnt == m) {
-			w->done = 1;
-			return;
-		}
-		w->mnt += mnt_off;
-		d = w->dentry;
-		start = 1;
-	}
-	/* The rest in umb_walk_step(), from d (its file system has no rule: no child). */
-	w->dentry = d;
-}
-
-/*
- * umb_walk_typed() - the first levels of the walk where the kernel has no
- * bpf_rdonly_cast() (Linux 6.1): from @dentry, a pointer the verifier knows (the
- * hook's, or read from it), up through d_parent with plain loads in a bounded loop, as
- * umb_walk_fast() does, up to the root of its file system or UMB_WALK_TYPED levels.
- * A number cannot be made a pointer again there, so the rest of the walk (from the
- * mount point, or from where it stopped) is left to umb_walk_step(), with the position
- * in @w as numbers: w->steps levels walked, w->done or w->deny_layer when it ended.
- */
-static __always_inline void umb_walk_typed(struct umb_walk *w, const struct umb_fs_filter *filter,
-					   const struct dentry *dentry)
-{
-	__u32 mnt_off = bpf_core_field_offset(struct mount, mnt);
-	const struct umb_task_state *state = w->state;
-	const struct dentry *d = dentry, *child = NULL;
-	__u32 dev = d->d_sb->s_dev, requested = w->requested;
-	__u32 dev_rules = umb_fs_filter_has(filter, dev, UMB_FS_FILTER_ANY_INO);
-	__u32 off_mp = bpf_core_field_offset(struct mount, mnt_parent);
-	__u32 off_mm = bpf_core_field_offset(struct mount, mnt_mountpoint);
-	__u64 m;
-
-	for (__u32 i = 0; i < UMB_WALK_TYPED; i++) {
-		const struct dentry *parent = d->d_parent;
-		const struct inode *inode = d->d_inode;
-
-		if (dev_rules && inode) {
-			__u64 ino = inode->i_ino;
-
-			if (umb_fs_filter_has(filter, dev, ino)) {
-				struct umb_name_key name_key = { .dir = { .dev = dev, .ino = ino } };
-				const struct umb_fs_rule *rule;
-				__u64 match;
-
-				rule = bpf_map_lookup_elem(&umb_fs_inodes, &name_key.dir);
-				if (rule) {
-					match = umb_fs_rule_match(rule, state, requested);
-					if (!match && (rule->flags & UMB_FS_HAS_NAMES) && child) {
-						__u64 c = 0;
-
-						/* The child as a number for the global function. */
-						w->child = (__u64)child;
-						bpf_probe_read_kernel(&c, sizeof(c), &w->child);
-						name_key.name_hash = umb_fs_name_hash(c);
-						rule = bpf_map_lookup_elem(&umb_fs_names, &name_key);
-						match = umb_fs_rule_match(rule, state, requested);
-					}
-					if (match) {
-						w->deny_layer = (__u32)match;
-						w->deny_access = match >> 32;
-						return;
-					}
-				}
-			}
-		}
-
-		if (parent && parent != d) {
-			child = d;
-			d = parent;
-			continue;
-		}
-		/* The root of a file system (or a disconnected or pseudo dentry): go on at the
-		 * mount point of the mount, unless it is the root of its tree. */
-		if (!w->mnt) {
-			w->done = 1; /* a hook that knows no mount: this file system only */
-			return;
-		}
-		/* mnt_parent into w->mnt, mnt_mountpoint into w->dentry: no stack for them
-		 * (6.1 counts the stack of the hook, umb_walk_step() and
-		 * umb_fs_name_hash() together; the limit is near) */
-		m = w->mnt - mnt_off;
-		if (off_mm == off_mp + 8) {
-			bpf_probe_read_kernel(&w->mnt, 16, (const void *)(m + off_mp));
-		} else {
-			bpf_probe_read_kernel(&w->mnt, 8, (const void *)(m + off_mp));
-			bpf_probe_read_kernel(&w->dentry, 8, (const void *)(m + off_mm));
-		}
-		if (!w->mnt || w->mnt == m) {
-			w->done = 1;
-			return;
-		}
-		/* The rest from the mount point (no child for it: child_next 0). */
-		w->mnt += mnt_off;
-		w->steps = i + 1;
-		umb_walk_known(w, filter);
-		return;
-	}
-	/* Deeper: the rest from d (its child valid in the first step: child_next 1). */
-	w->dentry = (__u64)d;
-	w->child = (__u64)child;
-	w->child_next = child ? 1 : 0;
-	w->steps = UMB_WALK_TYPED;
-}
-
 /*
  * umb_fs_walk() - whether @state's layers deny @requested on @dentry
  * @mnt: the mount @dentry was reached through, or NULL to stay on its file system
@@ -590,9 +391,9 @@ static __always_inline void umb_walk_typed(struct umb_walk *w, const struct umb_
  * @dentry may be negative: the name is then checked in its directory, and the walk
  * goes on from there. Returns 1 when denied, 0 when allowed.
  */
-static __always_inline int umb_fs_walk_at(const struct umb_task_state *state, __u32 requested,
-					  const struct dentry *dentry, const struct vfsmount *mnt,
-					  struct umb_walk *w, int typed)
+static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32 requested,
+				       const struct dentry *dentry, const struct vfsmount *mnt,
+				       struct umb_walk *w)
 {
 	const struct umb_fs_filter *filter = umb_fs_filter_get();
 
@@ -602,22 +403,16 @@ static __always_inline int umb_fs_walk_at(const struct umb_task_state *state, __
 	w->child_next = 0;
 	w->dev_step = 0;
 	w->dev = 0;
-	w->dev_rules = 0;
-	w->steps = 0;
 	w->requested = requested;
 	w->state = state;
 	w->done = 0;
 	w->deny_layer = 0;
 	w->deny_access = 0;
 
-	if (umb_have_cast() && filter) {
+	if (umb_have_cast() && filter)
 		umb_walk_fast(w, filter);
-	} else {
-		if (typed && filter)
-			umb_walk_typed(w, filter, dentry);
-		if (!w->done && !w->deny_layer && w->steps < UMB_WALK_MAX)
-			bpf_loop(UMB_WALK_MAX - w->steps, umb_walk_step, w, 0);
-	}
+	else
+		bpf_loop(UMB_WALK_MAX, umb_walk_step, w, 0);
 	if (w->deny_layer)
 		return 1;
 	if (!w->done) {
@@ -627,15 +422,6 @@ static __always_inline int umb_fs_walk_at(const struct umb_task_state *state, __
 		return 1;
 	}
 	return 0;
-}
-
-/* umb_fs_walk() - umb_fs_walk_at() where @dentry is a pointer the verifier knows: the
- * hook's, or read from it with a plain load (not with BPF_CORE_READ(): a number). */
-static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32 requested,
-				       const struct dentry *dentry, const struct vfsmount *mnt,
-				       struct umb_walk *w)
-{
-	return umb_fs_walk_at(state, requested, dentry, mnt, w, 1);
 }
 
 /* The verdict of a file system hook: -EACCES ("Permission denied") when @denied.
@@ -675,15 +461,15 @@ static __always_inline struct umb_event *umb_fs_event(const struct umb_walk *w, 
  * full path is only cheap where bpf_d_path() is allowed: see file_open). Returns the
  * hook's verdict: 0 or -EACCES (0 in permissive mode: the denial is only recorded).
  */
-static __always_inline int umb_fs_check_at(const struct umb_task_state *state, __u32 requested,
-					   const struct dentry *dentry,
-					   const struct vfsmount *mnt, __u32 hook, int typed)
+static __always_inline int umb_fs_check(const struct umb_task_state *state, __u32 requested,
+					const struct dentry *dentry,
+					const struct vfsmount *mnt, __u32 hook)
 {
 	struct umb_walk w;
 	struct umb_event *e;
 	__u32 flags;
 
-	if (!umb_fs_walk_at(state, requested, dentry, mnt, &w, typed))
+	if (!umb_fs_walk(state, requested, dentry, mnt, &w))
 		return umb_fs_verdict(0);
 	flags = umb_deny_flags();
 	e = umb_fs_event(&w, hook, dentry, flags);
@@ -692,22 +478,6 @@ static __always_inline int umb_fs_check_at(const struct umb_task_state *state, _
 					  BPF_CORE_READ(dentry, d_name.name));
 	umb_event_submit(e);
 	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
-}
-
-/* umb_fs_check() - umb_fs_check_at() where @dentry is a pointer the verifier knows (see
- * umb_fs_walk()); umb_fs_check_number(): where it is a number. */
-static __always_inline int umb_fs_check(const struct umb_task_state *state, __u32 requested,
-					const struct dentry *dentry,
-					const struct vfsmount *mnt, __u32 hook)
-{
-	return umb_fs_check_at(state, requested, dentry, mnt, hook, 1);
-}
-
-static __always_inline int umb_fs_check_number(const struct umb_task_state *state,
-					       __u32 requested, const struct dentry *dentry,
-					       const struct vfsmount *mnt, __u32 hook)
-{
-	return umb_fs_check_at(state, requested, dentry, mnt, hook, 0);
 }
 
 #endif /* UMBRELLA_PATH_BPF_H */
