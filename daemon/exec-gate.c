@@ -33,7 +33,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,7 +133,7 @@ static const char *fd_path(int fd, char *buf, size_t size)
 static struct umb_inode_key inode_key(const struct stat *st)
 {
 	return (struct umb_inode_key){
-		.dev = major(st->st_dev) << 20 | minor(st->st_dev),
+		.dev = layer_kernel_dev(st->st_dev),
 		.ino = st->st_ino,
 	};
 }
@@ -192,6 +191,24 @@ static void log_verdict(struct exec_gate *g, const struct stat *st, const struct
 	(void)bpf_map_update_elem(g->maps.verdict_log, &key, &rec, BPF_ANY);
 }
 
+/* Remembers that @layer is the layer of @text signed by @key_id. Without memory it is
+ * not remembered: the next binary with this policy gets a layer of its own, which is as
+ * correct, only less frugal. */
+static void policy_remember(struct exec_gate *g, const char *text, const __u8 *key_id,
+			    __u32 layer)
+{
+	struct policy_layer *grown;
+
+	grown = realloc(g->policies, (g->policy_count + 1) * sizeof(*grown));
+	if (!grown)
+		return;
+	g->policies = grown;
+	grown[g->policy_count] = (struct policy_layer){ .text = strdup(text), .layer = layer };
+	memcpy(grown[g->policy_count].key_id, key_id, UMB_KEY_ID_LEN);
+	if (grown[g->policy_count].text)
+		g->policy_count++;
+}
+
 /*
  * The layer for @text signed by @key_id: the one made for the same pair before, or a new
  * one (with the key id and the binary's path in its description).
@@ -201,7 +218,6 @@ static int policy_layer_get(struct exec_gate *g, const char *text, const __u8 *k
 			    __u32 pid, const char *path, __u32 *ret_layer, char **ret_error)
 {
 	struct umb_restrictions *r;
-	struct policy_layer *grown;
 	struct umb_layer_desc desc;
 	__u32 id;
 	int ret;
@@ -237,16 +253,7 @@ static int policy_layer_get(struct exec_gate *g, const char *text, const __u8 *k
 		(void)bpf_map_update_elem(g->maps.layers.layer_desc, &id, &desc, BPF_EXIST);
 	}
 
-	grown = realloc(g->policies, (g->policy_count + 1) * sizeof(*grown));
-	if (grown) {
-		g->policies = grown;
-		grown[g->policy_count] = (struct policy_layer){ .text = strdup(text), .layer = id };
-		memcpy(grown[g->policy_count].key_id, key_id, UMB_KEY_ID_LEN);
-		if (grown[g->policy_count].text)
-			g->policy_count++;
-	}
-	/* Not remembered (no memory): the next binary with this policy gets a layer of its
-	 * own, which is as correct, only less frugal. */
+	policy_remember(g, text, key_id, id);
 	*ret_layer = id;
 	ret = 0;
 out:
@@ -268,23 +275,13 @@ static void policy_layers_adopt(struct exec_gate *g)
 	if (g->maps.layers.layer_desc <= 0)
 		return;
 	while (bpf_map_get_next_key(g->maps.layers.layer_desc, first ? NULL : &key, &next) == 0) {
-		struct policy_layer *grown;
-
 		first = false;
 		key = next;
 		if (bpf_map_lookup_elem(g->maps.layers.layer_desc, &key, &desc) < 0 ||
 		    desc.origin != UMB_ORIGIN_SIGNED_BINARY || desc.flags & UMB_DESC_TEXT_TRUNCATED)
 			continue;
 		desc.text[sizeof(desc.text) - 1] = '\0';
-		grown = realloc(g->policies, (g->policy_count + 1) * sizeof(*grown));
-		if (!grown)
-			return;
-		g->policies = grown;
-		grown[g->policy_count] = (struct policy_layer){ .text = strdup(desc.text),
-								 .layer = key };
-		memcpy(grown[g->policy_count].key_id, desc.key_id, UMB_KEY_ID_LEN);
-		if (grown[g->policy_count].text)
-			g->policy_count++;
+		policy_remember(g, desc.text, desc.key_id, key);
 	}
 }
 

@@ -56,8 +56,7 @@ uint64_t layer_name_hash(const char *name, size_t len)
 	return hash;
 }
 
-/* The kernel's dev_t of a super block (MKDEV) from user space's st_dev. */
-static uint32_t kernel_dev(dev_t dev)
+uint32_t layer_kernel_dev(dev_t dev)
 {
 	return (uint32_t)(major(dev) << 20 | minor(dev));
 }
@@ -226,7 +225,7 @@ static int install_fs(struct install *in, const struct umb_item *item, char **re
 		return r;
 
 	if (stat(canon, &st) == 0) {
-		key.dev = kernel_dev(st.st_dev);
+		key.dev = layer_kernel_dev(st.st_dev);
 		key.ino = st.st_ino;
 		r = rule_add(in, in->maps->fs_inodes, &key, sizeof(key), item->fs_access, 0);
 		if (r < 0)
@@ -242,7 +241,7 @@ static int install_fs(struct install *in, const struct umb_item *item, char **re
 	*name++ = '\0';
 	if (stat(canon[0] ? canon : "/", &st) < 0)
 		return -errno;
-	name_key.dir.dev = kernel_dev(st.st_dev);
+	name_key.dir.dev = layer_kernel_dev(st.st_dev);
 	name_key.dir.ino = st.st_ino;
 	name_key.name_hash = layer_name_hash(name, strlen(name));
 	r = rule_add(in, in->maps->fs_inodes, &name_key.dir, sizeof(name_key.dir), 0,
