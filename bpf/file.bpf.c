@@ -107,7 +107,8 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	if (!(state->fs_access & requested))
 		return 0;
 
-	if (!umb_fs_walk(state, requested, file->f_path.dentry, file->f_path.mnt, &w))
+	if (!umb_fs_walk(state, requested, file->f_path.dentry, file->f_path.mnt,
+			 UMB_DENTRY_POINTER, &w))
 		return umb_fs_verdict(0);
 	flags = umb_deny_flags();
 	e = umb_fs_event(&w, UMB_HOOK_FILE_OPEN, file->f_path.dentry, flags);
@@ -229,9 +230,9 @@ int BPF_PROG(umb_inode_permission, struct inode *inode, int mask, int ret)
 	alias = BPF_CORE_READ(inode, i_dentry.first);
 	if (!alias)
 		return umb_fs_verdict(1);
-	return umb_fs_check(state, UMB_FS_READ,
-			    (void *)alias - bpf_core_field_offset(struct dentry, d_u.d_alias), NULL,
-			    UMB_HOOK_INODE_PERMISSION);
+	return umb_fs_check_number(state, UMB_FS_READ,
+				   (void *)alias - bpf_core_field_offset(struct dentry, d_u.d_alias),
+				   NULL, UMB_HOOK_INODE_PERMISSION);
 }
 
 SEC("lsm/path_mknod")

@@ -18,10 +18,12 @@
  *
  * The cost is per level. Where the kernel has bpf_rdonly_cast() (6.2 and later), the
  * walk is a bounded loop in the program that reads the kernel's structures with plain
- * loads (umb_walk_fast()); elsewhere a bpf_loop() callback with
- * bpf_probe_read_kernel() (umb_walk_step()). Both consult umb_fs_filter first, a
- * bitmap of the inodes that have rules and of their file systems: most levels end
- * there, without a hash lookup.
+ * loads (umb_walk_fast()). On Linux 6.1 it is two bpf_loop() callbacks: the first
+ * (umb_walk_step_typed()) reads with plain loads from the hook's own dentry up to the
+ * root of its file system, the second (umb_walk_step()) goes on from the mount point
+ * with bpf_probe_read_kernel(). All consult umb_fs_filter first, a bitmap of the
+ * inodes that have rules and of their file systems: most levels end there, without a
+ * hash lookup, and a file system with no rule at all costs a read of d_parent a level.
  *
  * The walk reads kernel memory without locks (as d_path does under RCU, minus the retry):
  * a concurrent rename can make one check see a mix of the old and the new tree.
@@ -40,23 +42,37 @@
 
 /* The state of one walk, shared with the bpf_loop() callback. */
 struct umb_walk {
-	/* where the walk is: kernel pointers (the verifier may see them as such, or as
-	 * numbers: they are only read through bpf_core_cast() or BPF_CORE_READ()) */
+	/* where the walk is: kernel pointers (the verifier sees them as such in
+	 * umb_walk_step_typed(), elsewhere maybe as numbers: then they are only read
+	 * through BPF_CORE_READ() or bpf_probe_read_kernel()) */
+	__u64 mnt;    /* struct vfsmount * of dentry; 0: do not leave its file system.
+		       * Right before dentry: umb_walk_cross() reads struct mount's
+		       * mnt_parent and mnt_mountpoint into both at once. */
 	__u64 dentry; /* struct dentry *: the level to look at next */
-	__u64 mnt;    /* struct vfsmount * of that dentry; 0: do not leave its file system */
 	__u64 child;  /* struct dentry * the walk came from: its name is looked up */
 	__u32 child_next; /* the child is valid in the step whose index + 1 is this */
-	__u32 dev_step;	  /* the step that reads dev (the first, and the first after a
-			   * mount point: the d_parent chain stays on one super block) */
+	__u32 dev_step;	  /* the step of umb_walk_step() that reads dev (the first, and the
+			   * first after a mount point: the d_parent chain stays on one
+			   * super block) */
 	__u32 dev;	  /* s_dev of the super block of the dentries walked */
+	__u32 dev_rules;  /* its bit in umb_fs_filter: some inode of it may have a rule */
 	/* what is asked */
-	__u32 requested; /* UMB_FS_* */
 	const struct umb_task_state *state; /* the task's layers (read on a match only) */
+	__u32 requested; /* UMB_FS_* */
 	/* outcome */
-	__u32 done;	   /* the walk reached the root: 1 */
+	__u32 done;	   /* UMB_WALK_DONE, UMB_WALK_FS_ROOT or 0 (not done) */
 	__u32 deny_layer;  /* the layer that denies; 0: none (or the walk was too deep) */
 	__u32 deny_access; /* the UMB_FS_* it denies */
 };
+
+/* umb_walk.done: the walk reached the root of the mount tree (or of the only file
+ * system it may walk), or umb_walk_step_typed() stopped at the root of a file system */
+#define UMB_WALK_DONE	 1
+#define UMB_WALK_FS_ROOT 2
+
+_Static_assert(__builtin_offsetof(struct umb_walk, dentry) ==
+		       __builtin_offsetof(struct umb_walk, mnt) + 8,
+	       "umb_walk_cross() reads mnt and dentry at once");
 
 /*
  * The two loops of a step are global functions: the verifier checks each once, on its
@@ -177,12 +193,12 @@ static __always_inline int umb_fs_filter_has(const struct umb_fs_filter *filter,
 
 /*
  * umb_read_pair() - two 8-byte fields of the kernel struct at @base, at CO-RE offsets
- * @off_a < @off_b, into @buf[0] and @buf[1], in one bpf_probe_read_kernel() when they are close (each helper call
- * is most of what a level of the walk costs), else in two. The offsets are constants
- * once libbpf has relocated them: the verifier keeps one branch. Unreadable: zeros, as
- * BPF_CORE_READ() gives. @buf: the caller's, also scratch space (one for all the
- * reads of a step: the stack of the hook, the step and umb_fs_name_hash() together is at most 512
- * bytes, counted per frame rounded up to 32 on Linux 6.1).
+ * @off_a < @off_b, into @buf[0] and @buf[1], in one bpf_probe_read_kernel() when they
+ * are close (each helper call is most of what a level of umb_walk_step() costs), else
+ * in two. The offsets are constants once libbpf has relocated them: the verifier keeps
+ * one branch. Unreadable: zeros, as BPF_CORE_READ() gives. @buf: the caller's (the
+ * stack of the hook, the step and umb_fs_name_hash() together is at most 512 bytes,
+ * counted per frame rounded up to 32 on Linux 6.1).
  */
 static __always_inline void umb_read_pair(__u64 base, __u32 off_a, __u32 off_b,
 					  __u64 buf[UMB_PAIR_SPAN / 8])
@@ -197,102 +213,144 @@ static __always_inline void umb_read_pair(__u64 base, __u32 off_a, __u32 off_b,
 }
 
 /*
- * One level of the walk (a bpf_loop() callback). Returns 1 to stop, 0 to go on.
+ * umb_level_denies() - whether a rule on the inode (w->dev, @ino), or on the name of
+ * w->child in it, denies the walk @w (records the layer and access). @index: the step's,
+ * which tells whether w->child is the level below this one.
+ */
+static __always_inline int umb_level_denies(struct umb_walk *w, __u32 index, __u64 ino)
+{
+	const struct umb_fs_filter *filter = umb_fs_filter_get();
+	struct umb_name_key name_key = { .dir = { .dev = w->dev, .ino = ino } };
+	const struct umb_fs_rule *rule;
+	__u64 child = 0;
+
+	/* Most inodes have no rule: their bit in umb_fs_filter is clear. */
+	if (filter && !umb_fs_filter_has(filter, w->dev, ino))
+		return 0;
+	/* name_key.dir is the inode's key (one key on the stack, not two) */
+	rule = bpf_map_lookup_elem(&umb_fs_inodes, &name_key.dir);
+	if (!rule)
+		return 0;
+	if (umb_rule_denies(w, rule))
+		return 1;
+	if (!(rule->flags & UMB_FS_HAS_NAMES) || w->child_next != index + 1)
+		return 0;
+	/* The child as a number for the global function (the verifier may know it as a
+	 * pointer): a copy it cannot follow. */
+	bpf_probe_read_kernel(&child, sizeof(child), &w->child);
+	name_key.name_hash = umb_fs_name_hash(child);
+	rule = bpf_map_lookup_elem(&umb_fs_names, &name_key);
+	return rule && umb_rule_denies(w, rule);
+}
+
+/*
+ * umb_walk_cross() - at the root of a file system, moves @w from its mount (w->mnt) to
+ * the mount point in the parent mount. Returns 1 when the walk ends there: the root of
+ * the mount tree, or a hook that knows no mount (w->done set), or an unreadable mount
+ * (w->done not set: the walk denies). No stack: the fields are read into @w.
+ */
+static __always_inline int umb_walk_cross(struct umb_walk *w)
+{
+	__u32 mnt_off = bpf_core_field_offset(struct mount, mnt);
+	__u32 off_parent = bpf_core_field_offset(struct mount, mnt_parent);
+	__u32 off_point = bpf_core_field_offset(struct mount, mnt_mountpoint);
+	__u64 m = w->mnt - mnt_off;
+	long err;
+
+	if (!w->mnt) {
+		w->done = UMB_WALK_DONE; /* a hook that knows no mount: this file system only */
+		return 1;
+	}
+	/* mnt_parent into w->mnt, mnt_mountpoint into w->dentry */
+	if (off_point == off_parent + 8) {
+		err = bpf_probe_read_kernel(&w->mnt, 16, (const void *)(m + off_parent));
+	} else {
+		err = bpf_probe_read_kernel(&w->mnt, 8, (const void *)(m + off_parent));
+		err |= bpf_probe_read_kernel(&w->dentry, 8, (const void *)(m + off_point));
+	}
+	if (err || !w->mnt)
+		return 1;
+	if (w->mnt == m) {
+		w->done = UMB_WALK_DONE; /* the root of the tree is its own parent */
+		return 1;
+	}
+	w->mnt += mnt_off;
+	/* The mount point stands where the root just left did: no child for it. */
+	w->child_next = 0;
+	return 0;
+}
+
+/*
+ * Linux 6.1's bpf_loop() callbacks. Each returns 1 to stop, 0 to go on.
  *
  * Up to Linux 6.6 the verifier checks a bpf_loop() callback once, with the context as
  * it is before the first call, and drops code that is dead then: no decision here may
  * depend on a context field that starts as a constant and changes later. Whether the
  * child is valid is therefore told by the loop index (child_next), not by child != 0.
  */
+
+/*
+ * umb_walk_step_typed() - one level, where w->dentry is a struct dentry pointer the
+ * verifier knows (the hook's, and every d_parent read from it with a plain load:
+ * fault-safe loads, no helper call). Stops at the root of the file system
+ * (UMB_WALK_FS_ROOT): struct mount cannot be reached from a typed pointer on 6.1.
+ * w->dev and w->dev_rules are the dentry's super block's, set before the loop.
+ */
+static long umb_walk_step_typed(__u32 index, void *data)
+{
+	struct umb_walk *w = data;
+	const struct dentry *d = (const struct dentry *)w->dentry;
+	const struct dentry *parent = d->d_parent;
+	const struct inode *inode = d->d_inode;
+
+	/* A negative dentry (a name about to be created) has no inode of its own. */
+	if (w->dev_rules && inode && umb_level_denies(w, index, inode->i_ino))
+		return 1;
+	if (parent && parent != d) {
+		w->child = (__u64)d;
+		w->child_next = index + 2;
+		w->dentry = (__u64)parent;
+		return 0;
+	}
+	/* The root of a file system (or a disconnected or pseudo dentry) */
+	w->done = UMB_WALK_FS_ROOT;
+	return 1;
+}
+
+/*
+ * umb_walk_step() - one level, where w->dentry may be a number to the verifier: read
+ * with bpf_probe_read_kernel(). Crosses mount points.
+ */
 static long umb_walk_step(__u32 index, void *data)
 {
 	struct umb_walk *w = data;
-	const struct umb_fs_rule *rule;
 	const struct umb_fs_filter *filter;
-	__u64 dentry = w->dentry, parent, inode, ino = 0, mount_parent, mountpoint;
+	__u64 dentry = w->dentry, parent, inode;
 	__u64 buf[UMB_PAIR_SPAN / 8];
-	__u32 mnt_off = bpf_core_field_offset(struct mount, mnt);
 
-	/* d_parent and d_inode, then i_ino; dev at the first step on each super block. */
-	if (umb_have_cast()) {
-		/* Plain loads (the kernel handles a fault, as for bpf_probe_read_kernel()). */
-		struct dentry *d = bpf_core_cast((void *)dentry, struct dentry);
-		struct inode *i = d->d_inode;
-
-		parent = (__u64)d->d_parent;
-		inode = (__u64)i;
-		if (i)
-			ino = i->i_ino;
-		if (index == w->dev_step)
-			w->dev = d->d_sb->s_dev;
-	} else {
-		umb_read_pair(dentry, bpf_core_field_offset(struct dentry, d_parent),
-			      bpf_core_field_offset(struct dentry, d_inode), buf);
-		parent = buf[0];
-		inode = buf[1];
-		if (inode)
-			ino = BPF_CORE_READ((struct inode *)inode, i_ino);
-		if (index == w->dev_step)
-			w->dev = BPF_CORE_READ((struct dentry *)dentry, d_sb, s_dev);
+	/* dev at the first step on each super block, and whether it has rules */
+	if (index == w->dev_step) {
+		w->dev = BPF_CORE_READ((struct dentry *)dentry, d_sb, s_dev);
+		filter = umb_fs_filter_get();
+		w->dev_rules = !filter || umb_fs_filter_has(filter, w->dev, UMB_FS_FILTER_ANY_INO);
 	}
-
-	/* A negative dentry (a name about to be created) has no inode of its own. Most
-	 * inodes have no rule: their bit in umb_fs_filter is clear. */
-	filter = umb_fs_filter_get();
-	if (inode && (!filter || umb_fs_filter_has(filter, w->dev, ino))) {
-		struct umb_name_key name_key = { .dir = { .dev = w->dev, .ino = ino } };
-
-		/* name_key.dir is the inode's key (one key on the stack, not two) */
-		rule = bpf_map_lookup_elem(&umb_fs_inodes, &name_key.dir);
-		if (rule) {
-			if (umb_rule_denies(w, rule))
-				return 1;
-			if ((rule->flags & UMB_FS_HAS_NAMES) && w->child_next == index + 1) {
-				__u64 child = 0;
-
-				/* The child as a number for the global function (the verifier
-				 * may know it as a pointer): a copy it cannot follow. */
-				bpf_probe_read_kernel(&child, sizeof(child), &w->child);
-				name_key.name_hash = umb_fs_name_hash(child);
-				rule = bpf_map_lookup_elem(&umb_fs_names, &name_key);
-				if (rule && umb_rule_denies(w, rule))
-					return 1;
-			}
-		}
-	}
-
+	umb_read_pair(dentry, bpf_core_field_offset(struct dentry, d_parent),
+		      bpf_core_field_offset(struct dentry, d_inode), buf);
+	parent = buf[0];
+	inode = buf[1];
+	if (w->dev_rules && inode &&
+	    umb_level_denies(w, index, BPF_CORE_READ((struct inode *)inode, i_ino)))
+		return 1;
 	if (parent && parent != dentry) {
 		w->child = dentry;
 		w->child_next = index + 2;
 		w->dentry = parent;
 		return 0;
 	}
-
-	/* The root of a file system (or a disconnected or pseudo dentry): go on at the
-	 * mount point of the mount, unless it is the root of its tree. */
-	if (!w->mnt) {
-		w->done = 1; /* a hook that knows no mount: this file system only */
+	/* The root of a file system: go on at the mount point of the mount, unless it is
+	 * the root of its tree. The mount point is on the parent mount's super block. */
+	if (umb_walk_cross(w))
 		return 1;
-	}
-	if (umb_have_cast()) {
-		struct mount *m = bpf_core_cast((void *)(w->mnt - mnt_off), struct mount);
-
-		mount_parent = (__u64)m->mnt_parent;
-		mountpoint = (__u64)m->mnt_mountpoint;
-	} else {
-		struct mount *m = (struct mount *)(w->mnt - mnt_off);
-
-		mount_parent = (__u64)BPF_CORE_READ(m, mnt_parent);
-		mountpoint = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
-	}
-	if (!mount_parent || mount_parent == w->mnt - mnt_off) {
-		w->done = 1;
-		return 1;
-	}
-	w->dentry = mountpoint;
-	w->mnt = mount_parent + mnt_off;
-	/* The mount point is on the parent mount's super block; it stands where the root
-	 * just left did: no child for it (child_next stays behind). */
 	w->dev_step = index + 1;
 	return 0;
 }
@@ -365,12 +423,12 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
 		/* The root of a file system (or a disconnected or pseudo dentry): go on at the
 		 * mount point of the mount, unless it is the root of its tree. */
 		if (!m) {
-			w->done = 1; /* a hook that knows no mount: this file system only */
+			w->done = UMB_WALK_DONE; /* a hook that knows no mount: this file system only */
 			return;
 		}
 		mount_parent = m->mnt_parent;
 		if (!mount_parent || mount_parent == m) {
-			w->done = 1;
+			w->done = UMB_WALK_DONE;
 			return;
 		}
 		/* The mount point stands where the root just left did: no child for it. */
@@ -381,11 +439,20 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
 	}
 }
 
+/* How the verifier knows a hook's dentry: a pointer (the hook's argument, or read
+ * from one with a plain load), or a number (read with BPF_CORE_READ(), or computed). */
+enum umb_dentry_kind {
+	UMB_DENTRY_POINTER,
+	UMB_DENTRY_NUMBER,
+};
+
 /*
  * umb_fs_walk() - whether @state's layers deny @requested on @dentry
  * @mnt: the mount @dentry was reached through, or NULL to stay on its file system
  *	(hooks that get no mount: the rules above the file system's mount point are
  *	then not seen)
+ * @kind: UMB_DENTRY_POINTER lets Linux 6.1 walk @dentry's file system with plain
+ *	loads; the verifier refuses the program if @dentry is then a number
  * @w: filled with the outcome (deny_layer, deny_access)
  *
  * @dentry may be negative: the name is then checked in its directory, and the walk
@@ -393,9 +460,10 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
  */
 static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32 requested,
 				       const struct dentry *dentry, const struct vfsmount *mnt,
-				       struct umb_walk *w)
+				       enum umb_dentry_kind kind, struct umb_walk *w)
 {
 	const struct umb_fs_filter *filter = umb_fs_filter_get();
+	long steps = 0;
 
 	w->dentry = (__u64)dentry;
 	w->mnt = (__u64)mnt;
@@ -403,21 +471,40 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 	w->child_next = 0;
 	w->dev_step = 0;
 	w->dev = 0;
+	w->dev_rules = 1;
 	w->requested = requested;
 	w->state = state;
 	w->done = 0;
 	w->deny_layer = 0;
 	w->deny_access = 0;
 
-	if (umb_have_cast() && filter)
+	if (!filter) {
+		/* cannot happen (an array has its entry): deny (fail closed) */
+	} else if (umb_have_cast()) {
 		umb_walk_fast(w, filter);
-	else
-		bpf_loop(UMB_WALK_MAX, umb_walk_step, w, 0);
+	} else {
+		if (kind == UMB_DENTRY_POINTER) {
+			/* Up to the root of @dentry's file system with plain loads, then on
+			 * from its mount point with umb_walk_step(). */
+			w->dev = dentry->d_sb->s_dev;
+			w->dev_rules = umb_fs_filter_has(filter, w->dev, UMB_FS_FILTER_ANY_INO);
+			steps = bpf_loop(UMB_WALK_MAX, umb_walk_step_typed, w, 0);
+			if (w->done == UMB_WALK_FS_ROOT) {
+				w->done = 0;
+				if (umb_walk_cross(w))
+					steps = UMB_WALK_MAX; /* done, or denied */
+			} else {
+				steps = UMB_WALK_MAX; /* denied, or deeper than UMB_WALK_MAX */
+			}
+		}
+		if (steps >= 0 && steps < UMB_WALK_MAX)
+			bpf_loop(UMB_WALK_MAX - steps, umb_walk_step, w, 0);
+	}
 	if (w->deny_layer)
 		return 1;
-	if (!w->done) {
-		/* Deeper than UMB_WALK_MAX, or bpf_loop() failed: deny (fail closed). The
-		 * record names no layer. */
+	if (w->done != UMB_WALK_DONE) {
+		/* Deeper than UMB_WALK_MAX, an unreadable mount, or bpf_loop() failed: deny
+		 * (fail closed). The record names no layer. */
 		w->deny_access = requested;
 		return 1;
 	}
@@ -455,21 +542,23 @@ static __always_inline struct umb_event *umb_fs_event(const struct umb_walk *w, 
 }
 
 /*
- * umb_fs_check() - the whole check of a hook that has a dentry (and maybe its mount)
+ * umb_fs_check_kind() - the whole check of a hook that has a dentry (and maybe its
+ * mount), known to the verifier as @kind (see umb_fs_walk())
  *
  * Walks, and on denial records the event with the dentry's own name as its path (the
  * full path is only cheap where bpf_d_path() is allowed: see file_open). Returns the
  * hook's verdict: 0 or -EACCES (0 in permissive mode: the denial is only recorded).
  */
-static __always_inline int umb_fs_check(const struct umb_task_state *state, __u32 requested,
-					const struct dentry *dentry,
-					const struct vfsmount *mnt, __u32 hook)
+static __always_inline int umb_fs_check_kind(const struct umb_task_state *state,
+					     __u32 requested, const struct dentry *dentry,
+					     const struct vfsmount *mnt,
+					     enum umb_dentry_kind kind, __u32 hook)
 {
 	struct umb_walk w;
 	struct umb_event *e;
 	__u32 flags;
 
-	if (!umb_fs_walk(state, requested, dentry, mnt, &w))
+	if (!umb_fs_walk(state, requested, dentry, mnt, kind, &w))
 		return umb_fs_verdict(0);
 	flags = umb_deny_flags();
 	e = umb_fs_event(&w, hook, dentry, flags);
@@ -478,6 +567,24 @@ static __always_inline int umb_fs_check(const struct umb_task_state *state, __u3
 					  BPF_CORE_READ(dentry, d_name.name));
 	umb_event_submit(e);
 	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
+}
+
+/* umb_fs_check() - umb_fs_check_kind() of a dentry the verifier knows as a pointer: the
+ * hook's argument, or read from one with a plain load (file->f_path.dentry). */
+static __always_inline int umb_fs_check(const struct umb_task_state *state, __u32 requested,
+					const struct dentry *dentry,
+					const struct vfsmount *mnt, __u32 hook)
+{
+	return umb_fs_check_kind(state, requested, dentry, mnt, UMB_DENTRY_POINTER, hook);
+}
+
+/* umb_fs_check_number() - umb_fs_check_kind() of a dentry the verifier knows as a
+ * number (read with BPF_CORE_READ(), or computed) */
+static __always_inline int umb_fs_check_number(const struct umb_task_state *state,
+					       __u32 requested, const struct dentry *dentry,
+					       const struct vfsmount *mnt, __u32 hook)
+{
+	return umb_fs_check_kind(state, requested, dentry, mnt, UMB_DENTRY_NUMBER, hook);
 }
 
 #endif /* UMBRELLA_PATH_BPF_H */

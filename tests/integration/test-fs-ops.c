@@ -4,7 +4,10 @@
  * mkdir, symlink, link (both ends), unlink, rmdir, rename (source, target name,
  * replaced target, exchange), truncate, chmod, chown, utimes, extended attributes, and
  * chdir; and rules that must cross mount points: "fs:/:w" on a tmpfs, and a restricted
- * directory with a file system mounted below it.
+ * directory with a file system mounted below it; and deep paths: rules up to 44 levels
+ * above the object, on its file system and across mount points (on Linux 6.1 the walk
+ * has two kinds of level: before and after the first mount point), and the walk's
+ * limit of 64 levels (deeper: denied).
  *
  * Each denial is EACCES beside the same operation in an unrestricted directory of the
  * same tmpfs. Runs as root inside the test VM (tests/vm/run).
@@ -214,6 +217,185 @@ static void test_mount_crossing(struct umbrella_bpf *skel)
 	TAP_EQ(test_probe(skel, outer, probe_read, OP(OK("f"))), 0, "fs:outer: reading ok/f works");
 }
 
+/* @base/@prefix1/.../@prefix@k, then "/@leaf" unless @leaf is NULL. */
+static const char *deep_path(const char *base, const char *prefix, int k, const char *leaf)
+{
+	char buf[PATH_MAX];
+	int len = snprintf(buf, sizeof(buf), "%s", base);
+
+	for (int i = 1; i <= k && len < (int)sizeof(buf); i++)
+		len += snprintf(buf + len, sizeof(buf) - len, "/%s%d", prefix, i);
+	if (leaf && len < (int)sizeof(buf))
+		snprintf(buf + len, sizeof(buf) - len, "/%s", leaf);
+	return fs_path("%s", buf);
+}
+
+/* mkdir @base/@prefix1/.../@prefix@n (@base exists), with a file "f" in each directory
+ * from @base down when @files. */
+static bool deep_make(const char *base_arg, const char *prefix, int n, bool files)
+{
+	const char *base = strdupa(base_arg); /* fs_path() reuses its buffers */
+	bool ok = true;
+
+	for (int k = 0; k <= n; k++) {
+		if (k > 0)
+			ok &= mkdir(deep_path(base, prefix, k, NULL), 0755) == 0;
+		if (files)
+			ok &= fs_write(deep_path(base, prefix, k, "f"), "deep\n", 0644) == 0;
+	}
+	return ok;
+}
+
+/* chroot(path2), then open(path, flags) as probe_open does. */
+static int probe_chroot_open(void *arg)
+{
+	const struct fs_op *op = arg;
+
+	if (chroot(op->path2) < 0 || chdir("/") < 0)
+		return PROBE_SETUP_FAILED;
+	return probe_open(arg);
+}
+
+/* Levels the walk looks at before it gives up and denies (UMB_WALK_MAX in
+ * bpf/lib/path.bpf.h); a file system root and a mount point count as one each. */
+#define WALK_MAX 64
+
+/*
+ * Deep paths. On Linux 6.1 the walk reads the levels of the object's own file system
+ * with plain loads (one bpf_loop() callback), and those from its first mount point on
+ * with bpf_probe_read_kernel() (another); 6.12 walks all of them in one loop. ck/f
+ * below is the file f in a directory k levels below the named one: the directory r is
+ * level k + 2 of the walk from ck/f, its parent level k + 3, where the name n
+ * (restricted before it existed: a name rule only) is looked up with the child it came
+ * from. mr and kr are found after mount points, far up. ok is the control, with the
+ * same layer.
+ */
+static void test_depth(struct umbrella_bpf *skel)
+{
+	static const int depths[] = { 0, 13, 14, 15, 16, 40 };
+	/* copies: fs_path() reuses its buffers */
+	const char *deep = strdupa(fs_path("%s/deep", t));
+	const char *r = strdupa(fs_path("%s/r", deep)), *n = strdupa(fs_path("%s/n", deep));
+	const char *ok = strdupa(fs_path("%s/ok", deep));
+	const char *mr = strdupa(deep_path(fs_path("%s/mr", deep), "c", 20, "m"));
+	const char *mo = strdupa(deep_path(fs_path("%s/mo", deep), "c", 20, "m"));
+	const char *kr = strdupa(fs_path("%s/kr/b", deep)), *ko = strdupa(fs_path("%s/ko/b", deep));
+	__u32 layer, kw;
+	bool ready;
+
+	ready = mkdir(deep, 0755) == 0 && mkdir(r, 0755) == 0 && mkdir(ok, 0755) == 0 &&
+		mkdir(fs_path("%s/mr", deep), 0755) == 0 &&
+		mkdir(fs_path("%s/mo", deep), 0755) == 0 &&
+		mkdir(fs_path("%s/kr", deep), 0755) == 0 &&
+		mkdir(fs_path("%s/ko", deep), 0755) == 0 && mkdir(kr, 0755) == 0 &&
+		mkdir(ko, 0755) == 0 && deep_make(r, "c", 40, true) &&
+		deep_make(ok, "c", 40, true) && deep_make(fs_path("%s/mr", deep), "c", 20, false) &&
+		deep_make(fs_path("%s/mo", deep), "c", 20, false) && mkdir(mr, 0755) == 0 &&
+		mkdir(mo, 0755) == 0;
+	/* the rule on n first, then n: it holds by name only */
+	layer = test_layer(skel, fs_path("fs:%s,fs:%s,fs:%s/mr", r, n, deep));
+	kw = test_layer(skel, fs_path("fs:%s/kr:w", deep));
+	ready = ready && layer && kw && mkdir(n, 0755) == 0 && deep_make(n, "c", 40, true);
+	/* a tmpfs 21 levels below mr (and mo), with f and e1/.../e20/f in it */
+	for (int i = 0; ready && i < 2; i++) {
+		const char *m = i ? mo : mr;
+
+		ready = mount("umb-fs-deep", m, "tmpfs", 0, "mode=0755") == 0 &&
+			deep_make(m, "e", 20, true);
+	}
+	/* a tmpfs on kr/b (ko/b) to chroot into, with a tmpfs 21 levels down in it (a) */
+	for (int i = 0; ready && i < 2; i++) {
+		const char *b = i ? ko : kr, *a = strdupa(deep_path(b, "b", 20, "a"));
+
+		ready = mount("umb-fs-root", b, "tmpfs", 0, "mode=0755") == 0 &&
+			deep_make(b, "b", 20, false) && mkdir(a, 0755) == 0 &&
+			mount("umb-fs-a", a, "tmpfs", 0, "mode=0755") == 0 &&
+			fs_write(fs_path("%s/f", a), "deep\n", 0644) == 0;
+	}
+	/* the limit: l1/.../l64 below the scratch root, with no mount crossed (chdir and
+	 * listxattr walk one file system): l63 is level 64 of the walk, l64 level 65 */
+	ready = ready && deep_make(t, "l", WALK_MAX, false);
+	if (!TAP_OK(ready, "setup: the deep directories, files, mounts and layers are made"))
+		goto out;
+
+	for (size_t i = 0; i < ELEMENTSOF(depths); i++) {
+		int k = depths[i];
+
+		TAP_EQ(test_probe(skel, 0, probe_read, OP(deep_path(r, "c", k, "f"))), 0,
+		       "unrestricted: reading r/c1/.../c%d/f works", k);
+		TAP_EQ(test_probe(skel, layer, probe_read, OP(deep_path(r, "c", k, "f"))), EACCES,
+		       "fs:r: reading r/c1/.../c%d/f (r at level %d) fails with EACCES", k, k + 2);
+		TAP_EQ(test_probe(skel, layer, probe_open,
+				  OP(deep_path(r, "c", k, "f"), .flags = O_WRONLY)),
+		       EACCES, "fs:r: opening r/c1/.../c%d/f for writing fails with EACCES", k);
+		TAP_EQ(test_probe(skel, layer, probe_op,
+				  OP(deep_path(r, "c", k, NULL), .flags = OP_LISTXATTR)),
+		       EACCES, "fs:r: listxattr r/c1/.../c%d (no mount known) fails with EACCES",
+		       k);
+		TAP_EQ(test_probe(skel, layer, probe_read, OP(deep_path(n, "c", k, "f"))), EACCES,
+		       "fs:n (a name rule): reading n/c1/.../c%d/f (its parent at level %d) fails "
+		       "with EACCES", k, k + 3);
+		TAP_EQ(test_probe(skel, layer, probe_read, OP(deep_path(ok, "c", k, "f"))), 0,
+		       "fs:r: reading ok/c1/.../c%d/f works", k);
+		TAP_EQ(test_probe(skel, layer, probe_op,
+				  OP(deep_path(ok, "c", k, NULL), .flags = OP_LISTXATTR)),
+		       0, "fs:r: listxattr ok/c1/.../c%d works", k);
+	}
+
+	TAP_EQ(test_probe(skel, layer, probe_read, OP(fs_path("%s/f", mr))), EACCES,
+	       "fs:mr: reading f on a tmpfs 21 levels below mr fails with EACCES");
+	TAP_EQ(test_probe(skel, layer, probe_read, OP(deep_path(mr, "e", 20, "f"))), EACCES,
+	       "fs:mr: reading e1/.../e20/f on that tmpfs (mr at level 44) fails with EACCES");
+	TAP_EQ(test_probe(skel, layer, probe_read, OP(fs_path("%s/f", mo))), 0,
+	       "fs:mr: reading f on a tmpfs 21 levels below mo works");
+	TAP_EQ(test_probe(skel, layer, probe_read, OP(deep_path(mo, "e", 20, "f"))), 0,
+	       "fs:mr: reading e1/.../e20/f on that tmpfs works");
+
+	TAP_EQ(test_probe(skel, 0, probe_chroot_open,
+			  OP(deep_path("", "b", 20, "a/f"), .path2 = kr, .flags = O_WRONLY)),
+	       0, "unrestricted: in a chroot to kr/b, writing b1/.../b20/a/f works");
+	TAP_EQ(test_probe(skel, kw, probe_chroot_open,
+			  OP(deep_path("", "b", 20, "a/f"), .path2 = kr, .flags = O_WRONLY)),
+	       EACCES, "fs:kr:w: in a chroot to kr/b (a tmpfs), writing b1/.../b20/a/f "
+		       "(on another tmpfs) fails with EACCES");
+	TAP_EQ(test_probe(skel, kw, probe_chroot_open,
+			  OP(deep_path("", "b", 20, "a/f"), .path2 = kr, .flags = O_RDONLY)),
+	       0, "fs:kr:w: in that chroot, reading b1/.../b20/a/f works");
+	TAP_EQ(test_probe(skel, kw, probe_chroot_open,
+			  OP(deep_path("", "b", 20, "a/f"), .path2 = ko, .flags = O_WRONLY)),
+	       0, "fs:kr:w: in a chroot to ko/b, writing b1/.../b20/a/f works");
+
+	/* the limit, through both kinds of level on 6.1: listxattr (plain loads) and chdir
+	 * (inode_permission: bpf_probe_read_kernel() only) */
+	TAP_EQ(test_probe(skel, 0, probe_op,
+			  OP(deep_path(t, "l", WALK_MAX, NULL), .flags = OP_LISTXATTR)),
+	       0, "unrestricted: listxattr l1/.../l%d works", WALK_MAX);
+	TAP_EQ(test_probe(skel, 0, probe_op,
+			  OP(deep_path(t, "l", WALK_MAX, NULL), .flags = OP_CHDIR)),
+	       0, "unrestricted: chdir l1/.../l%d works", WALK_MAX);
+	TAP_EQ(test_probe(skel, layer, probe_op,
+			  OP(deep_path(t, "l", WALK_MAX - 1, NULL), .flags = OP_LISTXATTR)),
+	       0, "fs:r: listxattr l1/.../l%d (%d levels) works", WALK_MAX - 1, WALK_MAX);
+	TAP_EQ(test_probe(skel, layer, probe_op,
+			  OP(deep_path(t, "l", WALK_MAX - 1, NULL), .flags = OP_CHDIR)),
+	       0, "fs:r: chdir l1/.../l%d (%d levels) works", WALK_MAX - 1, WALK_MAX);
+	TAP_EQ(test_probe(skel, layer, probe_op,
+			  OP(deep_path(t, "l", WALK_MAX, NULL), .flags = OP_LISTXATTR)),
+	       EACCES, "fs:r: listxattr l1/.../l%d (%d levels: too deep) fails with EACCES",
+	       WALK_MAX, WALK_MAX + 1);
+	TAP_EQ(test_probe(skel, layer, probe_op,
+			  OP(deep_path(t, "l", WALK_MAX, NULL), .flags = OP_CHDIR)),
+	       EACCES, "fs:r: chdir l1/.../l%d (%d levels: too deep) fails with EACCES", WALK_MAX,
+	       WALK_MAX + 1);
+
+out:
+	for (int i = 0; i < 2; i++) {
+		(void)umount2(deep_path(i ? ko : kr, "b", 20, "a"), MNT_DETACH);
+		(void)umount2(i ? ko : kr, MNT_DETACH);
+		(void)umount2(i ? mo : mr, MNT_DETACH);
+	}
+}
+
 int main(void)
 {
 	static const char *const dirs[] = { "w", "w/e", "ok", "ok/e", "ok/e2", "outer", "outer/m" };
@@ -240,6 +422,7 @@ int main(void)
 	test_metadata(skel, w);
 	test_chdir(skel, w);
 	test_mount_crossing(skel);
+	test_depth(skel);
 
 out_scratch:
 	(void)umount2(fs_path("%s/outer/m", t), MNT_DETACH);
