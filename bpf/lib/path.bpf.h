@@ -56,6 +56,7 @@ struct umb_walk {
 			   * super block) */
 	__u32 dev;	  /* s_dev of the super block of the dentries walked */
 	__u32 dev_rules;  /* its bit in umb_fs_filter: some inode of it may have a rule */
+	__u64 fs_root;	  /* its s_root where umb_walk_step() knew it without a read, or 0 */
 	/* what is asked */
 	const struct umb_task_state *state; /* the task's layers (read on a match only) */
 	__u32 requested; /* UMB_FS_* */
@@ -244,6 +245,17 @@ static __always_inline int umb_level_denies(struct umb_walk *w, __u32 index, __u
 }
 
 /*
+ * umb_ns_root() - the root mount of the current task's mount namespace, from pointers
+ * the verifier knows: plain loads, no helper call (NULL for a task that has left its
+ * namespaces while exiting). Most walks on Linux 6.1 end on its file system, so its
+ * super block and its own parent need no bpf_probe_read_kernel().
+ */
+static __always_inline const struct mount *umb_ns_root(void)
+{
+	return bpf_get_current_task_btf()->nsproxy->mnt_ns->root;
+}
+
+/*
  * umb_walk_cross() - at the root of a file system, moves @w from its mount (w->mnt) to
  * the mount point in the parent mount. Returns 1 when the walk ends there: the root of
  * the mount tree, or a hook that knows no mount (w->done set), or an unreadable mount
@@ -257,8 +269,14 @@ static __always_inline int umb_walk_cross(struct umb_walk *w)
 	__u64 m = w->mnt - mnt_off;
 	long err;
 
+	const struct mount *ns_root = umb_ns_root();
+
 	if (!w->mnt) {
 		w->done = UMB_WALK_DONE; /* a hook that knows no mount: this file system only */
+		return 1;
+	}
+	if (ns_root && w->mnt == (__u64)&ns_root->mnt && ns_root->mnt_parent == ns_root) {
+		w->done = UMB_WALK_DONE; /* the usual end, known without a read */
 		return 1;
 	}
 	/* mnt_parent into w->mnt, mnt_mountpoint into w->dentry */
@@ -330,17 +348,32 @@ static long umb_walk_step(__u32 index, void *data)
 
 	/* dev at the first step on each super block, and whether it has rules */
 	if (index == w->dev_step) {
-		w->dev = BPF_CORE_READ((struct dentry *)dentry, d_sb, s_dev);
+		const struct mount *ns_root = umb_ns_root();
+
+		w->fs_root = 0;
+		if (ns_root && w->mnt == (__u64)&ns_root->mnt) {
+			w->dev = ns_root->mnt.mnt_sb->s_dev;
+			w->fs_root = (__u64)ns_root->mnt.mnt_sb->s_root;
+		} else {
+			w->dev = BPF_CORE_READ((struct dentry *)dentry, d_sb, s_dev);
+		}
 		filter = umb_fs_filter_get();
 		w->dev_rules = !filter || umb_fs_filter_has(filter, w->dev, UMB_FS_FILTER_ANY_INO);
 	}
-	umb_read_pair(dentry, bpf_core_field_offset(struct dentry, d_parent),
-		      bpf_core_field_offset(struct dentry, d_inode), buf);
-	parent = buf[0];
-	inode = buf[1];
-	if (w->dev_rules && inode &&
-	    umb_level_denies(w, index, BPF_CORE_READ((struct inode *)inode, i_ino)))
-		return 1;
+	if (w->dev_rules) {
+		umb_read_pair(dentry, bpf_core_field_offset(struct dentry, d_parent),
+			      bpf_core_field_offset(struct dentry, d_inode), buf);
+		parent = buf[0];
+		inode = buf[1];
+		if (inode &&
+		    umb_level_denies(w, index, BPF_CORE_READ((struct inode *)inode, i_ino)))
+			return 1;
+	} else if (dentry != w->fs_root) {
+		/* no rule on this file system: only the way up */
+		parent = (__u64)BPF_CORE_READ((struct dentry *)dentry, d_parent);
+	} else {
+		parent = dentry; /* its known root, which is its own parent */
+	}
 	if (parent && parent != dentry) {
 		w->child = dentry;
 		w->child_next = index + 2;
@@ -472,6 +505,7 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 	w->dev_step = 0;
 	w->dev = 0;
 	w->dev_rules = 1;
+	w->fs_root = 0;
 	w->requested = requested;
 	w->state = state;
 	w->done = 0;
