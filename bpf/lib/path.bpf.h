@@ -13,8 +13,11 @@
  * its own parent). It goes up to the root of the file system even inside a bind mount
  * of a subdirectory: the directories above the bind mount's root are still the
  * object's ancestors. So bind mounts, chroot, /proc/self/root, new mount namespaces and
- * detached mounts all end at the same inodes. A walk that does not end within
- * UMB_WALK_MAX levels denies (fail closed).
+ * detached mounts all end at the same inodes. A file system on which no rule names an
+ * inode (its bit in umb_fs_filter is clear: most are) is left at once, from any level,
+ * at its mount's mount point: nothing on it can deny. A walk that does not end within
+ * UMB_WALK_MAX levels (of file systems with rules, and mount points) denies (fail
+ * closed).
  *
  * The cost is per level. Where the kernel has bpf_rdonly_cast() (6.2 and later), the
  * walk is a bounded loop in the program that reads the kernel's structures with plain
@@ -56,7 +59,6 @@ struct umb_walk {
 			   * super block) */
 	__u32 dev;	  /* s_dev of the super block of the dentries walked */
 	__u32 dev_rules;  /* its bit in umb_fs_filter: some inode of it may have a rule */
-	__u64 fs_root;	  /* its s_root where umb_walk_step() knew it without a read, or 0 */
 	/* what is asked */
 	const struct umb_task_state *state; /* the task's layers (read on a match only) */
 	__u32 requested; /* UMB_FS_* */
@@ -312,7 +314,8 @@ static __always_inline int umb_walk_cross(struct umb_walk *w)
  * verifier knows (the hook's, and every d_parent read from it with a plain load:
  * fault-safe loads, no helper call). Stops at the root of the file system
  * (UMB_WALK_FS_ROOT): struct mount cannot be reached from a typed pointer on 6.1.
- * w->dev and w->dev_rules are the dentry's super block's, set before the loop.
+ * w->dev is the dentry's super block's, set before the loop, which only runs on a file
+ * system with rules.
  */
 static long umb_walk_step_typed(__u32 index, void *data)
 {
@@ -322,7 +325,7 @@ static long umb_walk_step_typed(__u32 index, void *data)
 	const struct inode *inode = d->d_inode;
 
 	/* A negative dentry (a name about to be created) has no inode of its own. */
-	if (w->dev_rules && inode && umb_level_denies(w, index, inode->i_ino))
+	if (inode && umb_level_denies(w, index, inode->i_ino))
 		return 1;
 	if (parent && parent != d) {
 		w->child = (__u64)d;
@@ -350,13 +353,10 @@ static long umb_walk_step(__u32 index, void *data)
 	if (index == w->dev_step) {
 		const struct mount *ns_root = umb_ns_root();
 
-		w->fs_root = 0;
-		if (ns_root && w->mnt == (__u64)&ns_root->mnt) {
-			w->dev = ns_root->mnt.mnt_sb->s_dev;
-			w->fs_root = (__u64)ns_root->mnt.mnt_sb->s_root;
-		} else {
+		if (ns_root && w->mnt == (__u64)&ns_root->mnt)
+			w->dev = ns_root->mnt.mnt_sb->s_dev; /* known without a read */
+		else
 			w->dev = BPF_CORE_READ((struct dentry *)dentry, d_sb, s_dev);
-		}
 		filter = umb_fs_filter_get();
 		w->dev_rules = !filter || umb_fs_filter_has(filter, w->dev, UMB_FS_FILTER_ANY_INO);
 	}
@@ -368,20 +368,16 @@ static long umb_walk_step(__u32 index, void *data)
 		if (inode &&
 		    umb_level_denies(w, index, BPF_CORE_READ((struct inode *)inode, i_ino)))
 			return 1;
-	} else if (dentry != w->fs_root) {
-		/* no rule on this file system: only the way up */
-		parent = (__u64)BPF_CORE_READ((struct dentry *)dentry, d_parent);
-	} else {
-		parent = dentry; /* its known root, which is its own parent */
+		if (parent && parent != dentry) {
+			w->child = dentry;
+			w->child_next = index + 2;
+			w->dentry = parent;
+			return 0;
+		}
 	}
-	if (parent && parent != dentry) {
-		w->child = dentry;
-		w->child_next = index + 2;
-		w->dentry = parent;
-		return 0;
-	}
-	/* The root of a file system: go on at the mount point of the mount, unless it is
-	 * the root of its tree. The mount point is on the parent mount's super block. */
+	/* The root of a file system, or any level of one with no rule (none of its inodes
+	 * can deny): go on at the mount point of the mount, unless it is the root of its
+	 * tree. The mount point is on the parent mount's super block. */
 	if (umb_walk_cross(w))
 		return 1;
 	w->dev_step = index + 1;
@@ -448,13 +444,14 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
 			}
 		}
 
-		if (parent && parent != d) {
+		if (dev_rules && parent && parent != d) {
 			child = d;
 			d = parent;
 			continue;
 		}
-		/* The root of a file system (or a disconnected or pseudo dentry): go on at the
-		 * mount point of the mount, unless it is the root of its tree. */
+		/* The root of a file system (or a disconnected or pseudo dentry), or any level
+		 * of one with no rule: go on at the mount point of the mount, unless it is the
+		 * root of its tree. */
 		if (!m) {
 			w->done = UMB_WALK_DONE; /* a hook that knows no mount: this file system only */
 			return;
@@ -470,6 +467,31 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
 		child = NULL;
 		need_dev = 1;
 	}
+}
+
+/*
+ * umb_walk_pointer() - the start of a walk on Linux 6.1 from @dentry, a pointer the
+ * verifier knows: the levels of its file system with plain loads (none when no rule
+ * is on it), then its mount point. Returns the levels walked, for umb_walk_step() to
+ * go on from w->dentry, or UMB_WALK_MAX when the walk has ended (w tells how).
+ */
+static __always_inline long umb_walk_pointer(struct umb_walk *w,
+					     const struct umb_fs_filter *filter,
+					     const struct dentry *dentry)
+{
+	long steps = 0;
+
+	w->dev = dentry->d_sb->s_dev;
+	w->dev_rules = umb_fs_filter_has(filter, w->dev, UMB_FS_FILTER_ANY_INO);
+	if (w->dev_rules) {
+		steps = bpf_loop(UMB_WALK_MAX, umb_walk_step_typed, w, 0);
+		if (w->done != UMB_WALK_FS_ROOT)
+			return UMB_WALK_MAX; /* denied, or deeper than UMB_WALK_MAX */
+		w->done = 0;
+	}
+	if (umb_walk_cross(w))
+		return UMB_WALK_MAX; /* done, or an unreadable mount */
+	return steps;
 }
 
 /* How the verifier knows a hook's dentry: a pointer (the hook's argument, or read
@@ -505,7 +527,6 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 	w->dev_step = 0;
 	w->dev = 0;
 	w->dev_rules = 1;
-	w->fs_root = 0;
 	w->requested = requested;
 	w->state = state;
 	w->done = 0;
@@ -517,20 +538,8 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 	} else if (umb_have_cast()) {
 		umb_walk_fast(w, filter);
 	} else {
-		if (kind == UMB_DENTRY_POINTER) {
-			/* Up to the root of @dentry's file system with plain loads, then on
-			 * from its mount point with umb_walk_step(). */
-			w->dev = dentry->d_sb->s_dev;
-			w->dev_rules = umb_fs_filter_has(filter, w->dev, UMB_FS_FILTER_ANY_INO);
-			steps = bpf_loop(UMB_WALK_MAX, umb_walk_step_typed, w, 0);
-			if (w->done == UMB_WALK_FS_ROOT) {
-				w->done = 0;
-				if (umb_walk_cross(w))
-					steps = UMB_WALK_MAX; /* done, or denied */
-			} else {
-				steps = UMB_WALK_MAX; /* denied, or deeper than UMB_WALK_MAX */
-			}
-		}
+		if (kind == UMB_DENTRY_POINTER)
+			steps = umb_walk_pointer(w, filter, dentry);
 		if (steps >= 0 && steps < UMB_WALK_MAX)
 			bpf_loop(UMB_WALK_MAX - steps, umb_walk_step, w, 0);
 	}

@@ -345,7 +345,7 @@ static void test_depth(struct umbrella_bpf *skel)
 	TAP_EQ(test_probe(skel, layer, probe_read, OP(fs_path("%s/f", mr))), EACCES,
 	       "fs:mr: reading f on a tmpfs 21 levels below mr fails with EACCES");
 	TAP_EQ(test_probe(skel, layer, probe_read, OP(deep_path(mr, "e", 20, "f"))), EACCES,
-	       "fs:mr: reading e1/.../e20/f on that tmpfs (mr at level 44) fails with EACCES");
+	       "fs:mr: reading e1/.../e20/f on that tmpfs fails with EACCES");
 	TAP_EQ(test_probe(skel, layer, probe_read, OP(fs_path("%s/f", mo))), 0,
 	       "fs:mr: reading f on a tmpfs 21 levels below mo works");
 	TAP_EQ(test_probe(skel, layer, probe_read, OP(deep_path(mo, "e", 20, "f"))), 0,
@@ -387,6 +387,22 @@ static void test_depth(struct umbrella_bpf *skel)
 			  OP(deep_path(t, "l", WALK_MAX, NULL), .flags = OP_CHDIR)),
 	       EACCES, "fs:r: chdir l1/.../l%d (%d levels: too deep) fails with EACCES", WALK_MAX,
 	       WALK_MAX + 1);
+
+	/* A file system on which no rule names an inode is left at once: its depth does
+	 * not count (the tmpfs on mo has no rule; the one above it has). */
+	TAP_OK(deep_make(mo, "l", WALK_MAX, true), "setup: mo/l1/.../l%d on the tmpfs on mo",
+	       WALK_MAX);
+	TAP_EQ(test_probe(skel, layer, probe_op,
+			  OP(deep_path(mo, "l", WALK_MAX, NULL), .flags = OP_LISTXATTR)),
+	       0, "fs:r: listxattr mo/l1/.../l%d (%d levels of a file system with no rule) "
+		  "works", WALK_MAX, WALK_MAX + 1);
+	TAP_EQ(test_probe(skel, layer, probe_op,
+			  OP(deep_path(mo, "l", WALK_MAX, NULL), .flags = OP_CHDIR)),
+	       0, "fs:r: chdir mo/l1/.../l%d works", WALK_MAX);
+	TAP_EQ(test_probe(skel, layer, probe_read, OP(deep_path(mo, "l", WALK_MAX, "f"))), 0,
+	       "fs:r: reading mo/l1/.../l%d/f (then 22 levels above mo) works", WALK_MAX);
+	TAP_EQ(test_probe(skel, layer, probe_read, OP(deep_path(mr, "e", 20, "f"))), EACCES,
+	       "fs:mr: reading mr/e1/.../e20/f still fails with EACCES (control)");
 
 out:
 	for (int i = 0; i < 2; i++) {
