@@ -26,7 +26,7 @@
  * root of its file system, the second (umb_walk_step()) goes on from the mount point
  * with bpf_probe_read_kernel(). All consult umb_fs_filter first, a bitmap of the
  * inodes that have rules and of their file systems: most levels end there, without a
- * hash lookup, and a file system with no rule at all costs a read of d_parent a level.
+ * hash lookup, and a file system with no rule at all is not walked.
  *
  * The walk reads kernel memory without locks (as d_path does under RCU, minus the retry):
  * a concurrent rename can make one check see a mix of the old and the new tree.
@@ -258,8 +258,8 @@ static __always_inline const struct mount *umb_ns_root(void)
 }
 
 /*
- * umb_walk_cross() - at the root of a file system, moves @w from its mount (w->mnt) to
- * the mount point in the parent mount. Returns 1 when the walk ends there: the root of
+ * umb_walk_cross() - at the root of a file system (or anywhere on one with no rule),
+ * moves @w from its mount (w->mnt) to the mount point in the parent mount. Returns 1 when the walk ends there: the root of
  * the mount tree, or a hook that knows no mount (w->done set), or an unreadable mount
  * (w->done not set: the walk denies). No stack: the fields are read into @w.
  */
