@@ -259,19 +259,19 @@ static __always_inline const struct mount *umb_ns_root(void)
 
 /*
  * umb_walk_cross() - at the root of a file system (or anywhere on one with no rule),
- * moves @w from its mount (w->mnt) to the mount point in the parent mount. Returns 1 when the walk ends there: the root of
- * the mount tree, or a hook that knows no mount (w->done set), or an unreadable mount
- * (w->done not set: the walk denies). No stack: the fields are read into @w.
+ * moves @w from its mount (w->mnt) to the mount point in the parent mount. Returns 1
+ * when the walk ends there: the root of the mount tree, or a hook that knows no mount
+ * (w->done set), or an unreadable mount (w->done not set: the walk denies). No stack:
+ * the fields are read into @w.
  */
 static __always_inline int umb_walk_cross(struct umb_walk *w)
 {
 	__u32 mnt_off = bpf_core_field_offset(struct mount, mnt);
 	__u32 off_parent = bpf_core_field_offset(struct mount, mnt_parent);
 	__u32 off_point = bpf_core_field_offset(struct mount, mnt_mountpoint);
+	const struct mount *ns_root = umb_ns_root();
 	__u64 m = w->mnt - mnt_off;
 	long err;
-
-	const struct mount *ns_root = umb_ns_root();
 
 	if (!w->mnt) {
 		w->done = UMB_WALK_DONE; /* a hook that knows no mount: this file system only */
