@@ -7,7 +7,8 @@
  * directory with a file system mounted below it; and deep paths: rules up to 44 levels
  * above the object, on its file system and across mount points (on Linux 6.1 the walk
  * has two kinds of level: before and after the first mount point), and the walk's
- * limit of 64 levels (deeper: denied).
+ * limit of 64 levels on file systems with rules (deeper: denied; a file system with
+ * none is not walked, so its depth does not count).
  *
  * Each denial is EACCES beside the same operation in an unrestricted directory of the
  * same tmpfs. Runs as root inside the test VM (tests/vm/run).
