@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +25,7 @@
 #include <bpf/libbpf.h>
 
 #include <umbrella/bpf-abi.h>
+#include <umbrella/kdev.h>
 #include <umbrella/protocol.h>
 
 #include "cli.h"
@@ -98,7 +98,7 @@ static enum in_force in_force(int verdicts_fd, __u32 epoch, const struct umb_ino
 	if (fd < 0)
 		return IN_FORCE_UNKNOWN;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == key->ino &&
-	    (major(st.st_dev) << 20 | minor(st.st_dev)) == key->dev) {
+	    umb_kdev(st.st_dev) == key->dev) {
 		if (bpf_map_lookup_elem(verdicts_fd, &fd, &v) == 0 && v.epoch == epoch &&
 		    v.state == rec->state)
 			ret = IN_FORCE_YES;
@@ -193,8 +193,8 @@ static int verdict_list(void)
 			char inode[64];
 
 			jsonw_start_object(jw);
-			snprintf(inode, sizeof(inode), "%u:%u/%llu", key.dev >> 20,
-				 key.dev & 0xfffff, (unsigned long long)key.ino);
+			snprintf(inode, sizeof(inode), "%u:%u/%llu", umb_kdev_major(key.dev),
+				 umb_kdev_minor(key.dev), (unsigned long long)key.ino);
 			jsonw_string_field(jw, "path", rec.path);
 			jsonw_string_field(jw, "inode", inode);
 			jsonw_string_field(jw, "state", state_name(rec.state));

@@ -23,6 +23,7 @@
 #include <systemd/sd-journal.h>
 
 #include <umbrella/journal.h>
+#include <umbrella/kdev.h>
 #include <umbrella/umbrella.h>
 
 #include "events.h"
@@ -275,7 +276,7 @@ static int log_event(void *ctx, void *data, size_t size)
 	if (e->path[0])
 		snprintf(object, sizeof(object), "%.*s", UMB_EVENT_PATH_MAX, e->path);
 	else if (e->ino)
-		snprintf(object, sizeof(object), "inode %u:%u/%llu", e->dev >> 20, e->dev & 0xfffff,
+		snprintf(object, sizeof(object), "inode %u:%u/%llu", umb_kdev_major(e->dev), umb_kdev_minor(e->dev),
 			 (unsigned long long)e->ino);
 	else if (e->target_pid)
 		snprintf(object, sizeof(object), "pid %u", e->target_pid);
@@ -304,8 +305,8 @@ static int log_event(void *ctx, void *data, size_t size)
 	field_set(&iov[F_LAYER], &f[F_LAYER], UMB_FIELD_LAYER "=%u", e->layer);
 	field_set(&iov[F_OBJECT], &f[F_OBJECT], UMB_FIELD_OBJECT "=%s", object);
 	if (e->ino) {
-		field_set(&iov[n], &f[n], UMB_FIELD_INODE "=%u:%u/%llu", e->dev >> 20,
-			  e->dev & 0xfffff, (unsigned long long)e->ino);
+		field_set(&iov[n], &f[n], UMB_FIELD_INODE "=%u:%u/%llu", umb_kdev_major(e->dev),
+			  umb_kdev_minor(e->dev), (unsigned long long)e->ino);
 		n++;
 	} else if (e->target_pid) {
 		field_set(&iov[n], &f[n], UMB_FIELD_TARGET_PID "=%u", e->target_pid);

@@ -43,6 +43,7 @@
 #include <systemd/sd-daemon.h>
 
 #include <umbrella/bpf-abi.h>
+#include <umbrella/kdev.h>
 #include <umbrella/umbrella.h>
 
 #include "events.h"
@@ -133,7 +134,7 @@ static const char *fd_path(int fd, char *buf, size_t size)
 static struct umb_inode_key inode_key(const struct stat *st)
 {
 	return (struct umb_inode_key){
-		.dev = layer_kernel_dev(st->st_dev),
+		.dev = umb_kdev(st->st_dev),
 		.ino = st->st_ino,
 	};
 }

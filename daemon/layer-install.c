@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <umbrella/kdev.h>
 
 #include "layer-install.h"
 
@@ -54,11 +54,6 @@ uint64_t layer_name_hash(const char *name, size_t len)
 		hash *= UMB_FNV64_PRIME;
 	}
 	return hash;
-}
-
-uint32_t layer_kernel_dev(dev_t dev)
-{
-	return (uint32_t)(major(dev) << 20 | minor(dev));
 }
 
 static int remember(struct install *in, int map_fd, const void *key, size_t key_size)
@@ -225,7 +220,7 @@ static int install_fs(struct install *in, const struct umb_item *item, char **re
 		return r;
 
 	if (stat(canon, &st) == 0) {
-		key.dev = layer_kernel_dev(st.st_dev);
+		key.dev = umb_kdev(st.st_dev);
 		key.ino = st.st_ino;
 		r = rule_add(in, in->maps->fs_inodes, &key, sizeof(key), item->fs_access, 0);
 		if (r < 0)
@@ -241,7 +236,7 @@ static int install_fs(struct install *in, const struct umb_item *item, char **re
 	*name++ = '\0';
 	if (stat(canon[0] ? canon : "/", &st) < 0)
 		return -errno;
-	name_key.dir.dev = layer_kernel_dev(st.st_dev);
+	name_key.dir.dev = umb_kdev(st.st_dev);
 	name_key.dir.ino = st.st_ino;
 	name_key.name_hash = layer_name_hash(name, strlen(name));
 	r = rule_add(in, in->maps->fs_inodes, &name_key.dir, sizeof(name_key.dir), 0,

@@ -30,10 +30,6 @@ struct layer_maps {
 int layer_install(const struct layer_maps *maps, uint32_t id, const struct umb_restrictions *r,
 		  uint32_t creator_pid, uint32_t origin, char **ret_error);
 
-/* The kernel's dev_t of a super block (MKDEV, as in struct umb_inode_key) from user
- * space's st_dev. */
-uint32_t layer_kernel_dev(dev_t dev);
-
 /* The hash of a name in struct umb_name_key (FNV-1a 64); the BPF side computes the same. */
 uint64_t layer_name_hash(const char *name, size_t len);
 

@@ -27,8 +27,8 @@
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
 #include <systemd/sd-daemon.h>
+#include <umbrella/kdev.h>
 
-#include "layer-install.h"
 #include "pin.h"
 
 #define LINKS_DIR "links"
@@ -160,7 +160,7 @@ int pin_identify(const struct pin *p, struct umb_ctl *ctl)
 	if (fstat(p->dir_fd, &st) < 0)
 		return -errno;
 	/* The kernel's dev_t of the super block (MKDEV), not user space's encoding. */
-	ctl->pin_dev = layer_kernel_dev(st.st_dev);
+	ctl->pin_dev = umb_kdev(st.st_dev);
 	ctl->pin_ino = st.st_ino;
 	return 0;
 }

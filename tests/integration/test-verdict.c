@@ -22,9 +22,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
+
+#include <umbrella/kdev.h>
 
 #include "cap-test.h"
 
@@ -157,8 +158,7 @@ static unsigned invalidations_of(const char *name)
 
 	if (stat(path_of(name), &st) < 0)
 		return 0;
-	/* The kernel's dev_t (MKDEV: major << 20 | minor). */
-	q.dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	q.dev = umb_kdev(st.st_dev);
 	q.ino = st.st_ino;
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.umb_invalidated), inval_match, &q, NULL);
 	if (!rb)

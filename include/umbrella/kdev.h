@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * Umbrella - the kernel's encoding of a device number, for user space (not installed).
+ * The BPF programs key inodes by the super block's s_dev, MKDEV(major, minor) =
+ * major << 20 | minor (struct umb_inode_key), not by user space's st_dev encoding:
+ * everything that writes or prints such a key converts here.
+ */
+#ifndef UMBRELLA_KDEV_H
+#define UMBRELLA_KDEV_H
+
+#include <stdint.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+
+#define UMB_KDEV_MINOR_BITS 20
+
+/* @dev (a struct stat's st_dev) as the kernel's s_dev. */
+static inline uint32_t umb_kdev(dev_t dev)
+{
+	return (uint32_t)(major(dev) << UMB_KDEV_MINOR_BITS | minor(dev));
+}
+
+static inline unsigned int umb_kdev_major(uint32_t kdev)
+{
+	return kdev >> UMB_KDEV_MINOR_BITS;
+}
+
+static inline unsigned int umb_kdev_minor(uint32_t kdev)
+{
+	return kdev & ((1U << UMB_KDEV_MINOR_BITS) - 1);
+}
+
+#endif
