@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "copy-file.h"
+
 /* The 7-byte NOP "nopl 0x4d4255XX(%rax)" that insncount.so counts between. */
 #define MARK(t) asm volatile(".byte 0x0f,0x1f,0x80,%c0,0x55,0x42,0x4d" ::"i"(t) : "memory")
 #define OPEN(p)	 MARK(2 * (p))
@@ -72,36 +74,10 @@ static int spawn(const char *file, const char *arg1, const char *arg2, const cha
 	return 0;
 }
 
-static int copy_file(const char *from, const char *to)
-{
-	static char buf[1 << 16];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out, r = 0;
-	ssize_t n;
-
-	if (in < 0)
-		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (out < 0) {
-		r = -errno;
-		close(in);
-		return r;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			r = -EIO;
-			break;
-		}
-	if (n < 0)
-		r = -errno;
-	close(in);
-	close(out);
-	return r;
-}
-
 /* A never verified copy of the big binary at path_big (a new inode). */
 static int fresh_big(void)
 {
-	int r = copy_file(path_big_src, path_big_new);
+	int r = copy_file(path_big_src, path_big_new, 0755);
 
 	if (r == 0 && rename(path_big_new, path_big) < 0)
 		r = -errno;

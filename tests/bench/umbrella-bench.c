@@ -47,6 +47,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf-open.h"
+#include "copy-file.h"
 #include "empty.skel.h"
 #include "vm-test.h"
 
@@ -560,33 +561,6 @@ static int write_file(const char *path, const char *text)
 	if (write(fd, text, len) != len)
 		r = -EIO;
 	close(fd);
-	return r;
-}
-
-static int copy_file(const char *from, const char *to, mode_t mode)
-{
-	char buf[65536];
-	int in, out, r = 0;
-	ssize_t n;
-
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (out < 0) {
-		r = -errno;
-		close(in);
-		return r;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n) {
-			r = -EIO;
-			break;
-		}
-	if (n < 0)
-		r = -errno;
-	close(in);
-	close(out);
 	return r;
 }
 

@@ -28,6 +28,7 @@
 #include <umbrella/kdev.h>
 
 #include "cap-test.h"
+#include "copy-file.h"
 
 #define DIR "/tmp/umb-verdict"
 #define BUSYBOX "/usr/bin/busybox"
@@ -35,35 +36,6 @@
 static struct umbrella_bpf *skel;
 
 /* --- files and verdicts --- */
-
-/* Copies @from to @to with mode @mode. Returns 0 or -errno. */
-static int copy_file(const char *from, const char *to, mode_t mode)
-{
-	char buf[65536];
-	ssize_t n;
-	int in, out, r = 0;
-
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (out < 0) {
-		r = -errno;
-		close(in);
-		return r;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n) {
-			r = -EIO;
-			break;
-		}
-	if (n < 0)
-		r = -errno;
-	close(in);
-	if (close(out) < 0 && !r)
-		r = -errno;
-	return r;
-}
 
 /* A copy of busybox at DIR/@name. Returns 0 or -errno. */
 static int make_binary(const char *name)

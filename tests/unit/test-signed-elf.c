@@ -22,6 +22,7 @@
 #include <openssl/pem.h>
 #include <umbrella/umbrella.h>
 
+#include "copy-file.h"
 #include "keyring.h"
 #include "signed-elf.h"
 #include "tap.h"
@@ -60,19 +61,6 @@ static int write_whole(const char *p, const uint8_t *buf, size_t len)
 	n = write(fd, buf, len);
 	close(fd);
 	return n == (ssize_t)len ? 0 : -EIO;
-}
-
-static int copy_file(const char *from, const char *to)
-{
-	size_t len;
-	uint8_t *buf = read_whole(from, &len);
-	int r;
-
-	if (!buf)
-		return -errno;
-	r = write_whole(to, buf, len);
-	free(buf);
-	return r;
 }
 
 static int write_pub(EVP_PKEY *k)
@@ -551,7 +539,7 @@ int main(int argc, char **argv)
 
 	test_macro();
 
-	r = copy_file(src, path);
+	r = copy_file(src, path, 0755);
 	TAP_EQ(r, 0, "copy %s", src);
 	TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_UNSIGNED, "unsigned: %s", reason);
 
@@ -599,7 +587,7 @@ int main(int argc, char **argv)
 	test_header_bytes();
 
 	/* Unknown key: signed by a key that is not in the ring. */
-	r = copy_file(path, scratch);
+	r = copy_file(path, scratch, 0755);
 	r = r ?: signed_elf_sign(scratch, other, NULL, &error);
 	free(error);
 	error = NULL;
