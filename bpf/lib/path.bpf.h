@@ -288,7 +288,7 @@ static __always_inline int umb_walk_cross(struct umb_walk *w)
 		err = bpf_probe_read_kernel(&w->mnt, 8, (const void *)(m + off_parent));
 		err |= bpf_probe_read_kernel(&w->dentry, 8, (const void *)(m + off_point));
 	}
-	if (err || !w->mnt)
+	if (err || !w->mnt || !w->dentry)
 		return 1;
 	if (w->mnt == m) {
 		w->done = UMB_WALK_DONE; /* the root of the tree is its own parent */
@@ -456,13 +456,18 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
 			w->done = UMB_WALK_DONE; /* a hook that knows no mount: this file system only */
 			return;
 		}
+		/* A fault reads as NULL: the walk ends unfinished and denies, as on 6.1. */
 		mount_parent = m->mnt_parent;
-		if (!mount_parent || mount_parent == m) {
-			w->done = UMB_WALK_DONE;
+		if (!mount_parent)
+			return;
+		if (mount_parent == m) {
+			w->done = UMB_WALK_DONE; /* the root of the tree is its own parent */
 			return;
 		}
 		/* The mount point stands where the root just left did: no child for it. */
 		d = m->mnt_mountpoint;
+		if (!d)
+			return;
 		m = mount_parent;
 		child = NULL;
 		need_dev = 1;
