@@ -193,8 +193,7 @@ static int verdict_list(void)
 			char inode[64];
 
 			jsonw_start_object(jw);
-			snprintf(inode, sizeof(inode), "%u:%u/%llu", umb_kdev_major(key.dev),
-				 umb_kdev_minor(key.dev), (unsigned long long)key.ino);
+			umb_inode_text(inode, sizeof(inode), key.dev, key.ino);
 			jsonw_string_field(jw, "path", rec.path);
 			jsonw_string_field(jw, "inode", inode);
 			jsonw_string_field(jw, "state", state_name(rec.state));

@@ -258,7 +258,7 @@ static int log_event(void *ctx, void *data, size_t size)
 		F_MAX = F_EXTRA + 2
 	};
 	const struct umb_event *e = data;
-	char item[64], object[UMB_EVENT_PATH_MAX + 64], comm[UMB_COMM_LEN + 1];
+	char item[64], object[UMB_EVENT_PATH_MAX + 64], comm[UMB_COMM_LEN + 1], inode[48] = "";
 	/* A few KiB, reused for every record: static, off the callback's stack. */
 	static struct field fields[F_MAX];
 	struct iovec iov[F_MAX];
@@ -273,11 +273,12 @@ static int log_event(void *ctx, void *data, size_t size)
 	hook = event_hook_name(e->hook);
 	mode = e->flags & UMB_EVENT_PERMISSIVE ? " (permissive: allowed)" : "";
 	event_item_text(e, item, sizeof(item));
+	if (e->ino)
+		umb_inode_text(inode, sizeof(inode), e->dev, e->ino);
 	if (e->path[0])
 		snprintf(object, sizeof(object), "%.*s", UMB_EVENT_PATH_MAX, e->path);
 	else if (e->ino)
-		snprintf(object, sizeof(object), "inode %u:%u/%llu", umb_kdev_major(e->dev), umb_kdev_minor(e->dev),
-			 (unsigned long long)e->ino);
+		snprintf(object, sizeof(object), "inode %s", inode);
 	else if (e->target_pid)
 		snprintf(object, sizeof(object), "pid %u", e->target_pid);
 	else
@@ -305,8 +306,7 @@ static int log_event(void *ctx, void *data, size_t size)
 	field_set(&iov[F_LAYER], &f[F_LAYER], UMB_FIELD_LAYER "=%u", e->layer);
 	field_set(&iov[F_OBJECT], &f[F_OBJECT], UMB_FIELD_OBJECT "=%s", object);
 	if (e->ino) {
-		field_set(&iov[n], &f[n], UMB_FIELD_INODE "=%u:%u/%llu", umb_kdev_major(e->dev),
-			  umb_kdev_minor(e->dev), (unsigned long long)e->ino);
+		field_set(&iov[n], &f[n], UMB_FIELD_INODE "=%s", inode);
 		n++;
 	} else if (e->target_pid) {
 		field_set(&iov[n], &f[n], UMB_FIELD_TARGET_PID "=%u", e->target_pid);

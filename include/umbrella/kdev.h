@@ -9,6 +9,7 @@
 #define UMBRELLA_KDEV_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 
@@ -28,6 +29,13 @@ static inline unsigned int umb_kdev_major(uint32_t kdev)
 static inline unsigned int umb_kdev_minor(uint32_t kdev)
 {
 	return kdev & ((1U << UMB_KDEV_MINOR_BITS) - 1);
+}
+
+/* An inode as umbrellad's records and umbrella-cli name it: "MAJOR:MINOR/INO". */
+static inline void umb_inode_text(char *buf, size_t size, uint32_t kdev, uint64_t ino)
+{
+	snprintf(buf, size, "%u:%u/%llu", umb_kdev_major(kdev), umb_kdev_minor(kdev),
+		 (unsigned long long)ino);
 }
 
 #endif
