@@ -77,7 +77,7 @@ static __always_inline int carry_layer(struct task_struct *task, __u32 layer)
 		return 0;
 	}
 	if (state->layer_count + (state->pending_layer ? 1 : 0) >= UMB_MAX_LAYERS ||
-	    !bpf_map_lookup_elem(&umb_layers, &layer)) {
+	    !umb_layer_get(layer)) {
 		carry->layer = 0;
 		return umb_deny_strict(UMB_HOOK_BPRM_CHECK_SECURITY, layer, UMB_ITEM_VERDICT,
 				       UMB_VERDICT_SIGNED, 0);

@@ -25,13 +25,17 @@ UMB_MAP struct {
 } umb_task SEC(".maps");
 
 /*
- * umb_layers: layer id -> struct umb_layer. Writer: umbrellad, before it hands the id to
- * any task. Readers: task.bpf.c (merging a pushed layer into the task's deny sets), the
- * hooks (finding which layer denied), umbrella-cli. Full: umbrellad refuses new layers.
+ * umb_layers: umb_layer_slot(id) -> struct umb_layer, the slots of the live layers.
+ * Writer: umbrellad, through its mapping (BPF_F_MMAPABLE), before it hands the id to
+ * any task; refs: lib/layers.bpf.h and umbrellad, atomically. Readers: task.bpf.c
+ * (merging a pushed layer into the task's deny sets), the hooks (finding which layer
+ * denied), umbrella-cli. Full (every slot live): umbrellad refuses new layers (ENOSPC)
+ * until a holder goes.
  */
 UMB_MAP struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, UMB_LAYER_SLOTS);
 	__type(key, __u32);
 	__type(value, struct umb_layer);
 } umb_layers SEC(".maps");
@@ -51,48 +55,51 @@ UMB_MAP struct {
 } umb_layer_desc SEC(".maps");
 
 /*
- * umb_fs_inodes: restricted file system objects, by inode (struct umb_inode_key ->
- * struct umb_fs_rule). Writer: umbrellad. Reader: file.bpf.c, on every ancestor of an
- * object a restricted task touches. Full: umbrellad refuses the layer.
+ * umb_fs_inodes: restricted file system objects, by inode and layer (struct umb_fs_key
+ * -> struct umb_fs_rule). Writer: umbrellad (with the layer, deleted when it is freed).
+ * Reader: lib/path.bpf.h, on every ancestor of an object a restricted task touches whose
+ * bit in umb_fs_filter is set, once per fs layer of the task. Full: umbrellad refuses
+ * the layer.
  */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
-	__type(key, struct umb_inode_key);
+	__type(key, struct umb_fs_key);
 	__type(value, struct umb_fs_rule);
 } umb_fs_inodes SEC(".maps");
 
 /*
- * umb_fs_filter: one struct umb_fs_filter, a bit per hash of an umb_fs_inodes key and of
- * its dev (include/umbrella/bpf-abi.h). Writer: umbrellad, before the layer exists.
- * Reader: file.bpf.c, before each umb_fs_inodes lookup. Never full; bits are never
- * cleared.
+ * umb_fs_filter: one struct umb_fs_filter, a bit per hash of an umb_fs_inodes object
+ * and of its dev (include/umbrella/bpf-abi.h). Writer: umbrellad, through its mapping.
+ * Reader: lib/path.bpf.h, before the umb_fs_inodes lookups. Never full.
  */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct umb_fs_filter);
 } umb_fs_filter SEC(".maps");
 
 /*
- * umb_fs_names: restricted names in directories (struct umb_name_key -> struct
- * umb_fs_rule), for paths that do not exist yet or whose file may be replaced by rename.
- * Writer: umbrellad. Reader: file.bpf.c, only below a directory whose umb_fs_inodes entry
- * has UMB_FS_HAS_NAMES. Full: umbrellad refuses the layer.
+ * umb_fs_names: restricted names in directories, by layer (struct umb_fs_name_key ->
+ * struct umb_fs_rule), for paths that do not exist yet or whose file may be replaced by
+ * rename. Writer: umbrellad. Reader: lib/path.bpf.h, only below a directory whose
+ * umb_fs_inodes entry of the same layer has UMB_FS_HAS_NAMES. Full: umbrellad refuses
+ * the layer.
  */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
-	__type(key, struct umb_name_key);
+	__type(key, struct umb_fs_name_key);
 	__type(value, struct umb_fs_rule);
 } umb_fs_names SEC(".maps");
 
 /*
  * umb_arm: thread id -> struct umb_arm, a layer waiting for that thread's next fork
- * (rfork) or its UMB_PRCTL_APPLY prctl (restrict_self). Writer: umbrellad (arms, and
- * deletes after reading the outcome); task.bpf.c records the outcome.
- * Full: umbrellad refuses the request.
+ * (rfork) or its UMB_PRCTL_APPLY prctl (restrict_self). Writer: umbrellad
+ * (daemon/arm.c). Deleted by task.bpf.c when used, refused, or left by a thread that
+ * ends. Full: umbrellad refuses the request.
  */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -100,6 +107,28 @@ UMB_MAP struct {
 	__type(key, __u32);
 	__type(value, struct umb_arm);
 } umb_arm SEC(".maps");
+
+/*
+ * umb_live: one struct umb_live, counters both sides change atomically (umbrellad
+ * through its mapping).
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct umb_live);
+} umb_live SEC(".maps");
+
+/*
+ * umb_released: the layers whose last reference the kernel dropped (struct
+ * umb_release), for umbrellad to free. Writer: lib/layers.bpf.h. Full: the record is
+ * counted in umb_stats and the layer freed by umbrellad's next sweep.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 10);
+} umb_released SEC(".maps");
 
 /* umb_ctl: one struct umb_ctl, written by umbrellad. */
 UMB_MAP struct {
@@ -202,6 +231,13 @@ static __always_inline struct umb_ctl *umb_ctl_get(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&umb_ctl, &zero);
+}
+
+static __always_inline struct umb_live *umb_live_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&umb_live, &zero);
 }
 
 /*

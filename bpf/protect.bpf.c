@@ -11,8 +11,9 @@
  *   lsm/bpf_prog   a program fd is handed out: a newly loaded program that uses one of
  *                  our maps (it could write them whatever mode its map fd had) only to
  *                  umbrellad. Our own programs' fds stay available (bpftool prog show).
- *   lsm/task_free  umbrellad's thread group leader is gone: umb_ctl.daemon_tgid is
- *                  cleared, so that a restarted umbrellad can adopt the pinned state.
+ * When umbrellad's thread group leader is freed, task.bpf.c's lsm/task_free (one program
+ * per hook) clears umb_ctl.daemon_tgid with umb_protect_task_free(), so that a restarted
+ * umbrellad can adopt the pinned state.
  * The bpf(2) commands that act through a link or program fd (detach, update, attach to
  * one of our programs) are checked by system.bpf.c's lsm/bpf (one program per hook),
  * and the pin directory by file.bpf.c's path hooks, both with lib/protect.bpf.h.
@@ -48,26 +49,4 @@ int BPF_PROG(umb_bpf_prog, struct bpf_prog *prog, int ret)
 	if (!umb_protect_daemon() || !umb_prog_uses_our_maps(prog))
 		return 0;
 	return umb_protect_deny(UMB_HOOK_BPF_PROG, BPF_CORE_READ(prog, aux, id));
-}
-
-SEC("lsm/task_free")
-int BPF_PROG(umb_task_free, struct task_struct *task)
-{
-	struct umb_ctl *ctl = umb_ctl_get();
-	__u32 daemon;
-
-	if (!ctl)
-		return 0;
-	daemon = ctl->daemon_tgid;
-	/*
-	 * The leader is freed after every other thread of its group has exited. A leader
-	 * replaced by a thread's exec (de_thread()) is no longer its group's leader. The
-	 * pid may already be free (release_task() comes before the last put of the task,
-	 * by an RCU grace period): umbrellad waits for this clearing before it adopts.
-	 */
-	if (!daemon || (__u32)task->pid != daemon || task->group_leader != task)
-		return 0;
-	/* Only if still ours: a new umbrellad may have registered meanwhile. */
-	__sync_val_compare_and_swap(&ctl->daemon_tgid, daemon, 0);
-	return 0;
 }

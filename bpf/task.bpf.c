@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Umbrella - task lifecycle: restrictions follow a task into its children and across
- * exec, and layers are pushed only here.
+ * exec, layers are pushed only here, and the references of a task's layers are taken
+ * and dropped only here.
  *
  * Architecture:
  *   lsm/task_alloc             copies the creating task's state into the new task
- *                              (processes and threads alike); for a process created by a
- *                              thread that umbrellad armed (rfork), pushes the armed layer
- *                              on the child's stack, or leaves it pending until the
- *                              child's next exec. Fails the fork rather than let a child
- *                              run without a layer it should have.
+ *                              (processes and threads alike), with a reference on each
+ *                              of its layers; for a process created by a thread that
+ *                              umbrellad armed (rfork), pushes the armed layer on the
+ *                              child's stack, or leaves it pending until the child's next
+ *                              exec, and deletes the arm. Fails the fork rather than let
+ *                              a child run without a layer it should have.
+ *   lsm/task_free              drops the task's references, and an arm its thread left;
+ *                              notices umbrellad's end (lib/protect.bpf.h).
  *   lsm/task_prctl             UMB_PRCTL_APPLY: a thread armed for itself
- *                              (restrict_self) pushes its layer.
+ *                              (restrict_self) pushes its layer; UMB_PRCTL_DISARM and
+ *                              UMB_PRCTL_CARRIES tell rfork() whether the child got it.
  *   lsm/bprm_creds_for_exec    refuses an exec that could not take the pending layer.
  *   lsm/bprm_committed_creds   pushes the pending layer once the exec cannot fail, then
  *                              the layer of the signed binary it runs (carried in
@@ -22,63 +27,112 @@
  * a layer that could not be applied, and letting the fork or exec go on would run a
  * task without a layer its parent asked for, which no later "mode = enforcing" can put
  * back. Permissive mode relaxes what layers deny, never whether a task gets them.
+ *
+ * Two versions of these programs may be attached at once (during an upgrade, before
+ * the old links go), both run for each task: only the first to see a new task counts
+ * its references (the second finds its state there already), and only the first to
+ * see it freed drops them (the second finds it no longer UMB_TASK_COUNTED).
  */
 #include "maps.bpf.h"
 #include "lib/layers.bpf.h"
+#include "lib/protect.bpf.h"
 
 /*
- * The armed request of the current thread, for itself (@self_flag UMB_ARM_SELF) or for
- * its next child (0), or NULL. The process id guards against a thread id reused by
- * another process since umbrellad armed it.
+ * The armed request of thread @tid of process @tgid, or NULL. The process id guards
+ * against a thread id reused by another process since umbrellad armed it.
  */
-static __always_inline struct umb_arm *current_arm(__u32 self_flag)
+static __always_inline struct umb_arm *find_arm(__u32 tid, __u32 tgid)
 {
-	struct umb_ctl *ctl = umb_ctl_get();
+	struct umb_live *live = umb_live_get();
 	struct umb_arm *arm;
-	__u64 pid_tgid;
-	__u32 tid;
 
-	if (!ctl || !ctl->arm_count)
+	if (!live || !live->arms)
 		return NULL; /* nothing armed anywhere: the usual case, one array lookup */
-	pid_tgid = bpf_get_current_pid_tgid();
-	tid = (__u32)pid_tgid;
 	arm = bpf_map_lookup_elem(&umb_arm, &tid);
-	if (!arm || arm->state != UMB_ARM_ARMED || (arm->flags & UMB_ARM_SELF) != self_flag ||
-	    arm->tgid != pid_tgid >> 32)
+	if (!arm || arm->state != UMB_ARM_ARMED || arm->tgid != tgid)
 		return NULL;
 	return arm;
 }
 
-/* Gives @state the armed layer, now or at the next exec. Returns 0 or -EPERM. */
-static __always_inline int take_arm(struct umb_task_state *state, struct umb_arm *arm)
+/* The current thread's arm for itself (@self_flag UMB_ARM_SELF) or for its next child
+ * (0), or NULL. */
+static __always_inline struct umb_arm *current_arm(__u32 self_flag)
 {
-	int r;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct umb_arm *arm = find_arm((__u32)pid_tgid, pid_tgid >> 32);
 
-	if (arm->flags & UMB_ARM_ON_EXEC) {
-		/* One pending layer at a time, and it must fit when the exec comes. */
-		if (state->pending_layer || state->layer_count >= UMB_MAX_LAYERS ||
-		    !bpf_map_lookup_elem(&umb_layers, &arm->layer))
-			r = -EPERM;
-		else {
-			state->pending_layer = arm->layer;
-			r = 0;
-		}
-	} else {
-		r = umb_push_layer(state, arm->layer);
-	}
-	arm->state = r ? UMB_ARM_REFUSED : UMB_ARM_APPLIED;
-	return r;
+	if (!arm || (arm->flags & UMB_ARM_SELF) != self_flag)
+		return NULL;
+	return arm;
 }
 
-/* A new task's state: a copy of @parent's (if any). NULL when out of memory. */
+/*
+ * Takes the arm of thread @tid out of umb_arm, into @copy: from then on the caller owns
+ * its reference on the layer. Returns 0, or -EAGAIN when the entry could not be deleted
+ * (someone else took it, or the map was busy: the caller must not use it).
+ */
+static __always_inline int take_arm_entry(__u32 tid, const struct umb_arm *arm,
+					  struct umb_arm *copy)
+{
+	struct umb_live *live = umb_live_get();
+
+	*copy = *arm;
+	if (bpf_map_delete_elem(&umb_arm, &tid))
+		return -EAGAIN;
+	if (live)
+		__sync_fetch_and_sub(&live->arms, 1);
+	return 0;
+}
+
+/* Gives @state the layer of the arm @arm (taken out of the map, with its reference),
+ * now or at the next exec. Returns 0, or -EPERM after dropping the reference. */
+static __always_inline int apply_arm(struct umb_task_state *state, const struct umb_arm *arm)
+{
+	if (arm->flags & UMB_ARM_ON_EXEC) {
+		/* One pending layer at a time, and it must fit when the exec comes. */
+		if (!state->pending_layer && state->layer_count < UMB_MAX_LAYERS &&
+		    umb_layer_get(arm->layer)) {
+			state->pending_layer = arm->layer;
+			return 0;
+		}
+	} else if (!umb_push_layer(state, arm->layer)) {
+		return 0;
+	}
+	umb_layer_put(arm->layer);
+	return -EPERM;
+}
+
+/*
+ * A new task's state: a copy of @parent's (if any), holding its layers. NULL when out
+ * of memory or when a layer could not be held (with *@ret_error set). A state already
+ * there was made by another version of this program for the same task (see the top):
+ * *@ret_exists is set and nothing is done.
+ */
 static __always_inline struct umb_task_state *inherit(struct task_struct *task,
-						      const struct umb_task_state *parent)
+						      const struct umb_task_state *parent,
+						      int *ret_error, bool *ret_exists)
 {
 	struct umb_task_state *child;
 
+	*ret_exists = false;
+	*ret_error = -ENOMEM;
+	if (task->bpf_storage && bpf_task_storage_get(&umb_task, task, NULL, 0)) {
+		*ret_exists = true;
+		return NULL;
+	}
 	child = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (child && parent)
+	if (!child)
+		return NULL;
+	if (parent) {
 		*child = *parent;
+		if (umb_state_hold(child)) {
+			/* Nothing is held: the task_free that follows the refusal drops nothing. */
+			*ret_error = -EPERM;
+			return NULL;
+		}
+	} else {
+		child->flags = UMB_TASK_COUNTED; /* holds nothing yet */
+	}
 	return child;
 }
 
@@ -86,7 +140,10 @@ SEC("lsm/task_alloc")
 int BPF_PROG(umb_task_alloc, struct task_struct *task, unsigned long clone_flags, int ret)
 {
 	struct umb_task_state *parent, *child;
-	struct umb_arm *arm = NULL;
+	struct umb_arm *arm = NULL, taken;
+	__u32 tid;
+	bool exists;
+	int r;
 
 	if (ret)
 		return ret; /* an earlier BPF LSM program already refused */
@@ -101,40 +158,98 @@ int BPF_PROG(umb_task_alloc, struct task_struct *task, unsigned long clone_flags
 			return 0;
 		/* No memory for the child's state: refuse the fork (fail closed), never
 		 * let the child run without its parent's restrictions. */
-		return inherit(task, parent) ? 0 : -ENOMEM;
+		child = inherit(task, parent, &r, &exists);
+		return child || exists ? 0 : r;
 	}
 
-	child = inherit(task, parent);
+	tid = (__u32)bpf_get_current_pid_tgid();
+	if (take_arm_entry(tid, arm, &taken))
+		return -EAGAIN;
+	child = inherit(task, parent, &r, &exists);
 	if (!child) {
-		arm->state = UMB_ARM_REFUSED;
-		return -ENOMEM;
+		umb_layer_put(taken.layer);
+		return exists ? -EAGAIN : r;
 	}
-	return take_arm(child, arm);
+	return apply_arm(child, &taken);
+}
+
+SEC("lsm/task_free")
+int BPF_PROG(umb_task_free, struct task_struct *task)
+{
+	struct umb_task_state *state;
+	struct umb_arm *arm, taken;
+	__u32 tid = (__u32)task->pid;
+
+	/* An arm its thread never used (an rfork whose fork failed before task_alloc). */
+	arm = find_arm(tid, (__u32)task->tgid);
+	if (arm && !take_arm_entry(tid, arm, &taken))
+		umb_layer_put(taken.layer);
+
+	state = umb_task_state_get(task);
+	if (state)
+		umb_state_put(state);
+	umb_protect_task_free(task);
+	return 0;
+}
+
+/* Whether @state carries layer @id, on its stack or pending. */
+static __always_inline bool carries(const struct umb_task_state *state, __u32 id)
+{
+	if (!state || !id)
+		return false;
+	if (state->pending_layer == id)
+		return true;
+	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
+		if (i >= state->layer_count)
+			break;
+		if (state->layers[i] == id)
+			return true;
+	}
+	return false;
 }
 
 SEC("lsm/task_prctl")
 int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3,
 	     unsigned long arg4, unsigned long arg5, int ret)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct umb_task_state *state;
-	struct umb_arm *arm;
+	struct umb_arm *arm, taken;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 	if (ret)
 		return ret;
-	/* Every other option is not ours: 0 leaves it to the kernel. */
-	if (option != UMB_PRCTL_APPLY)
-		return 0;
+	switch (option) {
+	case UMB_PRCTL_CARRIES:
+		return carries(umb_task_state_get(task), (__u32)arg2) ? -UMB_PRCTL_YES : -ENOENT;
+	case UMB_PRCTL_DISARM:
+		/* The fork used the arm (task_alloc deleted it), or it is still here. */
+		arm = current_arm(0);
+		if (!arm)
+			return -UMB_PRCTL_YES;
+		if (!take_arm_entry(tid, arm, &taken))
+			umb_layer_put(taken.layer);
+		return -ENOENT;
+	case UMB_PRCTL_APPLY:
+		break;
+	default:
+		return 0; /* not ours: left to the kernel */
+	}
 
 	arm = current_arm(UMB_ARM_SELF);
 	if (!arm)
 		return -EPERM; /* nothing armed for this thread */
-	state = bpf_task_storage_get(&umb_task, bpf_get_current_task_btf(), NULL,
-				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (take_arm_entry(tid, arm, &taken))
+		return -EAGAIN;
+	state = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!state) {
-		arm->state = UMB_ARM_REFUSED;
+		umb_layer_put(taken.layer);
 		return -ENOMEM;
 	}
-	return take_arm(state, arm);
+	/* A state just made holds nothing yet: it holds what it gets from now on. */
+	if (!state->layer_count && !state->pending_layer)
+		state->flags |= UMB_TASK_COUNTED;
+	return apply_arm(state, &taken) ?: -UMB_PRCTL_YES;
 }
 
 SEC("lsm/bprm_creds_for_exec")
@@ -167,19 +282,36 @@ int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 	if (state->pending_layer) {
 		pending = state->pending_layer;
 		state->pending_layer = 0;
-		/* Checked in bprm_creds_for_exec; layers are never deleted while referenced. */
-		umb_push_layer(state, pending);
+		/* Checked in bprm_creds_for_exec; the pending layer's reference becomes the
+		 * stack's. */
+		if (umb_push_layer(state, pending)) {
+			umb_layer_put(pending);
+			bpf_send_signal(9 /* SIGKILL */);
+		}
 	}
 	carry = bpf_task_storage_get(&umb_exec, task, NULL, 0);
 	if (!carry)
 		return 0;
 	layer = carry->layer;
 	bpf_task_storage_delete(&umb_exec, task);
+	if (!layer)
+		return 0;
+	/* A state exec.bpf.c just made holds nothing yet. */
+	if (!state->layer_count && !state->pending_layer)
+		state->flags |= UMB_TASK_COUNTED;
 	/* On top of the pending layer: the binary's own restrictions are the innermost.
-	 * Checked in bprm_check_security; should the push fail all the same, the binary
-	 * must not run without its layer: the exec is past its point of no return, so the
-	 * new program is killed before it runs an instruction. */
-	if (layer && umb_push_layer(state, layer))
+	 * Its reference is taken here: the exec gate holds the layer while its verdict may
+	 * be cached (daemon/exec-gate.c), so it is alive. Checked in bprm_check_security;
+	 * should the push fail all the same, the binary must not run without its layer: the
+	 * exec is past its point of no return, so the new program is killed before it runs
+	 * an instruction. */
+	if (umb_layer_hold(layer)) {
 		bpf_send_signal(9 /* SIGKILL */);
+		return 0;
+	}
+	if (umb_push_layer(state, layer)) {
+		umb_layer_put(layer);
+		bpf_send_signal(9 /* SIGKILL */);
+	}
 	return 0;
 }

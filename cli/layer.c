@@ -66,12 +66,9 @@ static int layer_load(const struct pinned_maps *m, __u32 id, struct layer_view *
 	int r;
 
 	*v = (struct layer_view){ .id = id };
-	if (bpf_map_lookup_elem(m->layers, &id, &v->layer) < 0) {
-		r = -errno;
-		if (r != -ENOENT)
-			cli_error("layer %u: %s", id, strerror(-r));
+	r = pinned_layer_get(m, id, &v->layer);
+	if (r < 0)
 		return r;
-	}
 	v->described = bpf_map_lookup_elem(m->layer_desc, &id, &v->desc) == 0;
 	v->desc.text[sizeof(v->desc.text) - 1] = '\0';
 	v->desc.creator_comm[sizeof(v->desc.creator_comm) - 1] = '\0';
@@ -267,44 +264,10 @@ int layer_print(const struct pinned_maps *m, json_writer_t *jw, __u32 id, const 
 	return r;
 }
 
-static int id_compare(const void *a, const void *b)
-{
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Every layer id in umb_layers, sorted. Return: the count, or -errno after printing it. */
+/* Every live layer id, sorted. Return: the count, or -errno after printing it. */
 static int layer_ids(const struct pinned_maps *m, __u32 **ret_ids)
 {
-	__u32 key, *prev = NULL, *ids = NULL;
-	size_t count = 0, capacity = 0;
-
-	while (bpf_map_get_next_key(m->layers, prev, &key) == 0) {
-		if (count == capacity) {
-			__u32 *more = reallocarray(ids, capacity ? 2 * capacity : 64, sizeof(*ids));
-
-			if (!more) {
-				free(ids);
-				cli_error("layer list: %s", strerror(ENOMEM));
-				return -ENOMEM;
-			}
-			ids = more;
-			capacity = capacity ? 2 * capacity : 64;
-		}
-		ids[count++] = key;
-		prev = &ids[count - 1];
-	}
-	if (errno != ENOENT) {
-		int r = -errno;
-
-		free(ids);
-		cli_error("%s/umb_layers: %s", arg_pin_dir, strerror(-r));
-		return r;
-	}
-	qsort(ids, count, sizeof(*ids), id_compare);
-	*ret_ids = ids;
-	return (int)count;
+	return pinned_layer_ids(m, ret_ids);
 }
 
 /* One line per layer: ID ORIGIN CREATOR CREATED RESTRICTIONS. */
@@ -399,9 +362,11 @@ static int layer_show(const struct pinned_maps *m, const char *arg)
 		return EXIT_USAGE;
 	}
 	/* Before any output: an unknown layer prints its error and nothing on stdout. */
-	if (bpf_map_lookup_elem(m->layers, &id, &layer) < 0) {
-		r = -errno;
-		cli_error("layer %u: %s", id, r == -ENOENT ? "no such layer" : strerror(-r));
+	r = pinned_layer_get(m, id, &layer);
+	if (r < 0) {
+		if (r == -ENOENT)
+			cli_error("layer %u: no such layer (never made, or freed when its last "
+				  "process exited)", id);
 		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_ERROR;
 	}
 	if (arg_json && !(jw = cli_json_new()))

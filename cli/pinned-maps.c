@@ -112,7 +112,7 @@ int pinned_maps_open(struct pinned_maps *m)
 	int r;
 
 	*m = (struct pinned_maps){ .task = -1, .layers = -1, .layer_desc = -1, .ctl = -1,
-				   .stats = -1 };
+				   .stats = -1, .fs_inodes = -1, .fs_names = -1 };
 	if (!pinned_state_exists()) {
 		cli_error("%s: nothing pinned (umbrellad has not run since boot, or its pins "
 			  "were reset)",
@@ -134,6 +134,8 @@ int pinned_maps_open(struct pinned_maps *m)
 		{ &m->layer_desc, "umb_layer_desc", sizeof(struct umb_layer_desc) },
 		{ &m->ctl, "umb_ctl", sizeof(struct umb_ctl) },
 		{ &m->stats, "umb_stats", sizeof(__u64) },
+		{ &m->fs_inodes, "umb_fs_inodes", sizeof(struct umb_fs_rule) },
+		{ &m->fs_names, "umb_fs_names", sizeof(struct umb_fs_rule) },
 	};
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
 		r = map_open(maps[i].name, maps[i].value_size);
@@ -148,7 +150,8 @@ int pinned_maps_open(struct pinned_maps *m)
 
 void pinned_maps_close(struct pinned_maps *m)
 {
-	int *fds[] = { &m->task, &m->layers, &m->layer_desc, &m->ctl, &m->stats };
+	int *fds[] = { &m->task,  &m->layers,	 &m->layer_desc, &m->ctl,
+		       &m->stats, &m->fs_inodes, &m->fs_names };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
@@ -192,5 +195,78 @@ int pinned_stat_read(const struct pinned_maps *m, __u32 index, __u64 *ret_sum)
 		sum += values[i];
 	free(values);
 	*ret_sum = sum;
+	return 0;
+}
+
+int pinned_layer_get(const struct pinned_maps *m, __u32 id, struct umb_layer *ret_layer)
+{
+	__u32 slot = umb_layer_slot(id);
+	int r;
+
+	if (!id)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(m->layers, &slot, ret_layer) < 0) {
+		r = -errno;
+		cli_error("%s/umb_layers: %s", arg_pin_dir, strerror(-r));
+		return r;
+	}
+	return ret_layer->id == id ? 0 : -ENOENT;
+}
+
+static int id_compare(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int pinned_layer_ids(const struct pinned_maps *m, __u32 **ret_ids)
+{
+	struct umb_layer *slots = calloc(UMB_LAYER_SLOTS, sizeof(*slots));
+	__u32 *ids = calloc(UMB_LAYER_SLOTS, sizeof(*ids));
+	int count = 0, r = 0;
+
+	if (!slots || !ids) {
+		r = -ENOMEM;
+		cli_error("layers: %s", strerror(-r));
+		goto out;
+	}
+	for (__u32 slot = 0; slot < UMB_LAYER_SLOTS; slot++) {
+		if (bpf_map_lookup_elem(m->layers, &slot, &slots[slot]) < 0) {
+			r = -errno;
+			cli_error("%s/umb_layers: %s", arg_pin_dir, strerror(-r));
+			goto out;
+		}
+		if (slots[slot].id)
+			ids[count++] = slots[slot].id;
+	}
+	qsort(ids, (size_t)count, sizeof(*ids), id_compare);
+	*ret_ids = ids;
+	ids = NULL;
+	r = count;
+out:
+	free(slots);
+	free(ids);
+	return r;
+}
+
+int pinned_count_entries(int fd, const char *name, __u32 *ret_count)
+{
+	char key[64], prev[64];
+	__u32 count = 0;
+	bool first = true;
+
+	while (bpf_map_get_next_key(fd, first ? NULL : prev, key) == 0) {
+		count++;
+		memcpy(prev, key, sizeof(prev));
+		first = false;
+	}
+	if (errno != ENOENT) {
+		int r = -errno;
+
+		cli_error("%s/%s: %s", arg_pin_dir, name, strerror(-r));
+		return r;
+	}
+	*ret_count = count;
 	return 0;
 }

@@ -14,6 +14,8 @@ struct pinned_maps {
 	int layer_desc; /* umb_layer_desc */
 	int ctl;	/* umb_ctl */
 	int stats;	/* umb_stats (per CPU) */
+	int fs_inodes;	/* umb_fs_inodes */
+	int fs_names;	/* umb_fs_names */
 	struct umb_meta meta;
 };
 
@@ -36,5 +38,16 @@ int pinned_ctl_read(const struct pinned_maps *m, struct umb_ctl *ret_ctl);
 
 /* Sums the per-CPU counter @index of umb_stats. Return: 0 or -errno (printed). */
 int pinned_stat_read(const struct pinned_maps *m, __u32 index, __u64 *ret_sum);
+
+/* Reads the live layer @id (its slot, if the slot still holds that id).
+ * Return: 0, -ENOENT (no such layer: never made, or freed), or -errno (printed). */
+int pinned_layer_get(const struct pinned_maps *m, __u32 id, struct umb_layer *ret_layer);
+
+/* The ids of every live layer, sorted, in *@ret_ids (malloc'd). Return: the count, or
+ * -errno (printed). */
+int pinned_layer_ids(const struct pinned_maps *m, __u32 **ret_ids);
+
+/* The number of entries of the hash map @fd (@name for errors). Return: 0 or -errno. */
+int pinned_count_entries(int fd, const char *name, __u32 *ret_count);
 
 #endif /* UMBRELLA_CLI_PINNED_MAPS_H */

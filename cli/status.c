@@ -23,6 +23,7 @@
 #include "status.h"
 
 #define PROG_PREFIX "umb_" /* programs are umb_<lsm hook> */
+#define FS_RULES_MAX 65536 /* max_entries of umb_fs_inodes and umb_fs_names */
 
 struct status {
 	bool pinned;	       /* umb_meta exists: umbrellad has run */
@@ -30,8 +31,9 @@ struct status {
 	bool daemon_running;
 	char **hooks;	       /* the attached programs' hooks, sorted */
 	size_t hook_count;
-	__u32 layers;	       /* entries in umb_layers */
-	__u64 denials, dropped;
+	__u32 layers;	       /* live layers in umb_layers */
+	__u32 inode_rules, name_rules; /* entries of umb_fs_inodes and umb_fs_names */
+	__u64 denials, dropped, releases_dropped;
 	struct umb_meta meta;
 };
 
@@ -126,19 +128,13 @@ static int read_links(struct status *s)
 
 static int count_layers(const struct pinned_maps *m, __u32 *ret_count)
 {
-	__u32 key, prev, count = 0;
-	bool first = true;
+	__u32 *ids = NULL;
+	int r = pinned_layer_ids(m, &ids);
 
-	while (bpf_map_get_next_key(m->layers, first ? NULL : &prev, &key) == 0) {
-		count++;
-		prev = key;
-		first = false;
-	}
-	if (errno != ENOENT) {
-		cli_error("%s/umb_layers: %s", arg_pin_dir, strerror(errno));
-		return -errno;
-	}
-	*ret_count = count;
+	free(ids);
+	if (r < 0)
+		return r;
+	*ret_count = (__u32)r;
 	return 0;
 }
 
@@ -157,6 +153,12 @@ static int read_status(struct status *s)
 	r = pinned_ctl_read(&m, &s->ctl);
 	if (r == 0)
 		r = count_layers(&m, &s->layers);
+	if (r == 0)
+		r = pinned_count_entries(m.fs_inodes, "umb_fs_inodes", &s->inode_rules);
+	if (r == 0)
+		r = pinned_count_entries(m.fs_names, "umb_fs_names", &s->name_rules);
+	if (r == 0)
+		r = pinned_stat_read(&m, UMB_STAT_RELEASES_DROPPED, &s->releases_dropped);
 	if (r == 0)
 		r = pinned_stat_read(&m, UMB_STAT_DENIALS, &s->denials);
 	if (r == 0)
@@ -202,6 +204,26 @@ static void status_json(const struct status *s)
 	jsonw_end_array(jw);
 	jsonw_end_object(jw);
 	jsonw_uint_field(jw, "layers", s->layers);
+	jsonw_name(jw, "occupancy");
+	jsonw_start_object(jw);
+	jsonw_name(jw, "layers");
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "live", s->layers);
+	jsonw_uint_field(jw, "max", UMB_LAYER_SLOTS);
+	jsonw_uint_field(jw, "freed", s->meta.layers_freed);
+	jsonw_uint_field(jw, "releases_dropped", s->releases_dropped);
+	jsonw_end_object(jw);
+	jsonw_name(jw, "fs_inode_rules");
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "live", s->inode_rules);
+	jsonw_uint_field(jw, "max", FS_RULES_MAX);
+	jsonw_end_object(jw);
+	jsonw_name(jw, "fs_name_rules");
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "live", s->name_rules);
+	jsonw_uint_field(jw, "max", FS_RULES_MAX);
+	jsonw_end_object(jw);
+	jsonw_end_object(jw);
 	jsonw_uint_field(jw, "denials", s->denials);
 	jsonw_uint_field(jw, "denials_dropped", s->dropped);
 	jsonw_end_object(jw);
@@ -232,7 +254,10 @@ static void status_text(const struct status *s)
 	} else {
 		printf("programs: none attached, nothing enforced\n");
 	}
-	printf("layers: %u\n", s->layers);
+	printf("layers: %u live of %u, %llu freed; fs rules: %u on objects, %u on names "
+	       "(of %u each)\n",
+	       s->layers, UMB_LAYER_SLOTS, (unsigned long long)s->meta.layers_freed,
+	       s->inode_rules, s->name_rules, FS_RULES_MAX);
 	printf("denials: %llu (%llu not reported: ring buffer full)\n",
 	       (unsigned long long)s->denials, (unsigned long long)s->dropped);
 }

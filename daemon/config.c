@@ -12,6 +12,8 @@
  *   unsigned = allow | deny          exec of binaries without a valid signature, and
  *                                    of any without a verdict, system-wide
  *   max_rules_per_layer = N          items in one rfork()/restrict_self() request
+ *   max_layers_per_user = N          live layers one non-root uid may hold
+ *   max_rules_per_user = N           fs rules of the live layers of one non-root uid
  *   log_rate_limit = BURST/SECONDS | off
  *
  * Parsing is pure (config_parse()): umbrellad applies a configuration only once all of
@@ -123,6 +125,26 @@ static int parse_max_rules(const char *value, struct config *c, struct message *
 	return 0;
 }
 
+static int parse_max_layers_per_user(const char *value, struct config *c, struct message *m)
+{
+	char buf[64];
+
+	if (!parse_uint(value, 1, CONFIG_MAX_LAYERS_PER_USER_LIMIT, &c->max_layers_per_user))
+		return fail(m, "'max_layers_per_user' must be a number from 1 to %d, not '%s'",
+			    CONFIG_MAX_LAYERS_PER_USER_LIMIT, shown(value, buf));
+	return 0;
+}
+
+static int parse_max_rules_per_user(const char *value, struct config *c, struct message *m)
+{
+	char buf[64];
+
+	if (!parse_uint(value, 1, CONFIG_MAX_RULES_PER_USER_LIMIT, &c->max_rules_per_user))
+		return fail(m, "'max_rules_per_user' must be a number from 1 to %d, not '%s'",
+			    CONFIG_MAX_RULES_PER_USER_LIMIT, shown(value, buf));
+	return 0;
+}
+
 static int parse_log_rate_limit(const char *value, struct config *c, struct message *m)
 {
 	char buf[64], burst[16];
@@ -157,6 +179,8 @@ static const struct key {
 	{ "mode", parse_mode },
 	{ "unsigned", parse_unsigned },
 	{ "max_rules_per_layer", parse_max_rules },
+	{ "max_layers_per_user", parse_max_layers_per_user },
+	{ "max_rules_per_user", parse_max_rules_per_user },
 	{ "log_rate_limit", parse_log_rate_limit },
 };
 

@@ -77,7 +77,11 @@ static bool cacheable_magic(long type)
 	}
 }
 
-/* The layer of one distinct (policy text, key id): binaries that share both share it. */
+/* The layer of one distinct (policy text, key id): binaries that share both share it.
+ * The gate holds a reference on it for as long as the pin directory lives: a verdict
+ * cached in an inode may name it at any later exec, and verdicts cannot be listed to
+ * find the last one. Signed policies are few (one per policy text and key), so this is
+ * not a resource any caller can use up: only binaries signed by a trusted key make one. */
 struct policy_layer {
 	char *text;
 	__u8 key_id[UMB_KEY_ID_LEN];
@@ -220,8 +224,8 @@ static int policy_layer_get(struct exec_gate *g, const char *text, const __u8 *k
 {
 	struct umb_restrictions *r;
 	struct umb_layer_desc desc;
+	int ret, desc_fd;
 	__u32 id;
-	int ret;
 
 	for (size_t i = 0; i < g->policy_count; i++) {
 		if (!memcmp(g->policies[i].key_id, key_id, UMB_KEY_ID_LEN) &&
@@ -237,21 +241,20 @@ static int policy_layer_get(struct exec_gate *g, const char *text, const __u8 *k
 	ret = umb_restrictions__parse(r, text, ret_error);
 	if (ret < 0)
 		goto out;
-	ret = pin_reserve_layer(g->maps.pin, &id);
+	/* Charged to root: the system's, not the exec'ing user's (see struct policy_layer). */
+	ret = layers_create(g->maps.layers, r, pid, 0, UMB_ORIGIN_SIGNED_BINARY, &id, ret_error);
 	if (ret < 0)
 		goto out;
-	ret = layer_install(&g->maps.layers, id, r, pid, UMB_ORIGIN_SIGNED_BINARY, ret_error);
-	if (ret < 0)
-		goto out;
-	/* layer_install() describes rfork layers: add what only we know. No task carries
+	(void)layers_hold(g->maps.layers, id);
+	/* layers_create() describes rfork layers: add what only we know. No task carries
 	 * the layer before its verdict is written, so nobody reads a half description. */
-	if (g->maps.layers.layer_desc > 0 &&
-	    bpf_map_lookup_elem(g->maps.layers.layer_desc, &id, &desc) == 0) {
+	desc_fd = g->maps.layers->maps.layer_desc;
+	if (desc_fd > 0 && bpf_map_lookup_elem(desc_fd, &id, &desc) == 0) {
 		memcpy(desc.key_id, key_id, sizeof(desc.key_id));
 		if (snprintf(desc.origin_path, sizeof(desc.origin_path), "%s", path) >=
 		    (int)sizeof(desc.origin_path))
 			desc.flags |= UMB_DESC_ORIGIN_TRUNCATED;
-		(void)bpf_map_update_elem(g->maps.layers.layer_desc, &id, &desc, BPF_EXIST);
+		(void)bpf_map_update_elem(desc_fd, &id, &desc, BPF_EXIST);
 	}
 
 	policy_remember(g, text, key_id, id);
@@ -269,17 +272,20 @@ out:
  */
 static void policy_layers_adopt(struct exec_gate *g)
 {
+	int desc_fd = g->maps.layers->maps.layer_desc;
 	struct umb_layer_desc desc;
 	__u32 key, next;
 	bool first = true;
 
-	if (g->maps.layers.layer_desc <= 0)
+	if (desc_fd <= 0)
 		return;
-	while (bpf_map_get_next_key(g->maps.layers.layer_desc, first ? NULL : &key, &next) == 0) {
+	/* Their references are still counted in their slots: held already. */
+	while (bpf_map_get_next_key(desc_fd, first ? NULL : &key, &next) == 0) {
 		first = false;
 		key = next;
-		if (bpf_map_lookup_elem(g->maps.layers.layer_desc, &key, &desc) < 0 ||
-		    desc.origin != UMB_ORIGIN_SIGNED_BINARY || desc.flags & UMB_DESC_TEXT_TRUNCATED)
+		if (bpf_map_lookup_elem(desc_fd, &key, &desc) < 0 ||
+		    desc.origin != UMB_ORIGIN_SIGNED_BINARY || desc.flags & UMB_DESC_TEXT_TRUNCATED ||
+		    !layers_get(g->maps.layers, key))
 			continue;
 		desc.text[sizeof(desc.text) - 1] = '\0';
 		policy_remember(g, desc.text, desc.key_id, key);

@@ -6,7 +6,7 @@
 #include <poll.h>
 #include <stdint.h>
 
-#include "layer-install.h"
+#include "layers.h"
 #include "pin.h"
 
 /* Verification gives up after this long (the exec is denied, nothing is cached)... */
@@ -20,8 +20,7 @@ struct exec_gate_maps {
 	int verdict_log; /* umb_verdict_log: what "umbrella-cli verdict list" shows */
 	int ctl;	 /* umb_ctl: verdict_epoch */
 	int invalidated; /* umb_invalidated (ring buffer) */
-	struct layer_maps layers;
-	struct pin *pin; /* layer ids */
+	struct layers *layers; /* the layers of signed policies: made, and held, here */
 };
 
 struct exec_gate;

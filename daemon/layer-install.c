@@ -4,11 +4,13 @@
  *
  * This is the one place that knows how a restriction item becomes map entries:
  *   - capability, family and Linux capability items become bits of struct umb_layer;
- *   - "fs:PATH" becomes a deny slot on PATH's inode (umb_fs_inodes: follows the object
- *     through renames, hard links and bind mounts) and, unless PATH is "/", a deny slot
- *     on PATH's name in its parent directory (umb_fs_names: holds for a file created
- *     there later or put there by rename), with UMB_FS_HAS_NAMES set on the parent.
- *     PATH need not exist, but its parent must.
+ *   - "fs:PATH" becomes the layer's entry on PATH's inode (umb_fs_inodes: follows the
+ *     object through renames, hard links and bind mounts) and, unless PATH is "/", on
+ *     PATH's name in its parent directory (umb_fs_names: holds for a file created there
+ *     later or put there by rename), with the layer's UMB_FS_HAS_NAMES entry on the
+ *     parent. PATH need not exist, but its parent must. Every entry is the layer's own
+ *     (its id is in the key): no other layer's entries are read or changed, and the
+ *     entries go with the layer (layer_rules_remove()).
  * Installing is all or nothing: on any failure the entries already written are taken
  * back, and the error names the item. Beside the layer goes its description
  * (umb_layer_desc: the text, who asked and when), since umbrella-cli cannot turn inode
@@ -29,20 +31,11 @@
 
 #include "layer-install.h"
 
-/* What one install wrote, to take it back on failure. */
-struct written {
-	int map_fd;
-	union {
-		struct umb_inode_key inode;
-		struct umb_name_key name;
-	} key;
-};
-
 struct install {
 	const struct layer_maps *maps;
+	struct fs_filter *filter;
 	uint32_t layer;
-	struct written *written;
-	size_t count, capacity;
+	struct layer_rules *rules; /* what it wrote, to take back or to free with the layer */
 };
 
 uint64_t layer_name_hash(const char *name, size_t len)
@@ -56,117 +49,93 @@ uint64_t layer_name_hash(const char *name, size_t len)
 	return hash;
 }
 
-static int remember(struct install *in, int map_fd, const void *key, size_t key_size)
+/* Appends @key to the array *@keys of *@count (grown by doubling). */
+static int keys_append(void **keys, size_t *count, size_t size, const void *key)
 {
-	if (in->count == in->capacity) {
-		size_t capacity = in->capacity ? 2 * in->capacity : 16;
-		struct written *w = reallocarray(in->written, capacity, sizeof(*w));
+	if ((*count & (*count - 1)) == 0) { /* 0, 1, 2, 4, ...: full */
+		void *grown = realloc(*keys, (*count ? 2 * *count : 4) * size);
 
-		if (!w)
+		if (!grown)
 			return -ENOMEM;
-		in->written = w;
-		in->capacity = capacity;
+		*keys = grown;
 	}
-	memset(&in->written[in->count].key, 0, sizeof(in->written[in->count].key));
-	in->written[in->count].map_fd = map_fd;
-	memcpy(&in->written[in->count].key, key, key_size);
-	in->count++;
+	memcpy((char *)*keys + *count * size, key, size);
+	(*count)++;
 	return 0;
 }
 
-/*
- * Sets in umb_fs_filter (@filter_fd) the bits of every inode the install wrote to
- * umb_fs_inodes, and of its dev: before the layer exists, so before any task can carry
- * it (the hooks look up only inodes whose bits are set). One read and one write of the
- * bitmap; umbrellad is its only writer and writes from one thread. A hook reading the
- * bitmap meanwhile sees each word old or new: the bits already set stay set.
- */
-static int filter_commit(const struct install *in)
+int layer_rules_add_inode(struct layer_rules *rules, const struct umb_fs_key *key)
 {
-	struct umb_fs_filter *filter = malloc(sizeof(*filter));
-	uint32_t zero = 0;
-	int r = 0;
+	return keys_append((void **)&rules->inodes, &rules->inode_count, sizeof(*key), key);
+}
 
-	if (!filter)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(in->maps->fs_filter, &zero, filter) < 0) {
-		r = -errno;
-		goto out;
-	}
-	for (size_t i = 0; i < in->count; i++) {
-		const struct umb_inode_key *key = &in->written[i].key.inode;
-		uint32_t bits[2] = { umb_fs_filter_bit(key->dev, key->ino),
-				     umb_fs_filter_bit(key->dev, UMB_FS_FILTER_ANY_INO) };
-
-		if (in->written[i].map_fd != in->maps->fs_inodes)
-			continue;
-		for (int b = 0; b < 2; b++)
-			filter->words[bits[b] / 64] |= 1ULL << (bits[b] % 64);
-	}
-	if (bpf_map_update_elem(in->maps->fs_filter, &zero, filter, BPF_ANY) < 0)
-		r = -errno;
-out:
-	free(filter);
-	return r;
+int layer_rules_add_name(struct layer_rules *rules, const struct umb_fs_name_key *key)
+{
+	return keys_append((void **)&rules->names, &rules->name_count, sizeof(*key), key);
 }
 
 /*
- * Adds @access for this layer to the rule at @key in @map_fd (creating the rule), and
- * ORs @flags into it. Returns 0, -ENOSPC when UMB_FS_DENY_SLOTS layers already restrict
- * the object, -E2BIG when the map is full, or another -errno.
+ * Adds @access and @flags to this layer's entry at @key in @map_fd (creating it). A new
+ * inode entry is counted in the filter before it is written. Returns 0, -E2BIG when
+ * the map is full, or another -errno.
  */
-static int rule_add(struct install *in, int map_fd, const void *key, size_t key_size,
-		    uint32_t access, uint32_t flags)
+static int rule_add(struct install *in, int map_fd, const void *key, uint32_t access,
+		    uint32_t flags)
 {
+	bool inode = map_fd == in->maps->fs_inodes;
+	const struct umb_fs_key *dir = key; /* the inode, or a name's directory */
 	struct umb_fs_rule rule = {};
-	int slot = -1, r;
+	int r;
 
-	if (bpf_map_lookup_elem(map_fd, key, &rule) < 0 && errno != ENOENT)
+	if (bpf_map_lookup_elem(map_fd, key, &rule) == 0) {
+		/* Written by this install already (the same path twice, or a directory that
+		 * is restricted and holds restricted names): merge. */
+		rule.access |= access;
+		rule.flags |= flags;
+		return bpf_map_update_elem(map_fd, key, &rule, BPF_EXIST) < 0 ? -errno : 0;
+	}
+	if (errno != ENOENT)
 		return -errno;
-	for (int i = 0; access && i < UMB_FS_DENY_SLOTS; i++) {
-		if (rule.deny[i].layer == in->layer) {
-			slot = i;
-			break;
-		}
-		if (!rule.deny[i].layer && slot < 0)
-			slot = i;
-	}
-	if (access && slot < 0)
-		return -ENOSPC;
-	if (access) {
-		rule.deny[slot].layer = in->layer;
-		rule.deny[slot].access |= access;
-	}
-	rule.flags |= flags;
-	r = remember(in, map_fd, key, key_size);
+	rule = (struct umb_fs_rule){ .access = access, .flags = flags };
+	r = inode ? layer_rules_add_inode(in->rules, key) : layer_rules_add_name(in->rules, key);
 	if (r < 0)
 		return r;
-	if (bpf_map_update_elem(map_fd, key, &rule, BPF_ANY) < 0)
-		return errno == ENOMEM || errno == E2BIG ? -E2BIG : -errno;
+	if (inode)
+		fs_filter_add(in->filter, dir->dev, dir->ino);
+	if (bpf_map_update_elem(map_fd, key, &rule, BPF_NOEXIST) < 0) {
+		r = errno == ENOMEM || errno == E2BIG ? -E2BIG : -errno;
+		/* Not written: forget it, so that it is neither deleted nor uncounted. */
+		if (inode) {
+			in->rules->inode_count--;
+			fs_filter_remove(in->filter, dir->dev, dir->ino);
+		} else {
+			in->rules->name_count--;
+		}
+		return r;
+	}
 	return 0;
 }
 
-/* Takes this layer's slots out of every rule the install touched; drops empty rules.
- * UMB_FS_HAS_NAMES stays set on directories: it costs a lookup, never a wrong verdict. */
-static void rollback(struct install *in)
+void layer_rules_remove(const struct layer_maps *maps, struct fs_filter *filter,
+			struct layer_rules *rules)
 {
-	for (size_t i = in->count; i-- > 0;) {
-		struct written *w = &in->written[i];
-		struct umb_fs_rule rule;
-		bool empty = true;
+	/* Names first: a name entry is looked up only below its directory's entry. */
+	for (size_t i = 0; i < rules->name_count; i++)
+		(void)bpf_map_delete_elem(maps->fs_names, &rules->names[i]);
+	for (size_t i = 0; i < rules->inode_count; i++) {
+		const struct umb_fs_key *key = &rules->inodes[i];
 
-		if (bpf_map_lookup_elem(w->map_fd, &w->key, &rule) < 0)
-			continue;
-		for (int s = 0; s < UMB_FS_DENY_SLOTS; s++) {
-			if (rule.deny[s].layer == in->layer)
-				rule.deny[s] = (struct umb_fs_deny){};
-			empty &= !rule.deny[s].layer;
-		}
-		if (empty && !rule.flags)
-			(void)bpf_map_delete_elem(w->map_fd, &w->key);
-		else
-			(void)bpf_map_update_elem(w->map_fd, &w->key, &rule, BPF_ANY);
+		if (bpf_map_delete_elem(maps->fs_inodes, key) == 0 || errno == ENOENT)
+			fs_filter_remove(filter, key->dev, key->ino);
 	}
+	layer_rules_clear(rules);
+}
+
+void layer_rules_clear(struct layer_rules *rules)
+{
+	free(rules->inodes);
+	free(rules->names);
+	*rules = (struct layer_rules){};
 }
 
 /*
@@ -209,8 +178,8 @@ static int canonicalize(const char *path, char canon[PATH_MAX], char **ret_error
 static int install_fs(struct install *in, const struct umb_item *item, char **ret_error)
 {
 	char canon[PATH_MAX];
-	struct umb_inode_key key = {};
-	struct umb_name_key name_key = {};
+	struct umb_fs_key key = { .layer = in->layer };
+	struct umb_fs_name_key name_key = { .dir = { .layer = in->layer } };
 	struct stat st;
 	char *name;
 	int r;
@@ -222,7 +191,7 @@ static int install_fs(struct install *in, const struct umb_item *item, char **re
 	if (stat(canon, &st) == 0) {
 		key.dev = umb_kdev(st.st_dev);
 		key.ino = st.st_ino;
-		r = rule_add(in, in->maps->fs_inodes, &key, sizeof(key), item->fs_access, 0);
+		r = rule_add(in, in->maps->fs_inodes, &key, item->fs_access, 0);
 		if (r < 0)
 			return r;
 	} else if (errno != ENOENT) {
@@ -239,11 +208,10 @@ static int install_fs(struct install *in, const struct umb_item *item, char **re
 	name_key.dir.dev = umb_kdev(st.st_dev);
 	name_key.dir.ino = st.st_ino;
 	name_key.name_hash = layer_name_hash(name, strlen(name));
-	r = rule_add(in, in->maps->fs_inodes, &name_key.dir, sizeof(name_key.dir), 0,
-		     UMB_FS_HAS_NAMES);
+	r = rule_add(in, in->maps->fs_inodes, &name_key.dir, 0, UMB_FS_HAS_NAMES);
 	if (r < 0)
 		return r;
-	return rule_add(in, in->maps->fs_names, &name_key, sizeof(name_key), item->fs_access, 0);
+	return rule_add(in, in->maps->fs_names, &name_key, item->fs_access, 0);
 }
 
 /* Is the comma at @text[@i] a separator, not an escaped comma inside a path? */
@@ -316,18 +284,20 @@ static int describe(const struct layer_maps *maps, uint32_t id, const struct umb
 	ret = describe_text(&desc, r);
 	if (ret < 0)
 		return ret;
-	if (bpf_map_update_elem(maps->layer_desc, &id, &desc, BPF_NOEXIST) < 0)
+	if (bpf_map_update_elem(maps->layer_desc, &id, &desc, BPF_ANY) < 0)
 		return errno == E2BIG || errno == ENOMEM ? -E2BIG : -errno;
 	return 0;
 }
 
-int layer_install(const struct layer_maps *maps, uint32_t id, const struct umb_restrictions *r,
-		  uint32_t creator_pid, uint32_t origin, char **ret_error)
+int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint32_t id,
+		  const struct umb_restrictions *r, uint32_t creator_pid, uint32_t origin,
+		  struct umb_layer *ret_layer, struct layer_rules *ret_rules, char **ret_error)
 {
-	struct install in = { .maps = maps, .layer = id };
+	struct install in = { .maps = maps, .filter = filter, .layer = id, .rules = ret_rules };
 	struct umb_layer layer = { .creator_pid = creator_pid, .origin = origin };
 	int ret = 0;
 
+	*ret_rules = (struct layer_rules){};
 	if (ret_error)
 		*ret_error = NULL;
 	for (size_t i = 0; i < umb_restrictions__count(r); i++) {
@@ -349,9 +319,8 @@ int layer_install(const struct layer_maps *maps, uint32_t id, const struct umb_r
 			ret = install_fs(&in, item, ret_error);
 			if (ret < 0 && ret_error && !*ret_error)
 				(void)asprintf(ret_error, "fs:%s: %s", item->path,
-					       ret == -ENOSPC ? "restricted by too many layers" :
-					       ret == -E2BIG  ? "the rule map is full" :
-								strerror(-ret));
+					       ret == -E2BIG ? "the rule map is full" :
+							       strerror(-ret));
 			break;
 		default:
 			ret = -EINVAL;
@@ -361,13 +330,6 @@ int layer_install(const struct layer_maps *maps, uint32_t id, const struct umb_r
 			goto out_rollback;
 	}
 
-	ret = filter_commit(&in);
-	if (ret < 0) {
-		if (ret_error)
-			(void)asprintf(ret_error, "cannot update the rule filter: %s",
-				       strerror(-ret));
-		goto out_rollback;
-	}
 	ret = describe(maps, id, r, creator_pid, origin);
 	if (ret < 0) {
 		if (ret_error)
@@ -376,20 +338,10 @@ int layer_install(const struct layer_maps *maps, uint32_t id, const struct umb_r
 						       strerror(-ret));
 		goto out_rollback;
 	}
-	if (bpf_map_update_elem(maps->layers, &id, &layer, BPF_NOEXIST) < 0) {
-		ret = errno == E2BIG || errno == ENOMEM ? -E2BIG : -errno;
-		if (ret_error)
-			(void)asprintf(ret_error, "cannot add layer %u: %s", id,
-				       ret == -E2BIG ? "the layer map is full" : strerror(-ret));
-		if (maps->layer_desc > 0)
-			(void)bpf_map_delete_elem(maps->layer_desc, &id);
-		goto out_rollback;
-	}
-	free(in.written);
+	*ret_layer = layer;
 	return 0;
 
 out_rollback:
-	rollback(&in);
-	free(in.written);
+	layer_rules_remove(maps, filter, ret_rules);
 	return ret;
 }

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* umbrellad - turning a set of restrictions into a layer in the BPF maps */
+/* umbrellad - turning a set of restrictions into a layer's entries in the BPF maps */
 #ifndef UMBRELLA_LAYER_INSTALL_H
 #define UMBRELLA_LAYER_INSTALL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include <umbrella/bpf-abi.h>
 #include <umbrella/umbrella.h>
+
+#include "fs-filter.h"
 
 /* The maps a layer is written to (file descriptors). */
 struct layer_maps {
@@ -15,22 +18,47 @@ struct layer_maps {
 	int fs_names;	/* umb_fs_names */
 	int layer_desc; /* umb_layer_desc, for umbrella-cli; 0: not written (tests) */
 	int fs_filter;	/* umb_fs_filter */
+	int arm;	/* umb_arm */
+	int live;	/* umb_live */
+};
+
+/* The entries of one layer in umb_fs_inodes and umb_fs_names, to delete with it. */
+struct layer_rules {
+	struct umb_fs_key *inodes;
+	size_t inode_count;
+	struct umb_fs_name_key *names;
+	size_t name_count;
 };
 
 /*
- * layer_install() - write the layer @id made of @r into the maps
+ * layer_install() - write the fs entries and the description of the layer @id made of
+ * @r, and work out its struct umb_layer
+ * @filter: counts the inode entries written (fs-filter.h)
  * @creator_pid, @origin: provenance, kept in struct umb_layer and, with the text of @r,
  *                        in struct umb_layer_desc (when @maps has layer_desc)
+ * @ret_layer: the layer's deny sets and provenance (for its slot: layers.c writes it)
+ * @ret_rules: the entries written, which the caller owns from then on
  * @ret_error: if not NULL, on failure a malloc'd message naming the item and why
  *
- * All or nothing. Return: 0, -EEXIST if @id is taken, -E2BIG if a map is full,
- * -ENOSPC if an object is restricted by too many layers, -ENOENT if an fs path's
+ * All or nothing. Return: 0, -E2BIG if a map is full, -ENOENT if an fs path's
  * directory does not exist, or another -errno.
  */
-int layer_install(const struct layer_maps *maps, uint32_t id, const struct umb_restrictions *r,
-		  uint32_t creator_pid, uint32_t origin, char **ret_error);
+int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint32_t id,
+		  const struct umb_restrictions *r, uint32_t creator_pid, uint32_t origin,
+		  struct umb_layer *ret_layer, struct layer_rules *ret_rules, char **ret_error);
 
-/* The hash of a name in struct umb_name_key (FNV-1a 64); the BPF side computes the same. */
+/* Deletes the entries @rules lists (and uncounts them in @filter), then clears @rules. */
+void layer_rules_remove(const struct layer_maps *maps, struct fs_filter *filter,
+			struct layer_rules *rules);
+
+/* Remembers an entry found in the maps (at start). Return: 0 or -ENOMEM. */
+int layer_rules_add_inode(struct layer_rules *rules, const struct umb_fs_key *key);
+int layer_rules_add_name(struct layer_rules *rules, const struct umb_fs_name_key *key);
+
+/* Frees what @rules holds, without touching the maps. */
+void layer_rules_clear(struct layer_rules *rules);
+
+/* The hash of a name in struct umb_fs_name_key (FNV-1a 64); the BPF side computes the same. */
 uint64_t layer_name_hash(const char *name, size_t len);
 
 #endif /* UMBRELLA_LAYER_INSTALL_H */

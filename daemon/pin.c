@@ -188,7 +188,7 @@ static int meta_create(struct pin *p, const char *path)
 			    NULL);
 	if (fd < 0)
 		return -errno;
-	p->meta = (struct umb_meta){ .abi_version = UMB_ABI_VERSION, .next_layer = 1 };
+	p->meta = (struct umb_meta){ .abi_version = UMB_ABI_VERSION };
 	if (bpf_map_update_elem(fd, &zero, &p->meta, BPF_ANY) < 0 || bpf_obj_pin(fd, path) < 0) {
 		int r = -errno;
 
@@ -500,49 +500,6 @@ int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
 		r = remove_stale_links(s, links_fd);
 	close(links_fd);
 	return r < 0 ? r : replaced;
-}
-
-static int meta_write(struct pin *p, const struct umb_meta *meta)
-{
-	__u32 zero = 0;
-
-	if (bpf_map_update_elem(p->meta_fd, &zero, meta, BPF_ANY) < 0)
-		return -errno;
-	p->meta = *meta;
-	return 0;
-}
-
-int pin_reserve_layer(struct pin *p, __u32 *ret_id)
-{
-	struct umb_meta meta = p->meta;
-	int r;
-
-	if (meta.next_layer == 0)
-		return -ENOSPC; /* 2^32 - 1 layers handed out: never reuse one */
-	meta.next_layer++;
-	r = meta_write(p, &meta);
-	if (r < 0)
-		return r;
-	*ret_id = meta.next_layer - 1;
-	return 0;
-}
-
-int pin_sync_next_layer(struct pin *p, int layers_fd)
-{
-	struct umb_meta meta = p->meta;
-	__u32 key, *prev = NULL, max = 0;
-
-	while (bpf_map_get_next_key(layers_fd, prev, &key) == 0) {
-		if (key > max)
-			max = key;
-		prev = &key;
-	}
-	if (errno != ENOENT)
-		return -errno;
-	if (max == 0 || max < meta.next_layer)
-		return 0;
-	meta.next_layer = max + 1;
-	return meta_write(p, &meta);
 }
 
 void pin_close(struct pin *p)

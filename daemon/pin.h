@@ -13,7 +13,7 @@ struct bpf_object_skeleton;
 
 /*
  * The pin directory (on a bpf file system):
- *   umb_meta          struct umb_meta: the ABI version, pinned first, and the next layer id
+ *   umb_meta          struct umb_meta: the ABI version, pinned first; layers freed
  *   umb_layers, ...   every map of the object but the internal ones (.rodata, .bss)
  *   links/PROG        the link of each attached program, named after the program
  * The links keep the programs attached and the maps keep every restriction while no
@@ -63,13 +63,6 @@ int pin_attach(struct pin *p, const struct bpf_object_skeleton *s);
  * Return: the number of old links replaced (>= 0), or -errno.
  */
 int pin_links(struct pin *p, const struct bpf_object_skeleton *s);
-
-/* Reserves the next layer id in umb_meta (persisted before it is handed out, so that
- * no restart reuses it). Return: 0 and *@ret_id, or -errno. */
-int pin_reserve_layer(struct pin *p, __u32 *ret_id);
-
-/* Raises umb_meta.next_layer above every id in @layers_fd (umb_layers). Return: 0 or -errno. */
-int pin_sync_next_layer(struct pin *p, int layers_fd);
 
 void pin_close(struct pin *p);
 

@@ -5,9 +5,10 @@
  *
  * A request names a thread; it must be a thread of the calling process, which the
  * kernel tells us (SO_PEERCRED). The restrictions are parsed with libumbrella's parser
- * (the one implementation of the grammar), written as a new layer by layer_install(),
- * and armed for that thread: the BPF side pushes the layer at the thread's next fork
- * or prctl(UMB_PRCTL_APPLY), and records the outcome for UMB_OP_DISARM to report.
+ * (the one implementation of the grammar), written as a new layer by layers_create()
+ * (within the caller's uid's limits), and armed for that thread (arm.h): the BPF side
+ * pushes the layer at the thread's next fork or prctl(UMB_PRCTL_APPLY), and the thread
+ * learns the outcome from the kernel. One round trip per rfork.
  * Restrictions only ever grow: nothing here removes a layer from a task.
  */
 #include <errno.h>
@@ -25,6 +26,7 @@
 
 #include <umbrella/protocol.h>
 
+#include "arm.h"
 #include "server.h"
 
 int server_listen(const char *path)
@@ -61,13 +63,13 @@ int server_listen(const char *path)
 }
 
 /* Sends a reply; @message (may be NULL) follows the header for errors. */
-static void reply(int fd, int error, __u32 layer, __u32 state, const char *message)
+static void reply(int fd, int error, __u32 layer, const char *message)
 {
 	char buf[sizeof(struct umb_reply) + 512];
 	struct umb_reply *rep = (struct umb_reply *)buf;
 	size_t len = sizeof(*rep);
 
-	*rep = (struct umb_reply){ .error = error, .layer = layer, .state = state };
+	*rep = (struct umb_reply){ .error = error, .layer = layer };
 	if (error < 0) {
 		len += snprintf(buf + len, sizeof(buf) - len, "%s",
 				message ? message : strerror(-error)) + 1;
@@ -87,32 +89,17 @@ static bool thread_of(pid_t pid, __u32 tid)
 	return stat(path, &st) == 0;
 }
 
-static int set_arm_count(struct server *s, int delta)
-{
-	struct umb_ctl ctl = {};
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(s->ctl_fd, &zero, &ctl) < 0)
-		return -errno;
-	ctl.arm_count += delta;
-	if (bpf_map_update_elem(s->ctl_fd, &zero, &ctl, BPF_ANY) < 0)
-		return -errno;
-	return 0;
-}
-
 static void handle_arm(struct server *s, int fd, const struct ucred *peer,
 		       const struct umb_request *req, const char *text)
 {
 	struct umb_restrictions *r = umb_restrictions__new();
-	struct umb_arm arm = { .flags = req->flags, .tgid = (__u32)peer->pid,
-			       .state = UMB_ARM_ARMED };
 	bool self = req->op == UMB_OP_ARM_SELF;
 	char *error = NULL;
 	__u32 id = 0;
 	int ret;
 
 	if (!r) {
-		reply(fd, -ENOMEM, 0, 0, NULL);
+		reply(fd, -ENOMEM, 0, NULL);
 		return;
 	}
 	if (req->flags & ~(__u32)UMB_ARM_ON_EXEC || (self && req->flags)) {
@@ -133,55 +120,31 @@ static void handle_arm(struct server *s, int fd, const struct ucred *peer,
 			error = NULL;
 		goto out;
 	}
-	/* The id is spent before it is used: a restarted umbrellad never hands it out again. */
-	ret = pin_reserve_layer(s->pin, &id);
+	ret = layers_create(s->layers, r, (__u32)peer->pid, (__u32)peer->uid,
+			    self ? UMB_ORIGIN_RESTRICT_SELF : UMB_ORIGIN_RFORK, &id, &error);
 	if (ret < 0)
 		goto out;
-	ret = layer_install(&s->maps, id, r, (__u32)peer->pid,
-			    self ? UMB_ORIGIN_RESTRICT_SELF : UMB_ORIGIN_RFORK, &error);
-	if (ret < 0)
-		goto out;
-
-	if (self)
-		arm.flags |= UMB_ARM_SELF;
-	arm.layer = id;
-	/* A stale arm of this thread (a caller that died between arm and disarm) is
-	 * replaced: only this thread can use it anyway. */
-	if (bpf_map_lookup_elem(s->arm_fd, &req->tid, &(struct umb_arm){}) < 0 &&
-	    (ret = set_arm_count(s, +1)) < 0)
-		goto out;
-	if (bpf_map_update_elem(s->arm_fd, &req->tid, &arm, BPF_ANY) < 0) {
-		ret = errno == E2BIG || errno == ENOMEM ? -EBUSY : -errno;
+	/* The arm is the layer's first holder. A stale arm of this thread (an rfork whose
+	 * fork failed early) is replaced: only this thread can use it anyway. */
+	ret = arm_thread(s->layers, req->tid, (__u32)peer->pid, id,
+			 req->flags | (self ? UMB_ARM_SELF : 0));
+	if (ret < 0) {
 		error = strdup(ret == -EBUSY ? "too many pending requests" : strerror(-ret));
-		(void)set_arm_count(s, -1);
+		layers_released(s->layers, id); /* never held: freed at once */
 		goto out;
 	}
 	fprintf(stderr, SD_INFO "umbrellad: pid %d: layer %u armed for %s (%s)\n", peer->pid, id,
 		self ? "itself" : "its next child", text[0] ? text : "no restrictions");
-	reply(fd, 0, id, 0, NULL);
+	reply(fd, 0, id, NULL);
 	umb_restrictions__free(r);
 	return;
 
 out:
 	fprintf(stderr, SD_NOTICE "umbrellad: pid %d: refused: %s\n", peer->pid,
 		error ? error : strerror(-ret));
-	reply(fd, ret, 0, 0, error);
+	reply(fd, ret, 0, error);
 	free(error);
 	umb_restrictions__free(r);
-}
-
-static void handle_disarm(struct server *s, int fd, const struct ucred *peer,
-			  const struct umb_request *req)
-{
-	struct umb_arm arm;
-
-	if (bpf_map_lookup_elem(s->arm_fd, &req->tid, &arm) < 0 || arm.tgid != (__u32)peer->pid) {
-		reply(fd, -ENOENT, 0, 0, "nothing armed for this thread");
-		return;
-	}
-	(void)bpf_map_delete_elem(s->arm_fd, &req->tid);
-	(void)set_arm_count(s, -1);
-	reply(fd, 0, arm.layer, arm.state, NULL);
 }
 
 /*
@@ -194,17 +157,17 @@ static void handle_flush(struct server *s, int fd, const struct ucred *peer)
 	int r;
 
 	if (peer->uid != 0) {
-		reply(fd, -EPERM, 0, 0, "only root may flush the verdicts");
+		reply(fd, -EPERM, 0, "only root may flush the verdicts");
 		return;
 	}
 	if (!s->gate) {
-		reply(fd, -EOPNOTSUPP, 0, 0, "umbrellad has no exec gate");
+		reply(fd, -EOPNOTSUPP, 0, "umbrellad has no exec gate");
 		return;
 	}
 	r = exec_gate_flush(s->gate);
 	fprintf(stderr, SD_INFO "umbrellad: pid %d: flushed the exec verdicts%s%s\n", peer->pid,
 		r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
-	reply(fd, r, 0, 0, NULL);
+	reply(fd, r, 0, NULL);
 }
 
 /* Reads and answers every request waiting on @fd. Returns false when the peer left. */
@@ -222,40 +185,37 @@ static bool serve_client(struct server *s, int fd)
 	if (n == 0)
 		return false;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0) {
-		reply(fd, -errno, 0, 0, "cannot identify the caller");
+		reply(fd, -errno, 0, "cannot identify the caller");
 		return false;
 	}
 	if ((size_t)n < sizeof(req)) {
-		reply(fd, -EBADMSG, 0, 0, "malformed request: too short");
+		reply(fd, -EBADMSG, 0, "malformed request: too short");
 		return true;
 	}
 	memcpy(&req, buf, sizeof(req));
 	buf[n] = '\0';
 	if (req.version != UMB_PROTOCOL_VERSION) {
-		reply(fd, -EPROTO, 0, 0, "unsupported protocol version");
+		reply(fd, -EPROTO, 0, "unsupported protocol version");
 		return true;
 	}
 	if (!thread_of(peer.pid, req.tid)) {
-		reply(fd, -EPERM, 0, 0, "a caller may only restrict itself or its own children");
+		reply(fd, -EPERM, 0, "a caller may only restrict itself or its own children");
 		return true;
 	}
 	switch (req.op) {
 	case UMB_OP_ARM_CHILD:
 	case UMB_OP_ARM_SELF:
 		if (memchr(buf + sizeof(req), '\0', n - sizeof(req)) != buf + n - 1) {
-			reply(fd, -EBADMSG, 0, 0, "malformed request: restrictions not terminated");
+			reply(fd, -EBADMSG, 0, "malformed request: restrictions not terminated");
 			return true;
 		}
 		handle_arm(s, fd, &peer, &req, buf + sizeof(req));
-		break;
-	case UMB_OP_DISARM:
-		handle_disarm(s, fd, &peer, &req);
 		break;
 	case UMB_OP_FLUSH_VERDICTS:
 		handle_flush(s, fd, &peer);
 		break;
 	default:
-		reply(fd, -EOPNOTSUPP, 0, 0, "unknown request");
+		reply(fd, -EOPNOTSUPP, 0, "unknown request");
 		break;
 	}
 	return true;
@@ -268,7 +228,7 @@ int server_accept(struct server *s)
 	if (fd < 0)
 		return errno == EAGAIN ? 0 : -errno;
 	if (s->client_count >= SERVER_MAX_CLIENTS) {
-		reply(fd, -EBUSY, 0, 0, "too many clients");
+		reply(fd, -EBUSY, 0, "too many clients");
 		close(fd);
 		return 0;
 	}

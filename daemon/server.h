@@ -6,17 +6,13 @@
 #include <stddef.h>
 
 #include "exec-gate.h"
-#include "layer-install.h"
-#include "pin.h"
+#include "layers.h"
 
 #define SERVER_MAX_CLIENTS 256
 
 struct server {
 	int listen_fd;
-	int arm_fd; /* umb_arm */
-	int ctl_fd; /* umb_ctl */
-	struct pin *pin; /* umb_meta: layer ids, never reused, not even across restarts */
-	struct layer_maps maps;
+	struct layers *layers; /* new layers and their arms */
 	unsigned int max_rules; /* umbrella.conf max_rules_per_layer; 0: no limit */
 	struct exec_gate *gate; /* UMB_OP_FLUSH_VERDICTS; NULL: none (refused) */
 	int clients[SERVER_MAX_CLIENTS];

@@ -38,6 +38,7 @@
 #include <umbrella/bpf-abi.h>
 #include <umbrella/protocol.h>
 
+#include "arm.h"
 #include "bpf-open.h"
 #include "config.h"
 #include "events.h"
@@ -54,6 +55,7 @@
  * administrator, and both leave the pinned programs as they were. */
 #define EXIT_BAD_CONFIG 78
 
+static int ctl_fd = -1; /* umb_ctl: the mode (config_apply()) */
 static const char *arg_socket = UMB_SOCKET_PATH;
 static const char *arg_pin_dir = PIN_DIR_DEFAULT;
 static bool arg_reset_pins;
@@ -201,7 +203,7 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 	if (r < 0)
 		goto fail_destroy;
 
-	/* Keep what a previous umbrellad left (arm_count), with us as the daemon. */
+	/* Keep what a previous umbrellad left (the verdict epoch), with us as the daemon. */
 	what = "configure the BPF object";
 	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl) < 0)
 		ctl = (struct umb_ctl){};
@@ -216,11 +218,6 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 		r = -errno;
 		goto fail_destroy;
 	}
-	what = "read the pinned layers";
-	r = pin_sync_next_layer(pin, bpf_map__fd(skel->maps.umb_layers));
-	if (r < 0)
-		goto fail_destroy;
-
 	what = "attach the BPF programs";
 	r = pin_attach(pin, skel->skeleton);
 	if (r < 0)
@@ -231,9 +228,9 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 		goto fail_destroy;
 	if (pin->adopted)
 		fprintf(stderr,
-			SD_INFO "umbrellad: adopted the pinned state in %s (ABI %d, next layer "
-				"%u), kept %d and replaced %d program links\n",
-			pin->dir, UMB_ABI_VERSION, pin->meta.next_layer, pin->kept, r);
+			SD_INFO "umbrellad: adopted the pinned state in %s (ABI %d), kept %d and "
+				"replaced %d program links\n",
+			pin->dir, UMB_ABI_VERSION, pin->kept, r);
 	else
 		fprintf(stderr, SD_INFO "umbrellad: pinned new state in %s (ABI %d)\n", pin->dir,
 			UMB_ABI_VERSION);
@@ -279,14 +276,18 @@ static int config_apply(const struct config *c, struct server *s)
 	__u32 zero = 0;
 	char summary[160];
 
-	/* Read, modify, write: the other fields are the server's and bpf_start()'s, and
-	 * all of them are written from this one thread. */
-	if (bpf_map_lookup_elem(s->ctl_fd, &zero, &ctl) < 0)
+	/* Read, modify, write: the other fields are bpf_start()'s and the gate's, and all
+	 * of them are written from this one thread. */
+	if (bpf_map_lookup_elem(ctl_fd, &zero, &ctl) < 0)
 		return -errno;
 	ctl.flags = ctl_flags(c);
-	if (bpf_map_update_elem(s->ctl_fd, &zero, &ctl, BPF_ANY) < 0)
+	if (bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY) < 0)
 		return -errno;
 	s->max_rules = c->max_rules_per_layer;
+	s->layers->limits = (struct layer_limits){
+		.user_layers = c->max_layers_per_user ?: CONFIG_MAX_LAYERS_PER_USER_DEFAULT,
+		.user_rules = c->max_rules_per_user ?: CONFIG_MAX_RULES_PER_USER_DEFAULT,
+	};
 	if (!arg_log_rate_limit)
 		events_set_rate_limit(c->log_burst, c->log_interval_sec);
 	config = *c;
@@ -340,11 +341,26 @@ static void reload(struct server *s)
 	free(error);
 }
 
+/* How often umbrellad looks for layers whose release record was lost (a full ring
+ * buffer) and arms whose thread is gone without the kernel seeing it (Linux 6.1 can
+ * fail a map operation in task_free under contention). */
+#define SWEEP_INTERVAL_USEC (10 * 1000000ULL)
+
+/* The kernel dropped the last reference on a layer (umb_released): free it. */
+static int on_release(void *ctx, void *data, size_t size)
+{
+	const struct umb_release *rec = data;
+
+	if (size >= sizeof(*rec))
+		layers_released(ctx, rec->layer);
+	return 0;
+}
+
 /* Serves until SIGTERM or SIGINT arrives on @signal_fd; reloads on SIGHUP. */
 static int run(struct server *s, struct ring_buffer *events, int stats_fd, int signal_fd)
 {
 	uint64_t watchdog_usec = 0;
-	uint64_t last_ping = 0;
+	uint64_t last_ping = 0, last_sweep = now_usec();
 	int timeout_ms = 1000;
 
 	/* WatchdogSec=: ping at least twice per period (sd_watchdog_enabled(3)). */
@@ -393,6 +409,11 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 		if (s->gate)
 			exec_gate_dispatch(s->gate, fds + 3, gate_n);
 		(void)ring_buffer__consume(events);
+		if (now_usec() - last_sweep >= SWEEP_INTERVAL_USEC) {
+			(void)arm_sweep(s->layers);
+			(void)layers_sweep(s->layers);
+			last_sweep = now_usec();
+		}
 		events_report_drops(stats_fd);
 		events_flush_suppressed(false);
 		/* Clients first (their fds are in the set we polled), then new ones. */
@@ -411,6 +432,7 @@ int main(int argc, char *argv[])
 	struct ring_buffer *events = NULL;
 	struct exec_gate *gate = NULL;
 	struct server server = {};
+	struct layers layers = {};
 	struct pin pin = { .dir_fd = -1, .meta_fd = -1 };
 	char status[256], *config_error = NULL;
 	sigset_t stop_signals;
@@ -460,26 +482,38 @@ int main(int argc, char *argv[])
 	if (r < 0)
 		goto out;
 
+	ctl_fd = bpf_map__fd(skel->maps.umb_ctl);
+	r = layers_open(&layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, pin.meta_fd);
+	if (r < 0) {
+		fprintf(stderr, SD_ERR "umbrellad: failed to map the layers: %s\n", strerror(-r));
+		goto out;
+	}
+	/* Before anything makes a layer: learn those a previous umbrellad left, and free
+	 * the ones nobody holds any more. */
+	r = layers_adopt(&layers);
+	if (r < 0) {
+		fprintf(stderr, SD_ERR "umbrellad: failed to read the pinned layers: %s\n",
+			strerror(-r));
+		goto out;
+	}
+	if (pin.adopted) {
+		struct layer_stats st;
+
+		layers_stats(&layers, &st);
+		fprintf(stderr, SD_INFO "umbrellad: %u live layers with %u fs rules; freed %d "
+					"that nobody held\n", st.live, st.rules, r);
+	}
+
 	events = events_open(bpf_map__fd(skel->maps.umb_events));
-	if (!events) {
+	if (!events || ring_buffer__add(events, bpf_map__fd(skel->maps.umb_released),
+					on_release, &layers) < 0) {
 		r = -errno;
-		fprintf(stderr, SD_ERR "umbrellad: failed to read the ring buffer: %s\n",
+		fprintf(stderr, SD_ERR "umbrellad: failed to read the ring buffers: %s\n",
 			strerror(-r));
 		goto out;
 	}
 
-	server = (struct server){
-		.arm_fd = bpf_map__fd(skel->maps.umb_arm),
-		.ctl_fd = bpf_map__fd(skel->maps.umb_ctl),
-		.pin = &pin,
-		.maps = {
-			.layers = bpf_map__fd(skel->maps.umb_layers),
-			.fs_inodes = bpf_map__fd(skel->maps.umb_fs_inodes),
-			.fs_names = bpf_map__fd(skel->maps.umb_fs_names),
-			.layer_desc = bpf_map__fd(skel->maps.umb_layer_desc),
-			.fs_filter = bpf_map__fd(skel->maps.umb_fs_filter),
-		},
-	};
+	server = (struct server){ .layers = &layers };
 	r = config_apply(&config, &server);
 	if (r < 0) {
 		fprintf(stderr, SD_ERR "umbrellad: Failed to apply the configuration: %s\n",
@@ -490,10 +524,9 @@ int main(int argc, char *argv[])
 	r = exec_gate_new(&(struct exec_gate_maps){
 				  .verdicts = bpf_map__fd(skel->maps.umb_verdicts),
 				  .verdict_log = bpf_map__fd(skel->maps.umb_verdict_log),
-				  .ctl = server.ctl_fd,
+				  .ctl = ctl_fd,
 				  .invalidated = bpf_map__fd(skel->maps.umb_invalidated),
-				  .layers = server.maps,
-				  .pin = &pin,
+				  .layers = &layers,
 			  },
 			  arg_keyring, &gate);
 	if (r < 0)
@@ -528,6 +561,7 @@ out:
 	/* Execs waiting on the gate are allowed by the kernel when its group closes; the
 	 * pinned verdicts and the mode keep deciding in BPF. */
 	exec_gate_free(gate);
+	layers_close(&layers);
 	if (skel)
 		fprintf(stderr,
 			SD_INFO "umbrellad: the programs stay attached through the links pinned in "

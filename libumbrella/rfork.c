@@ -3,13 +3,16 @@
  * libumbrella - rfork() and restrict_self(): asking umbrellad for a layer, and making
  * sure it was applied before any restricted code runs.
  *
- * The sequence for a child: arm (umbrellad writes a layer and marks this thread),
- * fork (the kernel's task_alloc hook gives the child the layer), disarm (umbrellad
- * reports whether the kernel applied it). The child waits on a pipe until the parent
- * has heard that report, and exits without returning if the layer is not there.
+ * The sequence for a child: arm (umbrellad writes a layer and marks this thread: the
+ * one round trip), fork (the kernel's task_alloc hook gives the child the layer, or
+ * fails the fork). Then both ask the kernel, not umbrellad: the child, before it runs
+ * any of its caller's code, whether it carries the layer (UMB_PRCTL_CARRIES; it exits
+ * at once if not), and the parent whether the fork used the arm (UMB_PRCTL_DISARM,
+ * which takes back an arm the fork did not use).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,8 +98,8 @@ static int call(int fd, __u32 op, __u32 flags, const char *text, struct umb_repl
 	return ret_reply->error;
 }
 
-/* Arms a layer made of @r for the calling thread. Returns the connection or -errno. */
-static int arm(const struct umb_restrictions *r, __u32 op, __u32 flags)
+/* Arms a layer made of @r for the calling thread. Returns its id, or -errno. */
+static long arm(const struct umb_restrictions *r, __u32 op, __u32 flags)
 {
 	struct umb_reply rep;
 	char *text = NULL;
@@ -113,75 +116,51 @@ static int arm(const struct umb_restrictions *r, __u32 op, __u32 flags)
 	}
 	ret = call(fd, op, flags, text, &rep);
 	free(text);
-	if (ret < 0) {
-		close(fd);
-		return ret;
-	}
-	return fd;
-}
-
-/* Asks umbrellad what became of the calling thread's arm (and forgets it). */
-static int disarm(int fd, __u32 *ret_state)
-{
-	struct umb_reply rep;
-	int ret = call(fd, UMB_OP_DISARM, 0, NULL, &rep);
-
 	close(fd);
 	if (ret < 0)
 		return ret;
-	*ret_state = rep.state;
-	return 0;
+	return rep.layer;
+}
+
+/* Whether the kernel answered a prctl of Umbrella's with yes (bpf-abi.h). */
+static bool prctl_yes(int option, unsigned long arg)
+{
+	return prctl(option, arg, 0, 0, 0) < 0 && errno == UMB_PRCTL_YES;
 }
 
 pid_t umb_rfork(const struct umb_restrictions *r, unsigned int flags)
 {
-	__u32 state = 0;
-	int go[2], fd, ret, status;
-	char verdict = 0;
+	int ret = 0, status;
+	long layer;
 	pid_t pid;
 
 	if (flags & ~(unsigned int)UMB_RFORK_ON_EXEC) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (pipe2(go, O_CLOEXEC) < 0)
+	layer = arm(r, UMB_OP_ARM_CHILD, flags & UMB_RFORK_ON_EXEC ? UMB_ARM_ON_EXEC : 0);
+	if (layer < 0) {
+		errno = (int)-layer;
 		return -1;
-	fd = arm(r, UMB_OP_ARM_CHILD, flags & UMB_RFORK_ON_EXEC ? UMB_ARM_ON_EXEC : 0);
-	if (fd < 0) {
-		ret = fd;
-		goto out_close_pipe;
 	}
 
 	pid = fork();
 	if (pid == 0) {
-		/* Run nothing of the caller's until the parent knows the layer is here. */
-		close(go[1]);
-		close(fd);
-		if (read(go[0], &verdict, 1) != 1 || verdict != 'y')
+		/* Run nothing of the caller's unless the kernel says the layer is here. */
+		if (!prctl_yes(UMB_PRCTL_CARRIES, (unsigned long)layer))
 			_exit(127);
-		close(go[0]);
 		return 0;
 	}
-	ret = pid < 0 ? -errno : 0;
-	if (disarm(fd, &state) < 0 && ret == 0)
-		ret = -EIO;
-	if (ret == 0 && state != UMB_ARM_APPLIED) {
+	if (pid < 0) {
+		ret = -errno;
+		snprintf(last_error, sizeof(last_error), "fork: %s", strerror(-ret));
+		(void)prctl(UMB_PRCTL_DISARM, 0, 0, 0, 0); /* take back the unused arm */
+	} else if (!prctl_yes(UMB_PRCTL_DISARM, 0)) {
 		snprintf(last_error, sizeof(last_error), "the kernel did not apply the layer");
 		ret = -EPERM;
+		(void)kill(pid, SIGKILL);
+		(void)waitpid(pid, &status, 0);
 	}
-	if (pid > 0) {
-		verdict = ret == 0 ? 'y' : 'n';
-		if (write(go[1], &verdict, 1) != 1 && ret == 0)
-			ret = -EIO;
-		if (ret < 0) {
-			(void)kill(pid, SIGKILL);
-			(void)waitpid(pid, &status, 0);
-		}
-	}
-
-out_close_pipe:
-	close(go[0]);
-	close(go[1]);
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
@@ -196,21 +175,13 @@ pid_t rfork(const struct umb_restrictions *r)
 
 int umb_restrict_self(const struct umb_restrictions *r)
 {
-	__u32 state = 0;
-	int fd, ret;
+	long layer = arm(r, UMB_OP_ARM_SELF, 0);
 
-	fd = arm(r, UMB_OP_ARM_SELF, 0);
-	if (fd < 0)
-		return fd;
-	/* The kernel answers EINVAL when our BPF program took the layer (the option is not
-	 * the kernel's own) and EPERM when it refused; umbrellad has the outcome. */
-	(void)prctl(UMB_PRCTL_APPLY, 0, 0, 0, 0);
-	ret = disarm(fd, &state);
-	if (ret < 0)
-		return ret;
-	if (state != UMB_ARM_APPLIED) {
-		snprintf(last_error, sizeof(last_error), "the kernel did not apply the layer");
-		return -EPERM;
-	}
-	return 0;
+	if (layer < 0)
+		return (int)layer;
+	if (prctl_yes(UMB_PRCTL_APPLY, 0))
+		return 0;
+	snprintf(last_error, sizeof(last_error), "the kernel did not apply the layer: %s",
+		 errno == EPERM ? "the task has the most layers it can carry" : strerror(errno));
+	return errno == ENOMEM ? -ENOMEM : -EPERM;
 }

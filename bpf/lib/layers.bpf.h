@@ -1,16 +1,118 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Umbrella - the layer stack of a task: pushing a layer, finding the layer that denies */
+/*
+ * Umbrella - the layer stack of a task: the references a stack holds, pushing a layer,
+ * finding the layer that denies.
+ *
+ * A layer is freed when its last holder goes (include/umbrella/bpf-abi.h, struct
+ * umb_layer): here the kernel's holders take and drop their references, and the one
+ * that drops the last reports the layer on umb_released for umbrellad to free.
+ */
 #ifndef UMBRELLA_LAYERS_BPF_H
 #define UMBRELLA_LAYERS_BPF_H
 
 #include "../maps.bpf.h"
 
+/* The live layer @id, or NULL (a free slot, or a slot since given to another layer). */
+static __always_inline struct umb_layer *umb_layer_get(__u32 id)
+{
+	__u32 slot = umb_layer_slot(id);
+	struct umb_layer *layer;
+
+	if (!id)
+		return NULL;
+	layer = bpf_map_lookup_elem(&umb_layers, &slot);
+	if (!layer || layer->id != id)
+		return NULL;
+	return layer;
+}
+
+/* Takes a reference on the live layer @id, for a holder that copies it from another
+ * holder (so the count is above 0). Returns 0 or -EPERM (no such layer). */
+static __always_inline int umb_layer_hold(__u32 id)
+{
+	struct umb_layer *layer = umb_layer_get(id);
+
+	if (!layer)
+		return -EPERM;
+	__sync_fetch_and_add(&layer->refs, 1);
+	return 0;
+}
+
+/* Drops a reference on layer @id; the last one reports it to umbrellad, which frees it
+ * (or, if the record is lost, its next sweep does). */
+static __always_inline void umb_layer_put(__u32 id)
+{
+	struct umb_layer *layer = umb_layer_get(id);
+	struct umb_release rec = { .layer = id };
+	__u32 key = UMB_STAT_RELEASES_DROPPED;
+	__u64 *dropped;
+
+	if (!layer)
+		return;
+	if (__sync_fetch_and_sub(&layer->refs, 1) != 1)
+		return;
+	if (bpf_ringbuf_output(&umb_released, &rec, sizeof(rec), 0)) {
+		dropped = bpf_map_lookup_elem(&umb_stats, &key);
+		if (dropped)
+			(*dropped)++;
+	}
+}
+
 /*
- * umb_push_layer() - put layer @id on top of @state's stack
+ * umb_state_hold() - take the references of a state copied from another task: one on
+ * each layer of its stack and on its pending layer
+ *
+ * All or nothing: returns 0 (the state is UMB_TASK_COUNTED), or -EPERM when a layer is
+ * gone (cannot happen while the task copied from holds them), with nothing taken.
+ */
+static __always_inline int umb_state_hold(struct umb_task_state *state)
+{
+	__u32 i, n = state->layer_count;
+
+	state->flags &= ~UMB_TASK_COUNTED;
+	for (i = 0; i < UMB_MAX_LAYERS; i++) {
+		if (i >= n)
+			break;
+		if (umb_layer_hold(state->layers[i]))
+			goto undo;
+	}
+	if (state->pending_layer && umb_layer_hold(state->pending_layer))
+		goto undo;
+	state->flags |= UMB_TASK_COUNTED;
+	return 0;
+
+undo:
+	for (__u32 j = 0; j < UMB_MAX_LAYERS; j++) {
+		if (j >= i)
+			break;
+		umb_layer_put(state->layers[j]);
+	}
+	return -EPERM;
+}
+
+/* umb_state_put() - drop the references umb_state_hold() took, once (a second program
+ * version attached beside this one finds the state no longer counted) */
+static __always_inline void umb_state_put(struct umb_task_state *state)
+{
+	if (!(state->flags & UMB_TASK_COUNTED))
+		return;
+	state->flags &= ~UMB_TASK_COUNTED;
+	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
+		if (i >= state->layer_count)
+			break;
+		umb_layer_put(state->layers[i]);
+	}
+	if (state->pending_layer)
+		umb_layer_put(state->pending_layer);
+}
+
+/*
+ * umb_push_layer() - put layer @id on top of @state's stack, with the reference the
+ * caller hands over (an arm's, a pending layer's, or one it took)
  *
  * Merges the layer's deny sets into the task's unions. Returns 0, or -EPERM when the
  * stack is full or the layer does not exist: the caller must then refuse what it was
- * doing (fail closed), never carry on without the layer.
+ * doing (fail closed), never carry on without the layer, and still owns the reference.
  */
 static __always_inline int umb_push_layer(struct umb_task_state *state, __u32 id)
 {
@@ -19,7 +121,7 @@ static __always_inline int umb_push_layer(struct umb_task_state *state, __u32 id
 
 	if (count >= UMB_MAX_LAYERS)
 		return -EPERM;
-	layer = bpf_map_lookup_elem(&umb_layers, &id);
+	layer = umb_layer_get(id);
 	if (!layer)
 		return -EPERM;
 	state->layers[count & (UMB_MAX_LAYERS - 1)] = id;
@@ -28,6 +130,8 @@ static __always_inline int umb_push_layer(struct umb_task_state *state, __u32 id
 	state->denied_families |= layer->denied_families;
 	state->denied_capabilities |= layer->denied_capabilities;
 	state->fs_access |= layer->fs_access;
+	if (layer->fs_access)
+		state->fs_layers |= 1U << (count & (UMB_MAX_LAYERS - 1));
 	return 0;
 }
 
@@ -41,27 +145,25 @@ enum umb_layer_set {
 /*
  * umb_layer_denying() - the id of the lowest layer of @state whose set @set intersects
  * @bits, for the audit record of a denial the task's unions already decided. Returns 0
- * if no layer is found (cannot happen while layers are immutable).
+ * if no layer is found (cannot happen while the task holds its layers).
  */
 static __always_inline __u32 umb_layer_denying(const struct umb_task_state *state,
 					       enum umb_layer_set set, __u64 bits)
 {
 	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
 		const struct umb_layer *layer;
-		__u32 id;
 		__u64 denied;
 
 		if (i >= state->layer_count)
 			break;
-		id = state->layers[i];
-		layer = bpf_map_lookup_elem(&umb_layers, &id);
+		layer = umb_layer_get(state->layers[i]);
 		if (!layer)
 			continue;
 		denied = set == UMB_SET_CAPS	       ? layer->denied_caps :
 			 set == UMB_SET_FAMILIES ? layer->denied_families :
 						   layer->denied_capabilities;
 		if (denied & bits)
-			return id;
+			return state->layers[i];
 	}
 	return 0;
 }

@@ -85,33 +85,6 @@ _Static_assert(__builtin_offsetof(struct umb_walk, dentry) ==
  * linker gives hidden functions static linkage, which the verifier inlines again.
  */
 
-/*
- * umb_fs_rule_match() - whether one of @state's layers denies access @requested in @rule
- *
- * Return: 0, or the denying layer in the low 32 bits and the access it denies in the
- * high 32 bits.
- */
-__noinline __u64 umb_fs_rule_match(const struct umb_fs_rule *rule,
-				   const struct umb_task_state *state, __u32 requested)
-{
-	if (!rule || !state)
-		return 0;
-	for (__u32 s = 0; s < UMB_FS_DENY_SLOTS; s++) {
-		__u32 layer = rule->deny[s].layer;
-		__u32 access = rule->deny[s].access & requested;
-
-		if (!layer || !access)
-			continue; /* free slot, or another kind of access */
-		for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
-			if (i >= state->layer_count)
-				break;
-			if (state->layers[i] == layer)
-				return (__u64)access << 32 | layer;
-		}
-	}
-	return 0;
-}
-
 /* Bytes of a name hashed per read (with the verifier's bound, (n & 127) == n). */
 #define UMB_NAME_CHUNK 127
 
@@ -150,16 +123,51 @@ __noinline __u64 umb_fs_name_hash(__u64 dentry)
 	return hash;
 }
 
-/* Whether @rule denies the walk @w; records the layer and access. */
-static __always_inline int umb_rule_denies(struct umb_walk *w, const struct umb_fs_rule *rule)
+/*
+ * umb_fs_level_match() - whether one of @state's fs layers denies @requested at the
+ * inode (@dev, @ino), or at the name of @child in it
+ * @child: the struct dentry the walk came from, as a number (0: none, or not valid)
+ *
+ * Each layer's rules are its own entries (struct umb_fs_key), so one lookup per layer
+ * of the task that has fs rules (state->fs_layers); the name is hashed at most once,
+ * and only where a layer restricts names in this directory.
+ *
+ * Return: 0, or the denying layer in the low 32 bits and the access it denies in the
+ * high 32 bits.
+ */
+__noinline __u64 umb_fs_level_match(const struct umb_task_state *state, __u32 dev, __u64 ino,
+				    __u64 child, __u32 requested)
 {
-	__u64 match = umb_fs_rule_match(rule, w->state, w->requested);
+	__u64 name_hash = 0;
 
-	if (!match)
+	if (!state)
 		return 0;
-	w->deny_layer = (__u32)match;
-	w->deny_access = match >> 32;
-	return 1;
+	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
+		struct umb_fs_name_key key = { .dir = { .dev = dev, .ino = ino } };
+		const struct umb_fs_rule *rule;
+		__u32 access;
+
+		if (i >= state->layer_count)
+			break;
+		if (!(state->fs_layers & (1U << i)))
+			continue; /* a layer without fs rules */
+		key.dir.layer = state->layers[i];
+		rule = bpf_map_lookup_elem(&umb_fs_inodes, &key.dir);
+		if (!rule)
+			continue;
+		access = rule->access & requested;
+		if (access)
+			return (__u64)access << 32 | key.dir.layer;
+		if (!(rule->flags & UMB_FS_HAS_NAMES) || !child)
+			continue;
+		if (!name_hash)
+			name_hash = umb_fs_name_hash(child);
+		key.name_hash = name_hash;
+		rule = bpf_map_lookup_elem(&umb_fs_names, &key);
+		if (rule && (access = rule->access & requested))
+			return (__u64)access << 32 | key.dir.layer;
+	}
+	return 0;
 }
 
 /*
@@ -223,27 +231,21 @@ static __always_inline void umb_read_pair(__u64 base, __u32 off_a, __u32 off_b,
 static __always_inline int umb_level_denies(struct umb_walk *w, __u32 index, __u64 ino)
 {
 	const struct umb_fs_filter *filter = umb_fs_filter_get();
-	struct umb_name_key name_key = { .dir = { .dev = w->dev, .ino = ino } };
-	const struct umb_fs_rule *rule;
-	__u64 child = 0;
+	__u64 child = 0, match;
 
 	/* Most inodes have no rule: their bit in umb_fs_filter is clear. */
 	if (filter && !umb_fs_filter_has(filter, w->dev, ino))
 		return 0;
-	/* name_key.dir is the inode's key (one key on the stack, not two) */
-	rule = bpf_map_lookup_elem(&umb_fs_inodes, &name_key.dir);
-	if (!rule)
-		return 0;
-	if (umb_rule_denies(w, rule))
-		return 1;
-	if (!(rule->flags & UMB_FS_HAS_NAMES) || w->child_next != index + 1)
-		return 0;
 	/* The child as a number for the global function (the verifier may know it as a
 	 * pointer): a copy it cannot follow. */
-	bpf_probe_read_kernel(&child, sizeof(child), &w->child);
-	name_key.name_hash = umb_fs_name_hash(child);
-	rule = bpf_map_lookup_elem(&umb_fs_names, &name_key);
-	return rule && umb_rule_denies(w, rule);
+	if (w->child_next == index + 1)
+		bpf_probe_read_kernel(&child, sizeof(child), &w->child);
+	match = umb_fs_level_match(w->state, w->dev, ino, child, w->requested);
+	if (!match)
+		return 0;
+	w->deny_layer = (__u32)match;
+	w->deny_access = match >> 32;
+	return 1;
 }
 
 /*
@@ -418,28 +420,18 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
 			__u64 ino = inode->i_ino;
 
 			if (umb_fs_filter_has(filter, dev, ino)) {
-				struct umb_name_key name_key = { .dir = { .dev = dev, .ino = ino } };
-				const struct umb_fs_rule *rule;
-				__u64 match;
+				__u64 c = 0, match;
 
-				rule = bpf_map_lookup_elem(&umb_fs_inodes, &name_key.dir);
-				if (rule) {
-					match = umb_fs_rule_match(rule, state, requested);
-					if (!match && (rule->flags & UMB_FS_HAS_NAMES) && child) {
-						__u64 c = 0;
-
-						/* The child as a number for the global function. */
-						w->child = (__u64)child;
-						bpf_probe_read_kernel(&c, sizeof(c), &w->child);
-						name_key.name_hash = umb_fs_name_hash(c);
-						rule = bpf_map_lookup_elem(&umb_fs_names, &name_key);
-						match = umb_fs_rule_match(rule, state, requested);
-					}
-					if (match) {
-						w->deny_layer = (__u32)match;
-						w->deny_access = match >> 32;
-						return;
-					}
+				/* The child as a number for the global function. */
+				if (child) {
+					w->child = (__u64)child;
+					bpf_probe_read_kernel(&c, sizeof(c), &w->child);
+				}
+				match = umb_fs_level_match(state, dev, ino, c, requested);
+				if (match) {
+					w->deny_layer = (__u32)match;
+					w->deny_access = match >> 32;
+					return;
 				}
 			}
 		}

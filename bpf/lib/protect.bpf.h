@@ -51,8 +51,8 @@ static __always_inline __u32 umb_protect_daemon(void)
 /*
  * Whether @map is one of Umbrella's maps: every map of maps.bpf.h (keep this list
  * complete). The internal .rodata is frozen, so no fd writes it. umb_meta is
- * umbrellad's own map, not the object's: it holds only the ABI version and the next
- * layer id, which umbrellad checks and raises above every layer in use at start.
+ * umbrellad's own map, not the object's: it holds only the ABI version, which umbrellad
+ * checks at start, and a count of freed layers.
  */
 static __always_inline bool umb_is_our_map(const void *map)
 {
@@ -62,7 +62,8 @@ static __always_inline bool umb_is_our_map(const void *map)
 	       map == (const void *)&umb_ctl || map == (const void *)&umb_events ||
 	       map == (const void *)&umb_stats || map == (const void *)&umb_fs_filter ||
 	       map == (const void *)&umb_verdicts || map == (const void *)&umb_invalidated ||
-	       map == (const void *)&umb_exec || map == (const void *)&umb_verdict_log;
+	       map == (const void *)&umb_exec || map == (const void *)&umb_verdict_log ||
+	       map == (const void *)&umb_live || map == (const void *)&umb_released;
 }
 
 /* Whether the program @prog uses one of Umbrella's maps. */
@@ -236,6 +237,28 @@ static __always_inline int umb_protect_pins(struct dentry *dentry, __u32 hook)
 	}
 	umb_event_submit(e);
 	return -EPERM;
+}
+
+/* umb_protect_task_free() - at the free of @task: if it is umbrellad's thread group
+ * leader, umbrellad is gone, and umb_ctl.daemon_tgid is cleared. */
+static __always_inline void umb_protect_task_free(struct task_struct *task)
+{
+	struct umb_ctl *ctl = umb_ctl_get();
+	__u32 daemon;
+
+	if (!ctl)
+		return;
+	daemon = ctl->daemon_tgid;
+	/*
+	 * The leader is freed after every other thread of its group has exited. A leader
+	 * replaced by a thread's exec (de_thread()) is no longer its group's leader. The
+	 * pid may already be free (release_task() comes before the last put of the task,
+	 * by an RCU grace period): umbrellad waits for this clearing before it adopts.
+	 */
+	if (!daemon || (__u32)task->pid != daemon || task->group_leader != task)
+		return;
+	/* Only if still ours: a new umbrellad may have registered meanwhile. */
+	__sync_val_compare_and_swap(&ctl->daemon_tgid, daemon, 0);
 }
 
 #endif /* UMBRELLA_PROTECT_BPF_H */

@@ -12,8 +12,11 @@
  * 1: never pinned. 2: pinned under the pin directory, with umb_meta. 3: umb_ctl grew
  * the configuration flags and the pin directory's identity; the maps umb_layer_desc
  * and umb_fs_filter. 4: signed binaries: umb_ctl grew verdict_epoch and
- * UMB_CTL_UNSIGNED_DENY; the maps umb_verdicts and umb_invalidated. */
-#define UMB_ABI_VERSION 4
+ * UMB_CTL_UNSIGNED_DENY; the maps umb_verdicts and umb_invalidated. 5: layers are
+ * reference counted and freed: umb_layers is an array of slots (id, refs, uid), fs rules
+ * are keyed by (object, layer), umb_task_state grew fs_layers and flags, umb_arm is
+ * consumed by the kernel, the maps umb_live and umb_released. */
+#define UMB_ABI_VERSION 5
 
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
@@ -45,9 +48,32 @@ enum umb_fs_access {
 };
 
 /*
- * Value of the hash map umb_layers, keyed by the __u32 layer id (never 0).
- * A layer is immutable once a task carries it. Producer: umbrellad (before any task can
- * carry the id). Consumers: the enforcement hooks, umbrella-cli.
+ * Layers live in the slots of the array map umb_layers. A layer id names a slot and
+ * the generation of the slot's layer: id = generation << UMB_LAYER_SLOT_BITS | slot,
+ * never 0 (generations start at 1). When the last holder of a layer goes, umbrellad
+ * frees it (its rules, its description, its slot) and the slot takes a new generation:
+ * ids live as long as their layer, and a stale id never matches a slot's current one.
+ */
+#define UMB_LAYER_SLOT_BITS 14
+#define UMB_LAYER_SLOTS (1U << UMB_LAYER_SLOT_BITS) /* layers alive at once, at most */
+#define UMB_LAYER_GEN_MAX ((1U << (32 - UMB_LAYER_SLOT_BITS)) - 1)
+
+static inline __u32 umb_layer_slot(__u32 id)
+{
+	return id & (UMB_LAYER_SLOTS - 1);
+}
+
+/*
+ * A slot of the array map umb_layers (key: umb_layer_slot(id)), mapped into umbrellad's
+ * memory (BPF_F_MMAPABLE). A live layer is immutable, but for its reference count.
+ * Producer: umbrellad, which writes a layer's fields and then its id (a slot with id 0
+ * is free). Consumers: the enforcement hooks, umbrella-cli.
+ *
+ * refs counts the holders of the layer: every task whose stack or pending layer has it
+ * (processes and threads: task.bpf.c, taken at task_alloc, dropped at task_free), every
+ * umb_arm entry that names it, and umbrellad's exec gate for the layer of a signed
+ * policy. Both sides change it atomically; it never rises again from 0 (there is then
+ * no holder to copy it from), and whoever drops it to 0 reports the id on umb_released.
  */
 struct umb_layer {
 	__u64 denied_caps;	   /* UMB_CR_* */
@@ -57,9 +83,13 @@ struct umb_layer {
 	__u32 fs_rule_count;	   /* number of fs rules (for inspection) */
 	__u32 creator_pid;	   /* provenance: the process that asked for the layer */
 	__u32 origin;		   /* enum umb_layer_origin */
+	__u32 id;		   /* the live layer's id; 0: a free slot */
+	__u32 refs;		   /* holders (above) */
+	__u32 uid;		   /* the uid that asked for it (per-user limits) */
+	__u32 gen;		   /* the generation of the slot's latest layer */
 };
 
-_Static_assert(sizeof(struct umb_layer) == 40, "struct umb_layer is ABI");
+_Static_assert(sizeof(struct umb_layer) == 56, "struct umb_layer is ABI");
 
 enum umb_layer_origin {
 	UMB_ORIGIN_RFORK = 1,	     /* rfork(): a parent restricted its child */
@@ -81,11 +111,20 @@ struct umb_task_state {
 	__u64 denied_families;	   /* union of umb_layer.denied_families */
 	__u64 denied_capabilities; /* union of umb_layer.denied_capabilities */
 	__u32 fs_access;	   /* union of umb_layer.fs_access: 0 skips every fs check */
+	__u32 fs_layers;	   /* bit i: layers[i] has fs rules (the walk looks only there) */
+	__u32 flags;		   /* UMB_TASK_* */
 	__u32 __pad0;		   /* must be zero */
 	__u32 layers[UMB_MAX_LAYERS]; /* layer ids, bottom first */
 };
 
-_Static_assert(sizeof(struct umb_task_state) == 104, "struct umb_task_state is ABI");
+_Static_assert(sizeof(struct umb_task_state) == 112, "struct umb_task_state is ABI");
+
+/* umb_task_state.flags */
+enum umb_task_flags {
+	/* The task holds a reference on each of its layers and its pending layer (so it
+	 * drops them when it is freed). A state written by other means (a test) has not. */
+	UMB_TASK_COUNTED = 1 << 0,
+};
 
 /*
  * An inode on a file system, as the kernel names it: dev is the super block's s_dev
@@ -99,55 +138,60 @@ struct umb_inode_key {
 
 _Static_assert(sizeof(struct umb_inode_key) == 16, "struct umb_inode_key is ABI");
 
-/* One layer's restriction of one object: which access kinds that layer denies. */
-struct umb_fs_deny {
-	__u32 layer;  /* layer id; 0: unused slot */
-	__u32 access; /* UMB_FS_* */
-};
-
-/* A file system object restricted by at most this many layers at once. */
-#define UMB_FS_DENY_SLOTS 8
-
 /* umb_fs_rule.flags */
 enum umb_fs_rule_flags {
-	/* The object is a directory with rules on names in it (umb_fs_names): the hooks
-	 * hash the name of a child on the way up only when its parent has this flag. */
+	/* The object is a directory in which this layer restricts names (umb_fs_names):
+	 * the hooks hash the name of a child on the way up only where it is set. */
 	UMB_FS_HAS_NAMES = 1 << 0,
 };
 
 /*
- * Value of the hash maps umb_fs_inodes (keyed by struct umb_inode_key: the object
- * itself, which follows it through renames, hard links and bind mounts) and
- * umb_fs_names (keyed by struct umb_name_key: a name in a directory, which holds for
- * whatever file bears that name, one created later or one put there by rename).
- * Producer: umbrellad. Consumer: file.bpf.c.
+ * Key of umb_fs_inodes: an object restricted by one layer. An object that n layers
+ * restrict has n entries: each entry belongs to one layer, and goes with it, so that no
+ * number of layers restricting the same object is too many.
  */
-struct umb_fs_rule {
-	__u32 flags; /* UMB_FS_HAS_NAMES (umb_fs_inodes only) */
-	__u32 __pad0;
-	struct umb_fs_deny deny[UMB_FS_DENY_SLOTS];
+struct umb_fs_key {
+	__u32 dev;   /* the object's super block's s_dev, as struct umb_inode_key */
+	__u32 layer; /* the layer id */
+	__u64 ino;
 };
 
-_Static_assert(sizeof(struct umb_fs_rule) == 72, "struct umb_fs_rule is ABI");
+_Static_assert(sizeof(struct umb_fs_key) == 16, "struct umb_fs_key is ABI");
 
-/* Key of umb_fs_names: the directory and the 64-bit FNV-1a hash of the name in it. */
-struct umb_name_key {
-	struct umb_inode_key dir;
+/*
+ * Value of the hash maps umb_fs_inodes (keyed by struct umb_fs_key: the object itself,
+ * which follows it through renames, hard links and bind mounts) and umb_fs_names (keyed
+ * by struct umb_fs_name_key: a name in a directory, which holds for whatever file bears
+ * that name, one created later or one put there by rename): which access kinds that
+ * layer denies there. Producer: umbrellad. Consumer: lib/path.bpf.h.
+ */
+struct umb_fs_rule {
+	__u32 access; /* UMB_FS_*; 0 in an entry made only for UMB_FS_HAS_NAMES */
+	__u32 flags;  /* UMB_FS_HAS_NAMES (umb_fs_inodes only) */
+};
+
+_Static_assert(sizeof(struct umb_fs_rule) == 8, "struct umb_fs_rule is ABI");
+
+/* Key of umb_fs_names: the directory (and layer) and the 64-bit FNV-1a hash of the
+ * name in it. */
+struct umb_fs_name_key {
+	struct umb_fs_key dir;
 	__u64 name_hash;
 };
 
-_Static_assert(sizeof(struct umb_name_key) == 24, "struct umb_name_key is ABI");
+_Static_assert(sizeof(struct umb_fs_name_key) == 24, "struct umb_fs_name_key is ABI");
 
 /*
  * umb_fs_filter: the array map of one struct umb_fs_filter (key 0), a bitmap in which
- * bit umb_fs_filter_bit() of every key of umb_fs_inodes is set, and
+ * bit umb_fs_filter_bit() of the (dev, ino) of every key of umb_fs_inodes is set, and
  * that of (its dev, UMB_FS_FILTER_ANY_INO): a prefilter that spares the hooks the hash
- * lookup on the (nearly all) inodes that no rule names, and on file systems without
+ * lookups on the (nearly all) inodes that no rule names, and on file systems without
  * rules even the reading of inode numbers. A clear bit means "no entry in
  * umb_fs_inodes" (for that inode, or any inode of that dev); a set bit means nothing.
- * Producer: umbrellad, which sets the bits of a layer's entries before the layer exists
- * (before any task can carry it), and never clears one (a stale bit only costs a
- * lookup). Consumer: lib/path.bpf.h.
+ * Producer: umbrellad, through its mapping of the map (BPF_F_MMAPABLE), one word at a
+ * time: it counts the entries behind each bit (daemon/fs-filter.c), sets a bit before
+ * the first entry behind it is written and clears it after the last one is deleted.
+ * Consumer: lib/path.bpf.h.
  */
 #define UMB_FS_FILTER_SHIFT 20 /* 2^20 bits: 128 KiB */
 #define UMB_FS_FILTER_WORDS (1U << (UMB_FS_FILTER_SHIFT - 6))
@@ -172,15 +216,17 @@ static inline __u32 umb_fs_filter_bit(__u32 dev, __u64 ino)
 
 /*
  * Value of the hash map umb_arm, keyed by the __u32 thread id that asked umbrellad to
- * restrict its next child (rfork) or itself (restrict_self). Producer: umbrellad.
- * Consumer: task.bpf.c, which applies the layer in the thread's next fork (to the
- * child) or at its UMB_PRCTL_APPLY prctl (to itself), and records the outcome.
+ * restrict its next child (rfork) or itself (restrict_self). Producer: umbrellad
+ * (daemon/arm.c), which counts the entry in umb_live.arms and gives it one reference
+ * on the layer. Consumer: task.bpf.c, which deletes the entry when it is used (the
+ * thread's next fork gives the layer to the child, its UMB_PRCTL_APPLY prctl to
+ * itself), refused, or left behind by the thread's end, and passes its reference on.
  */
 struct umb_arm {
 	__u32 layer; /* the layer to push */
 	__u32 flags; /* UMB_ARM_* */
 	__u32 tgid;  /* the thread's process: a thread id reused elsewhere does not match */
-	__u32 state; /* enum umb_arm_state, written by BPF */
+	__u32 state; /* UMB_ARM_ARMED (what a reader of the map finds) */
 };
 
 _Static_assert(sizeof(struct umb_arm) == 16, "struct umb_arm is ABI");
@@ -191,9 +237,29 @@ enum umb_arm_flags {
 };
 
 enum umb_arm_state {
-	UMB_ARM_ARMED = 1,    /* waiting for the fork or the prctl */
-	UMB_ARM_APPLIED = 2,  /* the layer was pushed */
-	UMB_ARM_REFUSED = 3,  /* the stack is full (UMB_MAX_LAYERS) or no memory */
+	UMB_ARM_ARMED = 1, /* waiting for the fork or the prctl */
+};
+
+/*
+ * The one entry of the array map umb_live: counters that the kernel and umbrellad both
+ * change, with atomic operations (umbrellad through its mapping, BPF_F_MMAPABLE).
+ */
+struct umb_live {
+	__u32 arms;	/* entries in umb_arm: 0 spares every fork and task_free the lookup */
+	__u32 __pad0;	/* must be zero */
+};
+
+_Static_assert(sizeof(struct umb_live) == 8, "struct umb_live is ABI");
+
+/*
+ * Records of the ring buffer umb_released: a layer whose last reference the kernel
+ * dropped, for umbrellad to free. Producer: lib/layers.bpf.h. Consumer: umbrellad. A
+ * record that does not fit is counted in umb_stats[UMB_STAT_RELEASES_DROPPED]: the
+ * layer is then freed by umbrellad's next sweep of the slots.
+ */
+struct umb_release {
+	__u32 layer;
+	__u32 __pad0;
 };
 
 /*
@@ -201,7 +267,7 @@ enum umb_arm_state {
  */
 struct umb_ctl {
 	__u32 daemon_tgid; /* umbrellad: restricted tasks may not signal or trace it */
-	__u32 arm_count;   /* entries in umb_arm: 0 spares every fork the lookup */
+	__u32 __pad1;	   /* must be zero (was the count of arms, now in umb_live) */
 	__u32 flags;	   /* UMB_CTL_*: umbrellad's configuration (umbrella.conf) */
 	__u32 pin_dev;	   /* the pin directory (s_dev, i_ino): self-protection */
 	__u64 pin_ino;
@@ -280,15 +346,29 @@ struct umb_invalidation {
  */
 struct umb_meta {
 	__u32 abi_version; /* UMB_ABI_VERSION of the daemon that created the pinned maps */
-	__u32 next_layer;  /* the next layer id to hand out: ids are never reused */
+	__u32 next_layer;  /* ABI 4 and older: the next layer id (unused since 5) */
+	__u64 layers_freed; /* layers umbrellad freed since the maps were created */
 };
 
-_Static_assert(sizeof(struct umb_meta) == 8, "struct umb_meta is ABI");
+_Static_assert(sizeof(struct umb_meta) == 16, "struct umb_meta is ABI");
 
-/* prctl(2) option with which a thread armed with UMB_ARM_SELF applies its layer. On
- * success the kernel still answers EINVAL (the option is not its own), on refusal EPERM;
- * the outcome is in umb_arm either way. */
-#define UMB_PRCTL_APPLY 0x554d4252 /* "UMBR" */
+/*
+ * prctl(2) options that Umbrella's task_prctl program answers. An answer of the
+ * program's own is an errno that the kernel never gives for an unknown option, so that
+ * a kernel without Umbrella's programs (EINVAL) is never taken for a yes.
+ *   UMB_PRCTL_APPLY: a thread armed with UMB_ARM_SELF pushes its layer: UMB_PRCTL_YES,
+ *	or EPERM (refused, or nothing armed), ENOMEM.
+ *   UMB_PRCTL_DISARM: after the fork of an rfork, the parent thread asks whether its
+ *	arm was used: UMB_PRCTL_YES (the child has the layer), or ENOENT after taking
+ *	back an arm that no fork used (the child, if any, has not).
+ *   UMB_PRCTL_CARRIES (arg2: a layer id): whether the calling task has the layer on its
+ *	stack or pending: UMB_PRCTL_YES, or ENOENT. An rfork child asks it before it
+ *	runs any of its caller's code.
+ */
+#define UMB_PRCTL_APPLY 0x554d4252   /* "UMBR" */
+#define UMB_PRCTL_DISARM 0x554d4253
+#define UMB_PRCTL_CARRIES 0x554d4254
+#define UMB_PRCTL_YES 114 /* EALREADY: "it is done" */
 
 /* The LSM hooks that deny, as recorded in struct umb_event.hook. */
 enum umb_hook {
@@ -384,6 +464,7 @@ enum umb_stat {
 	UMB_STAT_EVENTS_DROPPED = 0, /* denials that found the ring buffer full */
 	UMB_STAT_DENIALS = 1,	     /* all denials */
 	UMB_STAT_INVALIDATIONS_DROPPED = 2, /* umb_invalidated records that found it full */
+	UMB_STAT_RELEASES_DROPPED = 3, /* umb_released records that found it full */
 	UMB_STAT_MAX,
 };
 

@@ -17,8 +17,9 @@
  *                     pending until that child's next exec, with UMB_ARM_ON_EXEC).
  *   UMB_OP_ARM_SELF   the same, for the thread itself, applied by its
  *                     prctl(UMB_PRCTL_APPLY).
- *   UMB_OP_DISARM     request: header. reply: header with state = the arm's
- *                     enum umb_arm_state (APPLIED, REFUSED, or ARMED if never used).
+ *                     The caller learns from the kernel whether the layer was
+ *                     applied (prctl UMB_PRCTL_DISARM, UMB_PRCTL_CARRIES): one round
+ *                     trip per rfork.
  *   UMB_OP_FLUSH_VERDICTS  request: header. reply: header. Forgets every exec verdict
  *                     (umbrella-cli verdict flush): each file is verified again at its
  *                     next exec. Root only (SO_PEERCRED uid 0); layers do not matter,
@@ -26,13 +27,13 @@
  * A reply with error < 0 carries a NUL-terminated message after the header.
  */
 #define UMB_SOCKET_PATH "/run/umbrella/umbrellad.sock"
-#define UMB_PROTOCOL_VERSION 1
+#define UMB_PROTOCOL_VERSION 2 /* 2: no UMB_OP_DISARM */
 #define UMB_MSG_MAX 65536
 
 enum umb_op {
 	UMB_OP_ARM_CHILD = 1,
 	UMB_OP_ARM_SELF = 2,
-	UMB_OP_DISARM = 3,
+	/* 3 was UMB_OP_DISARM (version 1) */
 	UMB_OP_FLUSH_VERDICTS = 4,
 };
 
@@ -48,7 +49,7 @@ _Static_assert(sizeof(struct umb_request) == 16, "struct umb_request is ABI");
 struct umb_reply {
 	__s32 error;  /* 0 or -errno */
 	__u32 layer;  /* UMB_OP_ARM_*: the layer id */
-	__u32 state;  /* UMB_OP_DISARM: enum umb_arm_state */
+	__u32 __pad1; /* zero */
 	__u32 __pad0; /* zero */
 };
 

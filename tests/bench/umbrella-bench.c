@@ -359,38 +359,6 @@ static int landlock_restrict(int *ret_abi)
 	return 0;
 }
 
-/* Arms thread @tid of process @tgid for @layer, as umbrellad does (cf. test_arm()). */
-static int arm_thread(struct umbrella_bpf *skel, __u32 tid, __u32 tgid, __u32 layer, __u32 flags)
-{
-	struct umb_arm arm = {.layer = layer, .flags = flags, .tgid = tgid, .state = UMB_ARM_ARMED};
-	struct umb_ctl ctl = {};
-	__u32 zero = 0;
-
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.umb_arm), &tid, &arm, BPF_ANY) < 0)
-		return -errno;
-	(void)bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl);
-	ctl.arm_count++;
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl, BPF_ANY) < 0)
-		return -errno;
-	return 0;
-}
-
-/* Removes the arm of @tid; returns its enum umb_arm_state, or 0. */
-static __u32 disarm_thread(struct umbrella_bpf *skel, __u32 tid)
-{
-	struct umb_arm arm = {};
-	struct umb_ctl ctl = {};
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_arm), &tid, &arm) < 0)
-		return 0;
-	(void)bpf_map_delete_elem(bpf_map__fd(skel->maps.umb_arm), &tid);
-	(void)bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl);
-	ctl.arm_count--;
-	(void)bpf_map_update_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl, BPF_ANY);
-	return arm.state;
-}
-
 enum config_kind { CONFIG_PLAIN, CONFIG_UMB_LAYERS, CONFIG_LANDLOCK };
 
 static const struct config {
@@ -426,7 +394,7 @@ static int runner(unsigned int config)
 		for (unsigned int l = 0; l < LAYERS; l++) {
 			if (read(RUNNER_GO_FD, &byte, 1) != 1)
 				return 1;
-			/* Applied or not, the kernel answers EINVAL: the arm says which. */
+			/* Applied or not, the parent learns it from the arm left or not. */
 			(void)prctl(UMB_PRCTL_APPLY, 0, 0, 0, 0);
 			if (write(RUNNER_DONE_FD, &byte, 1) != 1)
 				return 1;
@@ -460,17 +428,16 @@ static int give_layers(struct umbrella_bpf *skel, pid_t pid, const __u32 *layers
 	int pidfd, r = 0;
 
 	for (unsigned int l = 0; l < LAYERS && r == 0; l++) {
-		__u32 applied;
+		bool left;
 
-		r = arm_thread(skel, (__u32)pid, (__u32)pid, layers[l], UMB_ARM_SELF);
+		r = arm_thread(&test_layers, (__u32)pid, (__u32)pid, layers[l], UMB_ARM_SELF);
 		if (r < 0)
 			break;
 		if (write(go, &byte, 1) != 1 || read(done, &byte, 1) != 1)
 			r = -EPIPE;
-		applied = disarm_thread(skel, (__u32)pid);
-		if (r == 0 && applied != UMB_ARM_APPLIED) {
-			printf("bench: layer %u was not applied (arm state %u)\n", layers[l],
-			       applied);
+		left = arm_take(&test_layers, (__u32)pid); /* the prctl uses the arm up */
+		if (r == 0 && left) {
+			printf("bench: layer %u was not applied\n", layers[l]);
 			r = -EPERM;
 		}
 	}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Umbrella VM tests - load the BPF object, build layers from restriction text with the
- * daemon's own code (layer_install), and run a probe in a child that the kernel gave
- * the layer through the same arming path rfork() uses. Header-only, for the test
+ * daemon's own code (layers.h), and run a probe in a child that the kernel gave the
+ * layer through the same arming path rfork() uses (arm.h). Header-only, for the test
  * programs in tests/integration (root, inside the test VM).
  *
  * A probe returns 0 when the operation it tries succeeds and errno when it fails, so
@@ -12,7 +12,9 @@
 #define UMBRELLA_TESTS_VM_TEST_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,8 +23,9 @@
 
 #include <umbrella/umbrella.h>
 
+#include "arm.h"
 #include "bpf-open.h"
-#include "layer-install.h"
+#include "layers.h"
 #include "tap.h"
 #include "umbrella.skel.h"
 
@@ -30,6 +33,10 @@
 #define PROBE_SETUP_FAILED 100
 
 typedef int (*test_probe_fn)(void *arg);
+
+/* The layers of the object test_load() loaded: made, armed and counted as umbrellad
+ * does (nobody frees them: no umbrellad runs in these tests). */
+static struct layers test_layers;
 
 /* Loads and attaches the BPF object (two TAP checks). NULL on failure. */
 static inline struct umbrella_bpf *test_load(void)
@@ -43,6 +50,12 @@ static inline struct umbrella_bpf *test_load(void)
 		umbrella_bpf__destroy(skel);
 		return NULL;
 	}
+	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, 0);
+	if (r < 0) {
+		TAP_DIAG("mapping the layers: %s", strerror(-r));
+		umbrella_bpf__destroy(skel);
+		return NULL;
+	}
 	return skel;
 }
 
@@ -53,23 +66,17 @@ static inline struct umbrella_bpf *test_load(void)
  */
 static inline __u32 test_layer(struct umbrella_bpf *skel, const char *items)
 {
-	static __u32 next_id = 1000;
-	struct layer_maps maps = {
-		.layers = bpf_map__fd(skel->maps.umb_layers),
-		.fs_inodes = bpf_map__fd(skel->maps.umb_fs_inodes),
-		.fs_names = bpf_map__fd(skel->maps.umb_fs_names),
-		.fs_filter = bpf_map__fd(skel->maps.umb_fs_filter),
-	};
 	struct umb_restrictions *r = umb_restrictions__new();
 	char *error = NULL;
-	__u32 id = ++next_id;
+	__u32 id = 0;
 	int ret;
 
+	(void)skel;
 	if (!r)
 		return 0;
 	ret = umb_restrictions__parse(r, items, &error);
 	if (ret == 0)
-		ret = layer_install(&maps, id, r, getpid(), UMB_ORIGIN_RFORK, &error);
+		ret = layers_create(&test_layers, r, getpid(), 0, UMB_ORIGIN_RFORK, &id, &error);
 	if (ret < 0) {
 		TAP_DIAG("layer '%s': %s", items, error ? error : strerror(-ret));
 		id = 0;
@@ -79,37 +86,18 @@ static inline __u32 test_layer(struct umbrella_bpf *skel, const char *items)
 	return id;
 }
 
-/* Arms (or, with @layer 0, leaves alone) the calling thread's next fork. */
+/* Arms the calling thread's next fork (or, with UMB_ARM_SELF, its prctl) with @layer. */
 static inline int test_arm(struct umbrella_bpf *skel, __u32 layer, __u32 flags)
 {
-	struct umb_arm arm = { .layer = layer, .flags = flags, .tgid = getpid(),
-			       .state = UMB_ARM_ARMED };
-	struct umb_ctl ctl = {};
-	__u32 tid = gettid(), zero = 0;
-
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.umb_arm), &tid, &arm, BPF_ANY) < 0)
-		return -errno;
-	(void)bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl);
-	ctl.arm_count++;
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl, BPF_ANY) < 0)
-		return -errno;
-	return 0;
+	(void)skel;
+	return arm_thread(&test_layers, gettid(), getpid(), layer, flags);
 }
 
-/* Reads and removes the calling thread's arm. Returns its enum umb_arm_state, or 0. */
-static inline __u32 test_disarm(struct umbrella_bpf *skel)
+/* After a fork: whether the fork used the calling thread's arm (the child has the
+ * layer), as rfork() asks; takes back an arm the fork did not use. */
+static inline bool test_arm_used(void)
 {
-	struct umb_arm arm = {};
-	struct umb_ctl ctl = {};
-	__u32 tid = gettid(), zero = 0;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_arm), &tid, &arm) < 0)
-		return 0;
-	(void)bpf_map_delete_elem(bpf_map__fd(skel->maps.umb_arm), &tid);
-	(void)bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl);
-	ctl.arm_count--;
-	(void)bpf_map_update_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl, BPF_ANY);
-	return arm.state;
+	return prctl(UMB_PRCTL_DISARM, 0, 0, 0, 0) < 0 && errno == UMB_PRCTL_YES;
 }
 
 /*
@@ -121,8 +109,8 @@ static inline __u32 test_disarm(struct umbrella_bpf *skel)
 static inline int test_probe(struct umbrella_bpf *skel, __u32 layer, test_probe_fn probe,
 			     void *arg)
 {
-	int status;
-	__u32 state = UMB_ARM_APPLIED;
+	int status, fork_errno;
+	bool applied = true;
 	pid_t pid;
 
 	if (layer && test_arm(skel, layer, 0) < 0)
@@ -130,12 +118,17 @@ static inline int test_probe(struct umbrella_bpf *skel, __u32 layer, test_probe_
 	pid = fork();
 	if (pid == 0)
 		_exit(probe(arg));
+	fork_errno = errno;
 	if (layer)
-		state = test_disarm(skel);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		applied = test_arm_used();
+	if (pid < 0) {
+		TAP_DIAG("fork with layer %u: %s", layer, strerror(fork_errno));
 		return PROBE_SETUP_FAILED;
-	if (state != UMB_ARM_APPLIED) {
-		TAP_DIAG("the child did not get layer %u (arm state %u)", layer, state);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return PROBE_SETUP_FAILED;
+	if (!applied) {
+		TAP_DIAG("the child did not get layer %u", layer);
 		return PROBE_SETUP_FAILED;
 	}
 	return WEXITSTATUS(status);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Umbrella VM tests of the capability restrictions (test-cap-*.c) - what they share on
- * top of helpers/vm-test.h: layers written straight into umb_layers, and tasks with a
+ * top of helpers/vm-test.h: layers made of capability bits, and tasks with a
  * chosen layer stack (written into umb_task through a pidfd, as umbrellad would), so
  * that a test can place a sender and a target inside or outside each other's domain.
  * These tests are about the BPF programs; the grammar and the daemon are tested elsewhere.
@@ -24,15 +24,25 @@
  * capabilities @capabilities (bit n: capability n). Returns its id, or 0. */
 static inline __u32 cap_layer(struct umbrella_bpf *skel, __u64 caps, __u64 capabilities)
 {
-	static __u32 next_id = 50000;
-	struct umb_layer layer = { .denied_caps = caps, .denied_capabilities = capabilities,
-				   .creator_pid = getpid(), .origin = UMB_ORIGIN_RFORK };
-	__u32 id = ++next_id;
+	struct umb_restrictions *r = umb_restrictions__new();
+	char *error = NULL;
+	__u32 id = 0;
+	int ret = r ? 0 : -ENOMEM;
 
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.umb_layers), &id, &layer, BPF_NOEXIST)) {
-		TAP_DIAG("writing layer %u: %s", id, strerror(errno));
-		return 0;
+	(void)skel;
+	if (ret == 0 && caps)
+		ret = umb_restrictions__add_cap(r, caps);
+	for (int cap = 0; ret == 0 && cap < 64; cap++)
+		if (capabilities & 1ULL << cap)
+			ret = umb_restrictions__add_linux_cap(r, cap);
+	if (ret == 0)
+		ret = layers_create(&test_layers, r, getpid(), 0, UMB_ORIGIN_RFORK, &id, &error);
+	if (ret < 0) {
+		TAP_DIAG("making a layer: %s", error ? error : strerror(-ret));
+		id = 0;
 	}
+	free(error);
+	umb_restrictions__free(r);
 	return id;
 }
 
@@ -46,7 +56,11 @@ static inline struct umb_task_state cap_state(struct umbrella_bpf *skel, const _
 	for (unsigned i = 0; i < count && i < UMB_MAX_LAYERS; i++) {
 		struct umb_layer layer = {};
 
-		(void)bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_layers), &ids[i], &layer);
+		const struct umb_layer *slot = layers_get(&test_layers, ids[i]);
+
+		(void)skel;
+		if (slot)
+			layer = *slot;
 		state.layers[i] = ids[i];
 		state.denied_caps |= layer.denied_caps;
 		state.denied_families |= layer.denied_families;
@@ -208,34 +222,14 @@ static inline int cap_set_daemon(struct umbrella_bpf *skel, __u32 tgid)
 static inline int cap_arm_task(struct umbrella_bpf *skel, pid_t tid, pid_t tgid, __u32 layer,
 			       __u32 flags)
 {
-	struct umb_arm arm = { .layer = layer, .flags = flags, .tgid = tgid,
-			       .state = UMB_ARM_ARMED };
-	struct umb_ctl ctl = {};
-	__u32 key = tid, zero = 0;
-
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.umb_arm), &key, &arm, BPF_ANY) < 0)
-		return -errno;
-	(void)bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl);
-	ctl.arm_count++;
-	return bpf_map_update_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl, BPF_ANY) < 0 ?
-		       -errno :
-		       0;
+	(void)skel;
+	return arm_thread(&test_layers, (__u32)tid, (__u32)tgid, layer, flags);
 }
 
-/* The state of the arm of thread @tid, and removes it. Returns enum umb_arm_state, or 0. */
-static inline __u32 cap_disarm_task(struct umbrella_bpf *skel, pid_t tid)
+/* Whether an arm of thread @tid is still in umb_arm (and takes it back). */
+static inline bool cap_arm_left(pid_t tid)
 {
-	struct umb_arm arm = {};
-	struct umb_ctl ctl = {};
-	__u32 key = tid, zero = 0;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_arm), &key, &arm) < 0)
-		return 0;
-	(void)bpf_map_delete_elem(bpf_map__fd(skel->maps.umb_arm), &key);
-	(void)bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl);
-	ctl.arm_count--;
-	(void)bpf_map_update_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl, BPF_ANY);
-	return arm.state;
+	return arm_take(&test_layers, (__u32)tid);
 }
 
 struct cap_event_query {

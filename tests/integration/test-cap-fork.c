@@ -168,9 +168,9 @@ static int probe_escape_then_socket(void *arg UNUSED)
 /*
  * A child with a stack of @depth layers (each "net") whose fork is armed with one more
  * layer, as umbrellad would arm an rfork(). Returns the errno of its fork (0: it
- * worked); *@arm_state: what became of the arm; *@count_after: its layer count after.
+ * worked); *@arm_left: whether its arm was left unused; *@count_after: its layer count after.
  */
-static int fork_with_layers(struct umbrella_bpf *skel, unsigned depth, __u32 *arm_state,
+static int fork_with_layers(struct umbrella_bpf *skel, unsigned depth, bool *arm_left,
 			    __u32 *count_after)
 {
 	__u32 ids[UMB_MAX_LAYERS], extra = cap_layer(skel, UMB_CR_NET, 0);
@@ -211,7 +211,7 @@ static int fork_with_layers(struct umbrella_bpf *skel, unsigned depth, __u32 *ar
 		*count_after = cap_get_state(skel, pid, &state) == 0 ? state.layer_count : 0;
 	}
 	result = cap_wait(pid);
-	*arm_state = cap_disarm_task(skel, pid);
+	*arm_left = cap_arm_left(pid);
 	if (r < 0) {
 		TAP_DIAG("setting up the %u-layer child: %s", depth, strerror(-r));
 		return PROBE_SETUP_FAILED;
@@ -222,7 +222,8 @@ static int fork_with_layers(struct umbrella_bpf *skel, unsigned depth, __u32 *ar
 int main(int argc, char *argv[])
 {
 	struct umbrella_bpf *skel;
-	__u32 F, N, arm_state = 0, count_after = 0;
+	__u32 F, N, count_after = 0;
+	bool arm_left = true;
 
 	if (argc == 2 && strcmp(argv[1], "--probe-fork") == 0)
 		return probe_fork(NULL);
@@ -264,12 +265,12 @@ int main(int argc, char *argv[])
 	TAP_EQ(cap_run1(skel, N, probe_escape_then_socket, NULL), EPERM,
 	       "[net] after every attempt to drop it: its child's socket() still fails");
 
-	TAP_EQ(fork_with_layers(skel, UMB_MAX_LAYERS - 1, &arm_state, &count_after), 0,
+	TAP_EQ(fork_with_layers(skel, UMB_MAX_LAYERS - 1, &arm_left, &count_after), 0,
 	       "15 layers + an armed fork: the fork works");
-	TAP_EQ(arm_state, UMB_ARM_APPLIED, "15 layers + an armed fork: the arm is applied");
-	TAP_EQ(fork_with_layers(skel, UMB_MAX_LAYERS, &arm_state, &count_after), EPERM,
+	TAP_OK(!arm_left, "15 layers + an armed fork: the fork used the arm up");
+	TAP_EQ(fork_with_layers(skel, UMB_MAX_LAYERS, &arm_left, &count_after), EPERM,
 	       "16 layers + an armed fork: the fork fails with EPERM");
-	TAP_EQ(arm_state, UMB_ARM_REFUSED, "16 layers + an armed fork: the arm reads refused");
+	TAP_OK(!arm_left, "16 layers + an armed fork: the refused arm is gone too");
 	TAP_EQ(count_after, UMB_MAX_LAYERS,
 	       "16 layers + an armed fork: the task keeps its 16 layers");
 out:

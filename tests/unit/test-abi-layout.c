@@ -19,30 +19,42 @@ int main(void)
 	unsigned long long seen = 0;
 	bool single = true, distinct = true;
 
-	TAP_EQ(sizeof(struct umb_task_state), 104, "struct umb_task_state is 104 bytes");
+	TAP_EQ(sizeof(struct umb_task_state), 112, "struct umb_task_state is 112 bytes");
 	TAP_OFFSET(struct umb_task_state, layer_count, 0);
 	TAP_OFFSET(struct umb_task_state, pending_layer, 4);
 	TAP_OFFSET(struct umb_task_state, denied_caps, 8);
 	TAP_OFFSET(struct umb_task_state, denied_families, 16);
 	TAP_OFFSET(struct umb_task_state, denied_capabilities, 24);
 	TAP_OFFSET(struct umb_task_state, fs_access, 32);
-	TAP_OFFSET(struct umb_task_state, layers, 40);
+	TAP_OFFSET(struct umb_task_state, fs_layers, 36);
+	TAP_OFFSET(struct umb_task_state, flags, 40);
+	TAP_OFFSET(struct umb_task_state, layers, 48);
 
-	TAP_EQ(sizeof(struct umb_layer), 40, "struct umb_layer is 40 bytes");
+	TAP_EQ(sizeof(struct umb_layer), 56, "struct umb_layer is 56 bytes");
 	TAP_OFFSET(struct umb_layer, denied_families, 8);
 	TAP_OFFSET(struct umb_layer, denied_capabilities, 16);
 	TAP_OFFSET(struct umb_layer, fs_access, 24);
 	TAP_OFFSET(struct umb_layer, origin, 36);
+	TAP_OFFSET(struct umb_layer, id, 40);
+	TAP_OFFSET(struct umb_layer, refs, 44);
+	TAP_OFFSET(struct umb_layer, gen, 52);
+	TAP_OK(umb_layer_slot(5u << UMB_LAYER_SLOT_BITS | 77) == 77,
+	       "a layer id names its slot in the low bits");
+	TAP_OK((UMB_LAYER_GEN_MAX << UMB_LAYER_SLOT_BITS >> UMB_LAYER_SLOT_BITS) ==
+		       UMB_LAYER_GEN_MAX,
+	       "the largest generation fits in a layer id");
 
-	TAP_EQ(sizeof(struct umb_fs_rule), 72, "struct umb_fs_rule is 72 bytes");
-	TAP_OFFSET(struct umb_fs_rule, deny, 8);
+	TAP_EQ(sizeof(struct umb_fs_rule), 8, "struct umb_fs_rule is 8 bytes");
 	TAP_EQ(sizeof(struct umb_inode_key), 16, "struct umb_inode_key is 16 bytes");
-	TAP_EQ(sizeof(struct umb_name_key), 24, "struct umb_name_key is 24 bytes");
-	TAP_OFFSET(struct umb_name_key, name_hash, 16);
+	TAP_EQ(sizeof(struct umb_fs_key), 16, "struct umb_fs_key is 16 bytes");
+	TAP_OFFSET(struct umb_fs_key, layer, 4);
+	TAP_EQ(sizeof(struct umb_fs_name_key), 24, "struct umb_fs_name_key is 24 bytes");
+	TAP_OFFSET(struct umb_fs_name_key, name_hash, 16);
 	TAP_EQ(sizeof(struct umb_arm), 16, "struct umb_arm is 16 bytes");
 	TAP_OFFSET(struct umb_arm, state, 12);
+	TAP_EQ(sizeof(struct umb_live), 8, "struct umb_live is 8 bytes");
+	TAP_EQ(sizeof(struct umb_release), 8, "struct umb_release is 8 bytes");
 	TAP_EQ(sizeof(struct umb_ctl), 32, "struct umb_ctl is 32 bytes");
-	TAP_OFFSET(struct umb_ctl, arm_count, 4);
 	TAP_OFFSET(struct umb_ctl, flags, 8);
 	TAP_OFFSET(struct umb_ctl, pin_ino, 16);
 	TAP_OFFSET(struct umb_ctl, verdict_epoch, 24);
@@ -58,9 +70,10 @@ int main(void)
 	TAP_OFFSET(struct umb_verdict_record, key_id, 32);
 	TAP_OFFSET(struct umb_verdict_record, path, 64);
 	TAP_OFFSET(struct umb_verdict_record, reason, 320);
-	TAP_EQ(sizeof(struct umb_meta), 8, "struct umb_meta is 8 bytes");
+	TAP_EQ(sizeof(struct umb_meta), 16, "struct umb_meta is 16 bytes");
 	TAP_OFFSET(struct umb_meta, abi_version, 0);
 	TAP_OFFSET(struct umb_meta, next_layer, 4);
+	TAP_OFFSET(struct umb_meta, layers_freed, 8);
 	TAP_EQ(sizeof(struct umb_layer_desc), 2376, "struct umb_layer_desc is 2376 bytes");
 	TAP_OFFSET(struct umb_layer_desc, creator_pid, 8);
 	TAP_OFFSET(struct umb_layer_desc, flags, 16);
@@ -90,6 +103,8 @@ int main(void)
 	TAP_OK(UMB_VERDICT_PENDING == 1 && UMB_VERDICT_UNSIGNED == 2 && UMB_VERDICT_SIGNED == 3 &&
 		       UMB_VERDICT_REFUSED == 4 && UMB_VERDICT_STALE == 5,
 	       "verdict states are 1..5 (0 stands for a miss in denial records)");
-	TAP_OK(UMB_ABI_VERSION >= 4, "UMB_ABI_VERSION counts the verdict maps (4)");
+	TAP_OK(UMB_ABI_VERSION >= 5, "UMB_ABI_VERSION counts the freed layers (5)");
+	TAP_OK(UMB_PRCTL_YES != 22 && UMB_PRCTL_YES != 1,
+	       "Umbrella's prctl yes is neither the kernel's EINVAL nor EPERM");
 	return tap_finish();
 }

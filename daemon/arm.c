@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* umbrellad - arming a thread (arm.h) */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "arm.h"
+
+int arm_take(struct layers *l, uint32_t tid)
+{
+	struct umb_arm arm;
+
+	if (bpf_map_lookup_elem(l->maps.arm, &tid, &arm) < 0)
+		return 0;
+	/* Whoever deletes the entry owns its reference: the kernel may take it too. */
+	if (bpf_map_delete_elem(l->maps.arm, &tid) < 0)
+		return 0;
+	__atomic_fetch_sub(&l->live->arms, 1, __ATOMIC_SEQ_CST);
+	layers_put(l, arm.layer);
+	return 1;
+}
+
+int arm_thread(struct layers *l, uint32_t tid, uint32_t tgid, uint32_t layer, uint32_t flags)
+{
+	struct umb_arm arm = { .layer = layer, .flags = flags, .tgid = tgid,
+			       .state = UMB_ARM_ARMED };
+	int r;
+
+	r = layers_hold(l, layer);
+	if (r < 0)
+		return r;
+	(void)arm_take(l, tid);
+	__atomic_fetch_add(&l->live->arms, 1, __ATOMIC_SEQ_CST);
+	if (bpf_map_update_elem(l->maps.arm, &tid, &arm, BPF_NOEXIST) < 0) {
+		r = errno == E2BIG || errno == ENOMEM ? -EBUSY : -errno;
+		__atomic_fetch_sub(&l->live->arms, 1, __ATOMIC_SEQ_CST);
+		layers_put(l, layer);
+		return r;
+	}
+	return 0;
+}
+
+unsigned int arm_sweep(struct layers *l)
+{
+	__u32 tids[256], key, *prev = NULL;
+	unsigned int count = 0, taken = 0;
+	char path[64];
+
+	/* Collected first: deleting while walking the keys would restart the walk. */
+	while (count < sizeof(tids) / sizeof(tids[0]) &&
+	       bpf_map_get_next_key(l->maps.arm, prev, &key) == 0) {
+		struct umb_arm arm;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(l->maps.arm, &key, &arm) < 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u", arm.tgid, key);
+		if (access(path, F_OK) < 0 && errno == ENOENT)
+			tids[count++] = key;
+	}
+	for (unsigned int i = 0; i < count; i++)
+		taken += (unsigned int)arm_take(l, tids[i]);
+	return taken;
+}
