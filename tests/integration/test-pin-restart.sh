@@ -99,7 +99,7 @@ max_first=$(printf '%s\n' "$first_ids" | sort -n | tail -n1)
 min_second=$(printf '%s\n' "$second_ids" | sort -n | head -n1)
 out="first: $(echo $first_ids) second: $(echo $second_ids)"
 [ -n "$min_second" ] && [ "$min_second" -gt "$max_first" ]
-check $? "layer ids are not reused after the restart ($out)"
+check $? "the restarted umbrellad hands out new ids, never those of freed layers ($out)"
 
 since=$(($(loop_lines) + 1))
 kill "$daemon"
@@ -112,9 +112,10 @@ out=$(tail -n 3 "$tmp/d3.log")
 check $? "after a normal stop the restriction still holds"
 
 # An older daemon's state: fake ABI version 1 in umb_meta.
-meta_next=$(bpftool -j map lookup pinned "$pin/umb_meta" key 0 0 0 0 |
-	python3 -c 'import json,sys; print(" ".join(str(int(b,16)) for b in json.load(sys.stdin)["value"][4:8]))')
-bpftool map update pinned "$pin/umb_meta" key 0 0 0 0 value 1 0 0 0 $meta_next
+# The rest of the value as it is (its size is the ABI's).
+meta_rest=$(bpftool -j map lookup pinned "$pin/umb_meta" key 0 0 0 0 |
+	python3 -c 'import json,sys; print(" ".join(str(int(b,16)) for b in json.load(sys.stdin)["value"][4:]))')
+bpftool map update pinned "$pin/umb_meta" key 0 0 0 0 value 1 0 0 0 $meta_rest
 since=$(($(loop_lines) + 1))
 start_daemon "$tmp/d4.log" --pin-dir "$pin"
 rc=$?

@@ -12,6 +12,8 @@ static bool config_eq(const struct config *a, const struct config *b)
 {
 	return a->permissive == b->permissive && a->unsigned_deny == b->unsigned_deny &&
 	       a->max_rules_per_layer == b->max_rules_per_layer &&
+	       a->max_layers_per_user == b->max_layers_per_user &&
+	       a->max_rules_per_user == b->max_rules_per_user &&
 	       a->log_burst == b->log_burst && a->log_interval_sec == b->log_interval_sec;
 }
 
@@ -48,6 +50,9 @@ static const struct good {
 	  { .max_rules_per_layer = 65536, .log_burst = 200, .log_interval_sec = 5 } },
 	{ "max_rules_per_layer = 007\n",
 	  { .max_rules_per_layer = 7, .log_burst = 200, .log_interval_sec = 5 } },
+	{ "max_layers_per_user = 20\nmax_rules_per_user = 49152\n",
+	  { .max_rules_per_layer = 1024, .max_layers_per_user = 20, .max_rules_per_user = 49152,
+	    .log_burst = 200, .log_interval_sec = 5 } },
 	{ "log_rate_limit = 10/2\n",
 	  { .max_rules_per_layer = 1024, .log_burst = 10, .log_interval_sec = 2 } },
 	{ "log_rate_limit = 1000000/86400\n",
@@ -86,6 +91,9 @@ static const struct bad {
 	{ "unsigned = maybe\n", 1, "unknown value 'maybe' for 'unsigned' (expected allow or deny)" },
 	{ "unsigned = allow\nunsigned = allow\n", 2, "duplicate key 'unsigned'" },
 	{ "max_rules_per_layer = 0\n", 1, "must be a number from 1 to 65536, not '0'" },
+	{ "max_layers_per_user = 0\n", 1, "must be a number from 1 to 12288, not '0'" },
+	{ "max_layers_per_user = 12289\n", 1, "must be a number from 1 to 12288, not '12289'" },
+	{ "max_rules_per_user = 49153\n", 1, "must be a number from 1 to 49152, not '49153'" },
 	{ "max_rules_per_layer = 65537\n", 1, "not '65537'" },
 	{ "max_rules_per_layer = -1\n", 1, "not '-1'" },
 	{ "max_rules_per_layer = +5\n", 1, "not '+5'" },
