@@ -136,6 +136,32 @@ static __always_inline struct umb_task_state *inherit(struct task_struct *task,
 	return child;
 }
 
+/* What parent_state() returns when it cannot tell. */
+#define UMB_STATE_UNKNOWN ((struct umb_task_state *)1)
+
+/*
+ * The state of the current task, to pass on to its new task: NULL when it is
+ * unrestricted, UMB_STATE_UNKNOWN when that cannot be told. Linux 6.1 fails a task
+ * storage lookup when the CPU's storage lock is busy (a program interrupted or
+ * preempted in the middle of one), which reads as "no state": a task that has task
+ * storage of any map is asked again with F_CREATE, which makes an empty state (nothing
+ * to hold: unrestricted) only if there is none; a second failure fails the fork.
+ */
+static __always_inline struct umb_task_state *parent_state(void)
+{
+	struct task_struct *current = bpf_get_current_task_btf();
+	struct umb_task_state *state = umb_task_state_get(current);
+
+	if (state || !current->bpf_storage)
+		return state;
+	state = bpf_task_storage_get(&umb_task, current, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!state)
+		return UMB_STATE_UNKNOWN;
+	if (!state->layer_count && !state->pending_layer)
+		state->flags |= UMB_TASK_COUNTED; /* made now: holds nothing */
+	return state;
+}
+
 SEC("lsm/task_alloc")
 int BPF_PROG(umb_task_alloc, struct task_struct *task, unsigned long clone_flags, int ret)
 {
@@ -148,7 +174,9 @@ int BPF_PROG(umb_task_alloc, struct task_struct *task, unsigned long clone_flags
 	if (ret)
 		return ret; /* an earlier BPF LSM program already refused */
 
-	parent = umb_current_state();
+	parent = parent_state();
+	if (parent == UMB_STATE_UNKNOWN)
+		return -EAGAIN;
 	if (!(clone_flags & CLONE_THREAD))
 		arm = current_arm(0);
 

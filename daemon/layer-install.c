@@ -319,7 +319,8 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 			ret = install_fs(&in, item, ret_error);
 			if (ret < 0 && ret_error && !*ret_error)
 				(void)asprintf(ret_error, "fs:%s: %s", item->path,
-					       ret == -E2BIG ? "the rule map is full" :
+					       ret == -E2BIG ? "the rule map is full (it frees up "
+							       "as restricted processes exit)" :
 							       strerror(-ret));
 			break;
 		default:

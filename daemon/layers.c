@@ -307,7 +307,7 @@ int layers_create(struct layers *l, const struct umb_restrictions *r, uint32_t c
 	ret = layer_install(&l->maps, &l->filter, id, r, creator_pid, origin, &layer, &rules,
 			    ret_error);
 	if (ret < 0)
-		return ret;
+		return ret == -E2BIG ? -ENOSPC : ret; /* a full map: as full slots */
 	entries = (unsigned int)(rules.inode_count + rules.name_count);
 
 	/* The slot is free: no task and no hook can reach it before its id is there. */

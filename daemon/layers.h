@@ -73,8 +73,9 @@ int layers_adopt(struct layers *l);
  * The layer holds no reference yet: the caller gives it its first holder at once
  * (arm_thread(), or layers_hold() for the exec gate); layers_sweep() frees a layer
  * without holders. Return: 0 and *@ret_id, or -errno with *@ret_error (malloc'd, may
- * be NULL): -ENOSPC when every slot is live or a per-user limit is reached (the message
- * names it), -E2BIG when a rule map is full, or what layer_install() returns.
+ * be NULL): -ENOSPC when every slot is live, a rule map is full or a per-user limit is
+ * reached (the message names which; it frees up as restricted processes exit), or what
+ * layer_install() returns.
  */
 int layers_create(struct layers *l, const struct umb_restrictions *r, uint32_t creator_pid,
 		  uint32_t uid, uint32_t origin, uint32_t *ret_id, char **ret_error);

@@ -92,6 +92,9 @@ else
 		kill -0 "$daemon" 2>/dev/null || { echo "rfork-bench.sh: umbrellad died" >&2; status=1; break; }
 	done
 fi
-echo "rfork-bench.sh: umbrellad's log (tail):"
-sed 's/^/  /' "$dir/umbrellad.log" | tail -n 20
+# One line per layer armed and per denial (at most 200 per 5 s): counted, not shown.
+routine='armed for its next child|: denied: |denials suppressed'
+echo "rfork-bench.sh: umbrellad's log: $(grep -Ec "$routine" "$dir/umbrellad.log") lines" \
+	"of armed layers and denials; the last 20 others:"
+grep -Ev "$routine" "$dir/umbrellad.log" | tail -n 20 | sed 's/^/  /'
 exit $status
