@@ -54,9 +54,8 @@ static inline struct umb_task_state cap_state(struct umbrella_bpf *skel, const _
 	struct umb_task_state state = { .layer_count = count };
 
 	for (unsigned i = 0; i < count && i < UMB_MAX_LAYERS; i++) {
-		struct umb_layer layer = {};
-
 		const struct umb_layer *slot = layers_get(&test_layers, ids[i]);
+		struct umb_layer layer = {};
 
 		(void)skel;
 		if (slot)
@@ -66,6 +65,8 @@ static inline struct umb_task_state cap_state(struct umbrella_bpf *skel, const _
 		state.denied_families |= layer.denied_families;
 		state.denied_capabilities |= layer.denied_capabilities;
 		state.fs_access |= layer.fs_access;
+		if (layer.fs_access)
+			state.fs_layers |= 1U << i;
 	}
 	return state;
 }
