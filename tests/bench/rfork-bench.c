@@ -44,7 +44,7 @@
 #include <umbrella/umbrella.h>
 
 /* The 7-byte NOP "nopl 0x4d4255XX(%rax)" that insncount.so counts between. */
-#define MARK(t) asm volatile(".byte 0x0f,0x1f,0x80,%c0,0x55,0x42,0x4d" ::"i"(t) : "memory")
+#define MARK(t)	 asm volatile(".byte 0x0f,0x1f,0x80,%c0,0x55,0x42,0x4d" ::"i"(t) : "memory")
 #define OPEN(p)	 MARK(2 * (p))
 #define CLOSE(p) MARK(2 * (p) + 1)
 
@@ -99,8 +99,8 @@ static int landlock_child(void)
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return 10;
-	ruleset = (int)syscall(SYS_landlock_create_ruleset, &landlock_attr, sizeof(landlock_attr),
-			       0);
+	ruleset =
+		(int)syscall(SYS_landlock_create_ruleset, &landlock_attr, sizeof(landlock_attr), 0);
 	if (ruleset < 0)
 		return 11;
 	rule.parent_fd = open(LANDLOCK_PATH, O_PATH | O_CLOEXEC);
