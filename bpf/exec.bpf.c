@@ -72,6 +72,7 @@ static __always_inline int carry_layer(struct task_struct *task, __u32 layer)
 	carry = bpf_task_storage_get(&umb_exec, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!state || !carry)
 		return -ENOMEM;
+	state->flags &= ~UMB_TASK_CARRYING;
 	if (state->pending_layer == layer || umb_verdict_layer_carried(state, layer)) {
 		carry->layer = 0;
 		return 0;
@@ -83,6 +84,8 @@ static __always_inline int carry_layer(struct task_struct *task, __u32 layer)
 				       UMB_VERDICT_SIGNED, 0);
 	}
 	carry->layer = layer;
+	/* The commit must find the carry, or kill the new program (task.bpf.c). */
+	state->flags |= UMB_TASK_CARRYING;
 	return 0;
 }
 
@@ -111,9 +114,13 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 	/* The last file checked is the one that runs: a layer carried for an earlier one
 	 * (the interpreter of a script, or an exec that failed later) is not this one's. */
 	if (task->bpf_storage) {
+		struct umb_task_state *own = bpf_task_storage_get(&umb_task, task, NULL, 0);
+
 		carry = bpf_task_storage_get(&umb_exec, task, NULL, 0);
 		if (carry)
 			carry->layer = 0;
+		if (own)
+			own->flags &= ~UMB_TASK_CARRYING;
 	}
 	if (verdict == UMB_VERDICT_SIGNED)
 		return 0;

@@ -105,8 +105,9 @@ static __always_inline int apply_arm(struct umb_task_state *state, const struct 
 /*
  * A new task's state: a copy of @parent's (if any), holding its layers. NULL when out
  * of memory or when a layer could not be held (with *@ret_error set). A state already
- * there was made by another version of this program for the same task (see the top):
- * *@ret_exists is set and nothing is done.
+ * counted was made by another version of this program for the same task (see the top):
+ * *@ret_exists is set and nothing is done. (A new task has no storage before this hook:
+ * a state found here is never the parent's.)
  */
 static __always_inline struct umb_task_state *inherit(struct task_struct *task,
 						      const struct umb_task_state *parent,
@@ -116,13 +117,13 @@ static __always_inline struct umb_task_state *inherit(struct task_struct *task,
 
 	*ret_exists = false;
 	*ret_error = -ENOMEM;
-	if (task->bpf_storage && bpf_task_storage_get(&umb_task, task, NULL, 0)) {
-		*ret_exists = true;
-		return NULL;
-	}
 	child = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!child)
 		return NULL;
+	if (child->flags & UMB_TASK_COUNTED) {
+		*ret_exists = true;
+		return NULL;
+	}
 	if (parent) {
 		*child = *parent;
 		if (umb_state_hold(child)) {
@@ -251,8 +252,9 @@ int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3,
 	case UMB_PRCTL_CARRIES:
 		return carries(umb_task_state_get(task), (__u32)arg2) ? -UMB_PRCTL_YES : -ENOENT;
 	case UMB_PRCTL_DISARM:
-		/* The fork used the arm (task_alloc deleted it), or it is still here. */
-		arm = current_arm(0);
+		/* The fork used the arm (task_alloc deleted it), or it is still here (for a
+		 * child, or for the thread itself after a failed request). */
+		arm = find_arm(tid, (__u32)(bpf_get_current_pid_tgid() >> 32));
 		if (!arm)
 			return -UMB_PRCTL_YES;
 		if (!take_arm_entry(tid, arm, &taken))
@@ -267,6 +269,10 @@ int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3,
 	arm = current_arm(UMB_ARM_SELF);
 	if (!arm)
 		return -EPERM; /* nothing armed for this thread */
+	/* The layer umbrellad answered this thread with (arg2), not one armed by anyone
+	 * else: otherwise the arm stays, for UMB_PRCTL_DISARM. */
+	if (arm->layer != (__u32)arg2)
+		return -EPERM;
 	if (take_arm_entry(tid, arm, &taken))
 		return -EAGAIN;
 	state = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -305,8 +311,18 @@ int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 	struct umb_exec_layer *carry;
 	__u32 pending, layer;
 
-	if (!state)
-		return 0; /* unrestricted, and no signed binary's layer (it creates the state) */
+	if (!state) {
+		if (!task->bpf_storage)
+			return 0; /* unrestricted, and no signed binary's layer (it makes a state) */
+		/* A lookup that failed (Linux 6.1 under contention, see parent_state()) must
+		 * not run the new program without its layers: ask again; the exec is past its
+		 * point of no return, so if that fails too it is killed. */
+		state = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!state) {
+			bpf_send_signal(9 /* SIGKILL */);
+			return 0;
+		}
+	}
 	if (state->pending_layer) {
 		pending = state->pending_layer;
 		state->pending_layer = 0;
@@ -318,8 +334,15 @@ int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 		}
 	}
 	carry = bpf_task_storage_get(&umb_exec, task, NULL, 0);
-	if (!carry)
+	if (!(state->flags & UMB_TASK_CARRYING))
 		return 0;
+	state->flags &= ~UMB_TASK_CARRYING;
+	if (!carry) {
+		/* bprm_check_security carried a layer that cannot be read now: never run the
+		 * binary without it. */
+		bpf_send_signal(9 /* SIGKILL */);
+		return 0;
+	}
 	layer = carry->layer;
 	bpf_task_storage_delete(&umb_exec, task);
 	if (!layer)

@@ -26,8 +26,9 @@
  * arm_thread() - arm thread @tid of process @tgid with the live layer @layer
  * @flags: UMB_ARM_ON_EXEC (the child gets it at its next exec), UMB_ARM_SELF
  *
- * An arm the thread left unused before is replaced (its reference dropped).
- * Return: 0, -EBUSY when umb_arm is full, -ENOENT when @layer is not live, or -errno.
+ * Return: 0, -EEXIST when the thread is armed already (it takes its arm back with
+ * prctl(UMB_PRCTL_DISARM)), -EBUSY when umb_arm is full, -ENOENT when @layer is not
+ * live, or -errno.
  */
 int arm_thread(struct layers *l, uint32_t tid, uint32_t tgid, uint32_t layer, uint32_t flags);
 

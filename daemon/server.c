@@ -124,12 +124,13 @@ static void handle_arm(struct server *s, int fd, const struct ucred *peer,
 			    self ? UMB_ORIGIN_RESTRICT_SELF : UMB_ORIGIN_RFORK, &id, &error);
 	if (ret < 0)
 		goto out;
-	/* The arm is the layer's first holder. A stale arm of this thread (an rfork whose
-	 * fork failed early) is replaced: only this thread can use it anyway. */
+	/* The arm is the layer's first holder. */
 	ret = arm_thread(s->layers, req->tid, (__u32)peer->pid, id,
 			 req->flags | (self ? UMB_ARM_SELF : 0));
 	if (ret < 0) {
-		error = strdup(ret == -EBUSY ? "too many pending requests" : strerror(-ret));
+		error = strdup(ret == -EBUSY	? "too many pending requests" :
+			       ret == -EEXIST ? "this thread has a request pending already" :
+						 strerror(-ret));
 		layers_released(s->layers, id); /* never held: freed at once */
 		goto out;
 	}

@@ -85,7 +85,9 @@ static int call(int fd, __u32 op, __u32 flags, const char *text, struct umb_repl
 	if (n < 0)
 		return -errno;
 
-	n = recv(fd, buf, sizeof(buf) - 1, 0);
+	do
+		n = recv(fd, buf, sizeof(buf) - 1, 0);
+	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	if ((size_t)n < sizeof(*ret_reply))
@@ -117,8 +119,12 @@ static long arm(const struct umb_restrictions *r, __u32 op, __u32 flags)
 	ret = call(fd, op, flags, text, &rep);
 	free(text);
 	close(fd);
-	if (ret < 0)
+	if (ret < 0) {
+		/* umbrellad may have armed the thread before the reply was lost: an arm left
+		 * behind would restrict a later plain fork() without being asked. */
+		(void)prctl(UMB_PRCTL_DISARM, 0, 0, 0, 0);
 		return ret;
+	}
 	return rep.layer;
 }
 
@@ -176,12 +182,15 @@ pid_t rfork(const struct umb_restrictions *r)
 int umb_restrict_self(const struct umb_restrictions *r)
 {
 	long layer = arm(r, UMB_OP_ARM_SELF, 0);
+	int err;
 
 	if (layer < 0)
 		return (int)layer;
-	if (prctl_yes(UMB_PRCTL_APPLY, 0))
+	if (prctl_yes(UMB_PRCTL_APPLY, (unsigned long)layer))
 		return 0;
+	err = errno;
+	(void)prctl(UMB_PRCTL_DISARM, 0, 0, 0, 0); /* an arm not ours, or not applied */
 	snprintf(last_error, sizeof(last_error), "the kernel did not apply the layer: %s",
-		 errno == EPERM ? "the task has the most layers it can carry" : strerror(errno));
-	return errno == ENOMEM ? -ENOMEM : -EPERM;
+		 err == EPERM ? "the task has the most layers it can carry" : strerror(err));
+	return err == ENOMEM ? -ENOMEM : -EPERM;
 }

@@ -26,16 +26,30 @@ static __always_inline struct umb_layer *umb_layer_get(__u32 id)
 	return layer;
 }
 
-/* Takes a reference on the live layer @id, for a holder that copies it from another
- * holder (so the count is above 0). Returns 0 or -EPERM (no such layer). */
+/* How often umb_layer_hold() retries a compare-and-swap that another CPU won. */
+#define UMB_HOLD_TRIES 16
+
+/*
+ * Takes a reference on the live layer @id, for a holder that copies it from another
+ * holder (so the count is above 0). Never from 0: a layer nobody holds may be being
+ * freed by umbrellad right now, and must not be taken up again. Returns 0, or -EPERM
+ * (no such layer, not held, or the count kept changing: the caller fails closed).
+ */
 static __always_inline int umb_layer_hold(__u32 id)
 {
 	struct umb_layer *layer = umb_layer_get(id);
 
 	if (!layer)
 		return -EPERM;
-	__sync_fetch_and_add(&layer->refs, 1);
-	return 0;
+	for (int i = 0; i < UMB_HOLD_TRIES; i++) {
+		__u32 refs = layer->refs;
+
+		if (!refs)
+			return -EPERM;
+		if (__sync_val_compare_and_swap(&layer->refs, refs, refs + 1) == refs)
+			return 0;
+	}
+	return -EPERM;
 }
 
 /* Drops a reference on layer @id; the last one reports it to umbrellad, which frees it

@@ -124,6 +124,9 @@ enum umb_task_flags {
 	/* The task holds a reference on each of its layers and its pending layer (so it
 	 * drops them when it is freed). A state written by other means (a test) has not. */
 	UMB_TASK_COUNTED = 1 << 0,
+	/* bprm_check_security put a signed binary's layer in umb_exec for this exec's
+	 * commit, which kills the new program if it cannot read it back. */
+	UMB_TASK_CARRYING = 1 << 1,
 };
 
 /*
@@ -356,11 +359,13 @@ _Static_assert(sizeof(struct umb_meta) == 16, "struct umb_meta is ABI");
  * prctl(2) options that Umbrella's task_prctl program answers. An answer of the
  * program's own is an errno that the kernel never gives for an unknown option, so that
  * a kernel without Umbrella's programs (EINVAL) is never taken for a yes.
- *   UMB_PRCTL_APPLY: a thread armed with UMB_ARM_SELF pushes its layer: UMB_PRCTL_YES,
- *	or EPERM (refused, or nothing armed), ENOMEM.
+ *   UMB_PRCTL_APPLY (arg2: the layer id umbrellad answered): a thread armed with
+ *	UMB_ARM_SELF pushes that layer: UMB_PRCTL_YES, or EPERM (refused, nothing armed,
+ *	or an arm of another layer, which stays for UMB_PRCTL_DISARM), ENOMEM.
  *   UMB_PRCTL_DISARM: after the fork of an rfork, the parent thread asks whether its
  *	arm was used: UMB_PRCTL_YES (the child has the layer), or ENOENT after taking
- *	back an arm that no fork used (the child, if any, has not).
+ *	back an arm that no fork used (the child, if any, has not). Also takes back an
+ *	arm after a failed request or restrict_self.
  *   UMB_PRCTL_CARRIES (arg2: a layer id): whether the calling task has the layer on its
  *	stack or pending: UMB_PRCTL_YES, or ENOENT. An rfork child asks it before it
  *	runs any of its caller's code.

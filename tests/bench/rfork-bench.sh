@@ -12,7 +12,9 @@
 #           FREED RSS_KB SECONDS" (umbrella-cli --json status: occupancy.layers.live,
 #           .fs_inode_rules.live, .fs_name_rules.live, .layers.freed; umbrellad's VmRSS
 #           from /proc/PID/status; seconds since the soak started), and each chunk's
-#           result as "rfork-soak-chunk DONE LAYER_CHURN_OUTPUT".
+#           result as "rfork-soak-chunk DONE LAYER_CHURN_OUTPUT"; at the end, once the
+#           live layers are back at their starting number or 30 s have passed, the
+#           same numbers again as "rfork-soak-settled ...".
 # Exit status: 0 when everything ran, 1 otherwise.
 set -euo pipefail
 usage() { echo "usage: rfork-bench.sh BUILD_DIR phases ITERATIONS | BUILD_DIR soak RFORKS CHUNK" >&2; exit 2; }
@@ -91,6 +93,14 @@ else
 		line
 		kill -0 "$daemon" 2>/dev/null || { echo "rfork-bench.sh: umbrellad died" >&2; status=1; break; }
 	done
+	# Layers still live then: late, or leaked? umbrellad sweeps for lost releases every
+	# 10 s; give it 30 s.
+	for _ in $(seq 30); do
+		read -r live _ <<<"$(occupancy)"
+		[ "$live" = "$base_live" ] && break
+		sleep 1
+	done
+	echo "rfork-soak-settled $done_ $(occupancy) $(rss_kb) $(since)"
 fi
 # One line per layer armed and per denial (at most 200 per 5 s): counted, not shown.
 routine='armed for its next child|: denied: |denials suppressed'

@@ -381,7 +381,8 @@ static const struct config {
  * A fresh exec of this program, so that every configuration forks and execs from the
  * same address space (the parent's grows with each BPF object it loads, and fork copies
  * it). CONFIG_UMB_LAYERS: takes LAYERS layers, one per UMB_PRCTL_APPLY, each armed by
- * the parent between a byte on RUNNER_GO_FD and one on RUNNER_DONE_FD; a last 'g' says
+ * the parent before it sends the layer's id on RUNNER_GO_FD, and answered with a byte
+ * on RUNNER_DONE_FD; a last 'g' says
  * that all were applied and nothing is armed any more. Return: the exit status.
  */
 static int runner(unsigned int config)
@@ -392,10 +393,12 @@ static int runner(unsigned int config)
 
 	if (c->kind == CONFIG_UMB_LAYERS) {
 		for (unsigned int l = 0; l < LAYERS; l++) {
-			if (read(RUNNER_GO_FD, &byte, 1) != 1)
+			__u32 id;
+
+			if (read(RUNNER_GO_FD, &id, sizeof(id)) != sizeof(id))
 				return 1;
 			/* Applied or not, the parent learns it from the arm left or not. */
-			(void)prctl(UMB_PRCTL_APPLY, 0, 0, 0, 0);
+			(void)prctl(UMB_PRCTL_APPLY, id, 0, 0, 0);
 			if (write(RUNNER_DONE_FD, &byte, 1) != 1)
 				return 1;
 		}
@@ -433,7 +436,8 @@ static int give_layers(struct umbrella_bpf *skel, pid_t pid, const __u32 *layers
 		r = arm_thread(&test_layers, (__u32)pid, (__u32)pid, layers[l], UMB_ARM_SELF);
 		if (r < 0)
 			break;
-		if (write(go, &byte, 1) != 1 || read(done, &byte, 1) != 1)
+		if (write(go, &layers[l], sizeof(layers[l])) != sizeof(layers[l]) ||
+		    read(done, &byte, 1) != 1)
 			r = -EPIPE;
 		left = arm_take(&test_layers, (__u32)pid); /* the prctl uses the arm up */
 		if (r == 0 && left) {
