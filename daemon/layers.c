@@ -120,8 +120,11 @@ static int check_limits(struct layers *l, uint32_t uid, unsigned int rules, char
 	if (!what)
 		return 0;
 	if (ret_error &&
-	    asprintf(ret_error, "uid %u has reached the limit of %u %s; it frees up as the "
-				"restricted processes exit", uid, limit, what) < 0)
+	    (uid == LAYER_UID_RESTRICTED_ROOT ?
+		     asprintf(ret_error, "restricted root processes have reached the limit of "
+					 "%u %s; it frees up as they exit", limit, what) :
+		     asprintf(ret_error, "uid %u has reached the limit of %u %s; it frees up "
+					 "as the restricted processes exit", uid, limit, what)) < 0)
 		*ret_error = NULL;
 	return -ENOSPC;
 }

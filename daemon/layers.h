@@ -13,6 +13,9 @@
 #include "layer-install.h"
 
 /* Per-user limits (umbrella.conf). Root's layers count toward the maps' sizes only. */
+
+/* The uid that a root process carrying layers is charged as: not exempt like root. */
+#define LAYER_UID_RESTRICTED_ROOT 0xfffffffeU
 struct layer_limits {
 	unsigned int user_layers; /* live layers per uid; 0: no limit */
 	unsigned int user_rules;  /* fs entries of the live layers per uid; 0: no limit */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -89,6 +90,32 @@ static bool thread_of(pid_t pid, __u32 tid)
 	return stat(path, &st) == 0;
 }
 
+/* Whether process @pid carries layers (umb_task, looked up through a pidfd). */
+static bool restricted(const struct server *s, pid_t pid)
+{
+	struct umb_task_state state;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	bool r;
+
+	if (pidfd < 0)
+		return true; /* gone, or unknown: not exempt */
+	r = bpf_map_lookup_elem(s->task_fd, &pidfd, &state) == 0 && state.layer_count > 0;
+	close(pidfd);
+	return r;
+}
+
+/*
+ * Who pays for a layer under the per-user limits (daemon/layers.c): the caller's uid;
+ * but a root that Umbrella restricts pays as LAYER_UID_RESTRICTED_ROOT, with the users:
+ * root's exemption is for the administrator, not for a task confined to do less.
+ */
+static uint32_t charged_uid(const struct server *s, const struct ucred *peer)
+{
+	if (peer->uid == 0 && restricted(s, peer->pid))
+		return LAYER_UID_RESTRICTED_ROOT;
+	return (uint32_t)peer->uid;
+}
+
 static void handle_arm(struct server *s, int fd, const struct ucred *peer,
 		       const struct umb_request *req, const char *text)
 {
@@ -120,7 +147,7 @@ static void handle_arm(struct server *s, int fd, const struct ucred *peer,
 			error = NULL;
 		goto out;
 	}
-	ret = layers_create(s->layers, r, (__u32)peer->pid, (__u32)peer->uid,
+	ret = layers_create(s->layers, r, (__u32)peer->pid, charged_uid(s, peer),
 			    self ? UMB_ORIGIN_RESTRICT_SELF : UMB_ORIGIN_RFORK, &id, &error);
 	if (ret < 0)
 		goto out;

@@ -13,6 +13,7 @@
 struct server {
 	int listen_fd;
 	struct layers *layers; /* new layers and their arms */
+	int task_fd;	       /* umb_task: whether a caller is restricted */
 	unsigned int max_rules; /* umbrella.conf max_rules_per_layer; 0: no limit */
 	struct exec_gate *gate; /* UMB_OP_FLUSH_VERDICTS; NULL: none (refused) */
 	int clients[SERVER_MAX_CLIENTS];

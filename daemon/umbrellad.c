@@ -513,7 +513,8 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 
-	server = (struct server){ .layers = &layers };
+	server = (struct server){ .layers = &layers,
+				  .task_fd = bpf_map__fd(skel->maps.umb_task) };
 	r = config_apply(&config, &server);
 	if (r < 0) {
 		fprintf(stderr, SD_ERR "umbrellad: Failed to apply the configuration: %s\n",

@@ -136,6 +136,21 @@ check $? "once its processes exit, the user can rfork again: 60 in a row ($out)"
 converge "$base_layers" "$base_rules"
 check $? "and every layer is freed again"
 
+# 6. Root is exempt from the per-user limits, but not a root process Umbrella confines.
+"$cli" run -r fs:/root -- "$churn" until-refused fs:/etc >"$tmp/rroot.out" 2>&1 &
+rroot=$!
+for _ in $(seq 600); do [ -s "$tmp/rroot.out" ] && break; sleep 0.1; done
+out=$(cat "$tmp/rroot.out")
+[[ "$out" == "held=20 denied=20 error=restricted root processes have reached the limit of 20 live layers"* ]]
+check $? "a restricted root process is held to the per-user limit"
+out=$("$churn" rforks 30 fs:/etc 2>&1)
+[ $? = 0 ]
+check $? "meanwhile an unrestricted root rforks past it ($out)"
+kill -TERM "$rroot"
+wait "$rroot"
+converge "$base_layers" "$base_rules"
+check $? "and every layer is freed again"
+
 kill "$daemon"
 wait "$daemon" 2>/dev/null
 rm -rf "$tmp"
