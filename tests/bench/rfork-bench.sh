@@ -17,7 +17,10 @@
 #           same numbers again as "rfork-soak-settled ...".
 # Exit status: 0 when everything ran, 1 otherwise.
 set -euo pipefail
-usage() { echo "usage: rfork-bench.sh BUILD_DIR phases ITERATIONS | BUILD_DIR soak RFORKS CHUNK" >&2; exit 2; }
+usage() {
+	echo "usage: rfork-bench.sh BUILD_DIR phases ITERATIONS | BUILD_DIR soak RFORKS CHUNK" >&2
+	exit 2
+}
 build=$(realpath "${1:?}")
 mode=${2:-}
 umbrellad=$build/daemon/umbrellad
