@@ -242,6 +242,14 @@ static __always_inline struct umb_live *umb_live_get(void)
 	return bpf_map_lookup_elem(&umb_live, &zero);
 }
 
+/* Whether any thread is armed (umb_arm has entries). */
+static __always_inline bool umb_live_has_arms(void)
+{
+	struct umb_live *live = umb_live_get();
+
+	return live && live->arms;
+}
+
 /*
  * umb_verdict_log: (dev, ino) -> struct umb_verdict_record, the verdicts umbrellad's
  * exec gate made, as "umbrella-cli verdict list" shows them (umb_verdicts, inode

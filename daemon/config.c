@@ -115,34 +115,34 @@ static int parse_unsigned(const char *value, struct config *c, struct message *m
 	return 0;
 }
 
-static int parse_max_rules(const char *value, struct config *c, struct message *m)
+/* A number from 1 to @max for the key @key, into *@ret. */
+static int parse_count(const char *key, const char *value, unsigned int max, unsigned int *ret,
+		       struct message *m)
 {
 	char buf[64];
 
-	if (!parse_uint(value, 1, CONFIG_MAX_RULES_LIMIT, &c->max_rules_per_layer))
-		return fail(m, "'max_rules_per_layer' must be a number from 1 to %d, not '%s'",
-			    CONFIG_MAX_RULES_LIMIT, shown(value, buf));
+	if (!parse_uint(value, 1, max, ret))
+		return fail(m, "'%s' must be a number from 1 to %u, not '%s'", key, max,
+			    shown(value, buf));
 	return 0;
+}
+
+static int parse_max_rules(const char *value, struct config *c, struct message *m)
+{
+	return parse_count("max_rules_per_layer", value, CONFIG_MAX_RULES_LIMIT,
+			   &c->max_rules_per_layer, m);
 }
 
 static int parse_max_layers_per_user(const char *value, struct config *c, struct message *m)
 {
-	char buf[64];
-
-	if (!parse_uint(value, 1, CONFIG_MAX_LAYERS_PER_USER_LIMIT, &c->max_layers_per_user))
-		return fail(m, "'max_layers_per_user' must be a number from 1 to %d, not '%s'",
-			    CONFIG_MAX_LAYERS_PER_USER_LIMIT, shown(value, buf));
-	return 0;
+	return parse_count("max_layers_per_user", value, CONFIG_MAX_LAYERS_PER_USER_LIMIT,
+			   &c->max_layers_per_user, m);
 }
 
 static int parse_max_rules_per_user(const char *value, struct config *c, struct message *m)
 {
-	char buf[64];
-
-	if (!parse_uint(value, 1, CONFIG_MAX_RULES_PER_USER_LIMIT, &c->max_rules_per_user))
-		return fail(m, "'max_rules_per_user' must be a number from 1 to %d, not '%s'",
-			    CONFIG_MAX_RULES_PER_USER_LIMIT, shown(value, buf));
-	return 0;
+	return parse_count("max_rules_per_user", value, CONFIG_MAX_RULES_PER_USER_LIMIT,
+			   &c->max_rules_per_user, m);
 }
 
 static int parse_log_rate_limit(const char *value, struct config *c, struct message *m)

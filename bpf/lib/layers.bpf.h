@@ -149,6 +149,18 @@ static __always_inline int umb_push_layer(struct umb_task_state *state, __u32 id
 	return 0;
 }
 
+/* Whether layer @id is on @state's stack. */
+static __always_inline bool umb_state_has_layer(const struct umb_task_state *state, __u32 id)
+{
+	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
+		if (i >= state->layer_count)
+			break;
+		if (state->layers[i] == id)
+			return true;
+	}
+	return false;
+}
+
 /* Which deny set of struct umb_layer umb_layer_denying() looks at. */
 enum umb_layer_set {
 	UMB_SET_CAPS,	      /* denied_caps */

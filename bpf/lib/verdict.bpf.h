@@ -18,6 +18,7 @@
 
 #include "../maps.bpf.h"
 #include "audit.bpf.h"
+#include "layers.bpf.h"
 
 /*
  * umb_verdict_effective() - the state of @v (a lookup of umb_verdicts, maybe NULL) as it
@@ -49,15 +50,7 @@ static __always_inline struct umb_verdict *umb_verdict_lookup(struct inode *inod
 static __always_inline bool umb_verdict_layer_carried(const struct umb_task_state *state,
 						      __u32 layer)
 {
-	if (!layer)
-		return true;
-	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
-		if (i >= state->layer_count)
-			break;
-		if (state->layers[i] == layer)
-			return true;
-	}
-	return false;
+	return !layer || umb_state_has_layer(state, layer);
 }
 
 /*

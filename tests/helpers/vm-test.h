@@ -77,6 +77,8 @@ static inline __u32 test_layer(struct umbrella_bpf *skel, const char *items)
 	ret = umb_restrictions__parse(r, items, &error);
 	if (ret == 0)
 		ret = layers_create(&test_layers, r, getpid(), 0, UMB_ORIGIN_RFORK, &id, &error);
+	if (ret == 0) /* the test's own hold: the layer serves any number of probes */
+		ret = layers_hold(&test_layers, id);
 	if (ret < 0) {
 		TAP_DIAG("layer '%s': %s", items, error ? error : strerror(-ret));
 		id = 0;

@@ -37,6 +37,10 @@ static inline __u32 cap_layer(struct umbrella_bpf *skel, __u64 caps, __u64 capab
 			ret = umb_restrictions__add_linux_cap(r, cap);
 	if (ret == 0)
 		ret = layers_create(&test_layers, r, getpid(), 0, UMB_ORIGIN_RFORK, &id, &error);
+	/* The test's own hold, standing for the tasks it writes states for (cap_set_state()
+	 * writes uncounted states): their children take references from it. */
+	if (ret == 0)
+		ret = layers_hold(&test_layers, id);
 	if (ret < 0) {
 		TAP_DIAG("making a layer: %s", error ? error : strerror(-ret));
 		id = 0;

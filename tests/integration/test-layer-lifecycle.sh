@@ -146,7 +146,7 @@ check $? "a restricted root process is held to the per-user limit"
 out=$("$churn" rforks 30 fs:/etc 2>&1)
 [ $? = 0 ]
 check $? "meanwhile an unrestricted root rforks past it ($out)"
-kill -TERM "$rroot"
+pkill -TERM -P "$rroot" # the churn, umbrella-cli run's child (run does not forward signals)
 wait "$rroot"
 converge "$base_layers" "$base_rules"
 check $? "and every layer is freed again"

@@ -78,7 +78,7 @@ out=$(ctl_daemon_tgid 2>&1)
 check $? "umb_ctl.daemon_tgid is umbrellad's pid, readable by root ($daemon)"
 
 # Maps: writing through a pin or an id is refused; reading is not.
-out=$("$bpftool" map update pinned "$pin/umb_layers" key 1 0 0 0 value $(zeros 40) 2>&1)
+out=$("$bpftool" map update pinned "$pin/umb_layers" key 1 0 0 0 value $(zeros 56) 2>&1)
 rc=$?
 [ "$rc" != 0 ] && [[ "$out" == *"Operation not permitted"* ]]
 check $? "bpftool map update pinned umb_layers is refused with EPERM (exit $rc)"
@@ -210,7 +210,7 @@ out=$(cat "$tmp/d2.log")
 	[ "$(ctl_daemon_tgid)" = "$daemon" ]
 check $? "a restarted umbrellad adopts the pinned state and registers ($daemon)"
 
-out=$("$bpftool" map update pinned "$pin/umb_layers" key 1 0 0 0 value $(zeros 40) 2>&1)
+out=$("$bpftool" map update pinned "$pin/umb_layers" key 1 0 0 0 value $(zeros 56) 2>&1)
 [ $? != 0 ] && still_enforced
 check $? "the restarted umbrellad's maps are protected, and it enforces"
 
