@@ -815,6 +815,13 @@ int main(int argc, char **argv)
 		goto landlock;
 	}
 	failed |= run_config(3, argv, argc, NULL, NULL) < 0;
+	/* The layers are made as umbrellad makes them (vm-test.h's test_layer()). */
+	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, 0);
+	if (r < 0) {
+		printf("bench: mapping the layers: %s\n", strerror(-r));
+		failed = 1;
+		goto landlock;
+	}
 	for (unsigned int l = 0; l < LAYERS; l++) {
 		layers[l] = make_layer(skel, l + 1);
 		if (!layers[l]) {
