@@ -245,7 +245,9 @@ static void status_text(const struct status *s)
 	}
 	printf("pin directory: %s (ABI version %u)\n", arg_pin_dir, s->meta.abi_version);
 	if (s->hook_count) {
-		printf("programs: %zu attached%s, on the hooks (LSM, and the exit tracepoint task_exit):", s->hook_count,
+		printf("programs: %zu attached%s, on the hooks (LSM, and the exit tracepoint "
+		       "task_exit):",
+		       s->hook_count,
 		       s->ctl.flags & UMB_CTL_PERMISSIVE ? " (permissive: denials are only "
 							   "recorded)" : "");
 		for (size_t i = 0; i < s->hook_count; i++)
