@@ -68,7 +68,7 @@ static __always_inline int carry_layer(struct task_struct *task, __u32 layer)
 	struct umb_task_state *state;
 	struct umb_exec_layer *carry;
 
-	state = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	state = umb_state_create(task);
 	carry = bpf_task_storage_get(&umb_exec, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!state || !carry)
 		return -ENOMEM;
@@ -114,7 +114,7 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 	/* The last file checked is the one that runs: a layer carried for an earlier one
 	 * (the interpreter of a script, or an exec that failed later) is not this one's. */
 	if (task->bpf_storage) {
-		struct umb_task_state *own = bpf_task_storage_get(&umb_task, task, NULL, 0);
+		struct umb_task_state *own = umb_task_state_get(task);
 
 		carry = bpf_task_storage_get(&umb_exec, task, NULL, 0);
 		if (carry)

@@ -99,9 +99,9 @@ UMB_MAP struct {
  * umb_arm: thread id -> struct umb_arm, a layer waiting for that thread's next fork
  * (rfork) or its UMB_PRCTL_APPLY prctl (restrict_self). Writer: umbrellad
  * (daemon/arm.c). Deleted by task.bpf.c when used, refused, or left by a thread that
- * ends. As many entries as layer slots: each arm holds a live layer of its own (a
- * thread armed again replaces its arm), so the per-user layer limits bound it too, and
- * it is never full before umb_layers is.
+ * ends. As many entries as layer slots: each arm holds a live layer of its own (one arm
+ * per thread at most), so the per-user layer limits bound it too, and it is never full
+ * before umb_layers is.
  */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

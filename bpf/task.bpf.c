@@ -46,10 +46,9 @@
  */
 static __always_inline struct umb_arm *find_arm(__u32 tid, __u32 tgid)
 {
-	struct umb_live *live = umb_live_get();
 	struct umb_arm *arm;
 
-	if (!live || !live->arms)
+	if (!umb_live_has_arms())
 		return NULL; /* nothing armed anywhere: the usual case, one array lookup */
 	arm = bpf_map_lookup_elem(&umb_arm, &tid);
 	if (!arm || arm->state != UMB_ARM_ARMED || arm->tgid != tgid)
@@ -158,12 +157,8 @@ static __always_inline struct umb_task_state *parent_state(void)
 
 	if (state || !current->bpf_storage)
 		return state;
-	state = bpf_task_storage_get(&umb_task, current, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!state)
-		return UMB_STATE_UNKNOWN;
-	if (!state->layer_count && !state->pending_layer)
-		state->flags |= UMB_TASK_COUNTED; /* made now: holds nothing */
-	return state;
+	state = umb_state_create(current);
+	return state ?: UMB_STATE_UNKNOWN;
 }
 
 SEC("lsm/task_alloc")
@@ -267,7 +262,8 @@ int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3,
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct umb_task_state *state;
 	struct umb_arm *arm, taken;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
 
 	if (ret)
 		return ret;
@@ -277,7 +273,7 @@ int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3,
 	case UMB_PRCTL_DISARM:
 		/* The fork used the arm (task_alloc deleted it), or it is still here (for a
 		 * child, or for the thread itself after a failed request). */
-		arm = find_arm(tid, (__u32)(bpf_get_current_pid_tgid() >> 32));
+		arm = find_arm(tid, pid_tgid >> 32);
 		if (!arm)
 			return -UMB_PRCTL_YES;
 		if (!take_arm_entry(tid, arm, &taken))
@@ -298,14 +294,11 @@ int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3,
 		return -EPERM;
 	if (take_arm_entry(tid, arm, &taken))
 		return -EAGAIN;
-	state = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	state = umb_state_create(task);
 	if (!state) {
 		umb_layer_put(taken.layer);
 		return -ENOMEM;
 	}
-	/* A state just made holds nothing yet: it holds what it gets from now on. */
-	if (!state->layer_count && !state->pending_layer)
-		state->flags |= UMB_TASK_COUNTED;
 	return apply_arm(state, &taken) ?: -UMB_PRCTL_YES;
 }
 
@@ -340,7 +333,7 @@ int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 		/* A lookup that failed (Linux 6.1 under contention, see parent_state()) must
 		 * not run the new program without its layers: ask again; the exec is past its
 		 * point of no return, so if that fails too it is killed. */
-		state = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		state = umb_state_create(task);
 		if (!state) {
 			bpf_send_signal(9 /* SIGKILL */);
 			return 0;
@@ -356,10 +349,10 @@ int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 			bpf_send_signal(9 /* SIGKILL */);
 		}
 	}
-	carry = bpf_task_storage_get(&umb_exec, task, NULL, 0);
 	if (!(state->flags & UMB_TASK_CARRYING))
 		return 0;
 	state->flags &= ~UMB_TASK_CARRYING;
+	carry = bpf_task_storage_get(&umb_exec, task, NULL, 0);
 	if (!carry) {
 		/* bprm_check_security carried a layer that cannot be read now: never run the
 		 * binary without it. */
@@ -370,9 +363,6 @@ int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 	bpf_task_storage_delete(&umb_exec, task);
 	if (!layer)
 		return 0;
-	/* A state exec.bpf.c just made holds nothing yet. */
-	if (!state->layer_count && !state->pending_layer)
-		state->flags |= UMB_TASK_COUNTED;
 	/* On top of the pending layer: the binary's own restrictions are the innermost.
 	 * Its reference is taken here: the exec gate holds the layer while its verdict may
 	 * be cached (daemon/exec-gate.c), so it is alive. Checked in bprm_check_security;

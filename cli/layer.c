@@ -264,12 +264,6 @@ int layer_print(const struct pinned_maps *m, json_writer_t *jw, __u32 id, const 
 	return r;
 }
 
-/* Every live layer id, sorted. Return: the count, or -errno after printing it. */
-static int layer_ids(const struct pinned_maps *m, __u32 **ret_ids)
-{
-	return pinned_layer_ids(m, ret_ids);
-}
-
 /* One line per layer: ID ORIGIN CREATOR CREATED RESTRICTIONS. */
 static void layer_row(const struct layer_view *v)
 {
@@ -300,7 +294,7 @@ static int layer_list(const struct pinned_maps *m)
 	__u32 *ids = NULL;
 	int count, r = 0;
 
-	count = layer_ids(m, &ids);
+	count = pinned_layer_ids(m, &ids);
 	if (count < 0)
 		return EXIT_ERROR;
 	if (arg_json && !(jw = cli_json_new())) {

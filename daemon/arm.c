@@ -28,14 +28,13 @@ int arm_thread(struct layers *l, uint32_t tid, uint32_t tgid, uint32_t layer, ui
 			       .state = UMB_ARM_ARMED };
 	int r;
 
-	/* A thread's arm is not replaced: its own rfork() takes back what it leaves, and
-	 * another process (a stale connection whose pid was reused) must not swap it. */
-	if (bpf_map_lookup_elem(l->maps.arm, &tid, &(struct umb_arm){}) == 0)
-		return -EEXIST;
 	r = layers_hold(l, layer);
 	if (r < 0)
 		return r;
 	__atomic_fetch_add(&l->live->arms, 1, __ATOMIC_SEQ_CST);
+	/* BPF_NOEXIST: a thread's arm is not replaced. Its own rfork() takes back what it
+	 * leaves, and another process (a stale connection whose pid was reused) must not
+	 * swap it. */
 	if (bpf_map_update_elem(l->maps.arm, &tid, &arm, BPF_NOEXIST) < 0) {
 		r = errno == E2BIG || errno == ENOMEM ? -EBUSY : errno == EEXIST ? -EEXIST : -errno;
 		__atomic_fetch_sub(&l->live->arms, 1, __ATOMIC_SEQ_CST);

@@ -162,6 +162,12 @@ int layers_open(struct layers *l, const struct layer_maps *maps, int meta_fd)
 	r = fs_filter_open(&l->filter, maps->fs_filter);
 	if (r < 0)
 		goto fail;
+	/* Read once: umbrellad writes umb_meta from this one thread, and only its count of
+	 * freed layers changes after pin.c made it. */
+	if (meta_fd > 0 && bpf_map_lookup_elem(meta_fd, &(__u32){ 0 }, &l->meta) < 0) {
+		r = -errno;
+		goto fail;
+	}
 	return 0;
 fail:
 	layers_close(l);
@@ -192,13 +198,11 @@ const struct umb_layer *layers_get(const struct layers *l, uint32_t id)
 
 static void meta_count_freed(struct layers *l)
 {
-	struct umb_meta meta;
 	__u32 zero = 0;
 
-	if (l->meta_fd <= 0 || bpf_map_lookup_elem(l->meta_fd, &zero, &meta) < 0)
-		return;
-	meta.layers_freed = l->freed;
-	(void)bpf_map_update_elem(l->meta_fd, &zero, &meta, BPF_EXIST);
+	l->meta.layers_freed++;
+	if (l->meta_fd > 0)
+		(void)bpf_map_update_elem(l->meta_fd, &zero, &l->meta, BPF_EXIST);
 }
 
 /* Frees the live layer in @slot_index, which nobody holds. */
@@ -214,7 +218,6 @@ static void layer_free(struct layers *l, uint32_t slot_index)
 		(void)bpf_map_delete_elem(l->maps.layer_desc, &id);
 	usage_sub(l, slot->uid, count);
 	__atomic_store_n(&slot->id, 0, __ATOMIC_RELEASE);
-	l->freed++;
 	meta_count_freed(l);
 }
 
@@ -361,12 +364,8 @@ int layers_adopt(struct layers *l)
 	struct umb_fs_name_key *names = NULL;
 	uint32_t *descs = NULL;
 	size_t inode_count = 0, name_count = 0, desc_count = 0;
-	struct umb_meta meta;
-	__u32 zero = 0;
 	int r;
 
-	if (l->meta_fd > 0 && bpf_map_lookup_elem(l->meta_fd, &zero, &meta) == 0)
-		l->freed = meta.layers_freed;
 	for (uint32_t i = 0; i < UMB_LAYER_SLOTS; i++)
 		if (l->slots[i].id)
 			usage_add(l, l->slots[i].uid, 0);
@@ -421,5 +420,5 @@ out:
 void layers_stats(const struct layers *l, struct layer_stats *ret)
 {
 	*ret = (struct layer_stats){ .live = l->live_count, .rules = l->rule_count,
-				     .freed = l->freed };
+				     .freed = l->meta.layers_freed };
 }

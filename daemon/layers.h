@@ -47,6 +47,7 @@ struct layer_stats {
 struct layers {
 	struct layer_maps maps;
 	int meta_fd;		   /* umb_meta (layers_freed); 0: none (tests) */
+	struct umb_meta meta;	   /* its value: layers_freed is ours to count */
 	struct umb_layer *slots;   /* umb_layers, mapped */
 	struct umb_live *live;	   /* umb_live, mapped */
 	struct fs_filter filter;
@@ -56,7 +57,6 @@ struct layers {
 	struct layer_limits limits;
 	unsigned int live_count, rule_count;
 	uint32_t next_slot; /* where the search for a free slot starts */
-	uint64_t freed;
 };
 
 /* Maps the slots and the filter of @maps. Return: 0 or -errno. */

@@ -73,6 +73,24 @@ static __always_inline void umb_layer_put(__u32 id)
 }
 
 /*
+ * umb_state_create() - the state of @task, made empty if it has none
+ *
+ * A state made here holds nothing yet, so it is UMB_TASK_COUNTED at once: it holds
+ * whatever is pushed on it from now on, and drops it when the task goes. (A state with
+ * layers written by other means, a test's, stays uncounted.) Returns NULL when out of
+ * memory, or on Linux 6.1 when the CPU's storage lock is busy.
+ */
+static __always_inline struct umb_task_state *umb_state_create(struct task_struct *task)
+{
+	struct umb_task_state *state;
+
+	state = bpf_task_storage_get(&umb_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (state && !state->layer_count && !state->pending_layer)
+		state->flags |= UMB_TASK_COUNTED;
+	return state;
+}
+
+/*
  * umb_state_hold() - take the references of a state copied from another task: one on
  * each layer of its stack and on its pending layer
  *

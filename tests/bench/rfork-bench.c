@@ -43,6 +43,8 @@
 
 #include <umbrella/umbrella.h>
 
+#include "landlock-rights.h"
+
 /* The 7-byte NOP "nopl 0x4d4255XX(%rax)" that insncount.so counts between. */
 #define MARK(t)	 asm volatile(".byte 0x0f,0x1f,0x80,%c0,0x55,0x42,0x4d" ::"i"(t) : "memory")
 #define OPEN(p)	 MARK(2 * (p))
@@ -52,32 +54,8 @@
 #define DENIED_FILE   "/etc/hostname"
 #define LANDLOCK_PATH "/tmp"
 
-#ifndef LANDLOCK_ACCESS_FS_REFER
-#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
-#endif
-
 static struct umb_restrictions *cap_layer, *fs_layer;
 static struct landlock_ruleset_attr landlock_attr;
-
-/* Every fs access right of Landlock ABI @abi. */
-static __u64 landlock_fs_rights(int abi)
-{
-	__u64 rights = (1ULL << 13) - 1;
-
-	if (abi >= 2)
-		rights |= LANDLOCK_ACCESS_FS_REFER;
-	if (abi >= 3)
-		rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
-	if (abi >= 5)
-		rights |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-	return rights;
-}
 
 /* Waits for @pid: 0 when it exited with 0, -ECHILD otherwise, or -errno. */
 static int wait_ok(pid_t pid)

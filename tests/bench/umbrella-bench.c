@@ -49,6 +49,7 @@
 #include "bpf-open.h"
 #include "copy-file.h"
 #include "empty.skel.h"
+#include "landlock-rights.h"
 #include "vm-test.h"
 
 #define WORK_DIR     "/tmp/bench-work"	   /* the phases' files (tmpfs) */
@@ -280,29 +281,6 @@ static void expect_denied(const char *config_name, const char *path)
 }
 
 /* Landlock: rulesets, rules, restrict_self (no wrappers in glibc 2.36). */
-#ifndef LANDLOCK_ACCESS_FS_REFER
-#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
-#endif
-
-/* Every fs access right of Landlock ABI @abi (1: the thirteen rights of 5.13). */
-static __u64 landlock_fs_rights(int abi)
-{
-	__u64 rights = (1ULL << 13) - 1;
-
-	if (abi >= 2)
-		rights |= LANDLOCK_ACCESS_FS_REFER;
-	if (abi >= 3)
-		rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
-	if (abi >= 5)
-		rights |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-	return rights;
-}
 
 /* Where the phases need access (the macro workload runs gcc from /usr), then fillers. */
 static const char *const landlock_needed[] = {WORK_DIR, "/usr", "/etc", "/dev", "/proc", "/sys"};
