@@ -89,6 +89,8 @@ static enum in_force in_force(int verdicts_fd, __u32 epoch, const struct umb_ino
 	struct umb_verdict v;
 	enum in_force ret = IN_FORCE_UNKNOWN;
 	struct stat st;
+	uint64_t ino;
+	uint32_t dev;
 	int fd;
 
 	if (verdicts_fd < 0 || rec->path[0] != '/')
@@ -97,8 +99,9 @@ static enum in_force in_force(int verdicts_fd, __u32 epoch, const struct umb_ino
 	fd = open(rec->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return IN_FORCE_UNKNOWN;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == key->ino &&
-	    umb_kdev(st.st_dev) == key->dev) {
+	/* Keyed as the kernel keys it (kdev.h): st_dev is not the super block's everywhere. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    umb_kernel_inode(fd, 0, &dev, &ino) == 0 && ino == key->ino && dev == key->dev) {
 		if (bpf_map_lookup_elem(verdicts_fd, &fd, &v) == 0 && v.epoch == epoch &&
 		    v.state == rec->state)
 			ret = IN_FORCE_YES;

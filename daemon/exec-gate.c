@@ -134,13 +134,17 @@ static const char *fd_path(int fd, char *buf, size_t size)
 	return buf;
 }
 
-/* The inode of @st as the kernel names it (struct umb_inode_key: s_dev, not st_dev). */
-static struct umb_inode_key inode_key(const struct stat *st)
+/* The inode of @fd as the kernel names it (struct umb_inode_key: s_dev, not st_dev,
+ * which btrfs and overlayfs make up; kdev.h). Unknown (a detached mount): st_dev. */
+static struct umb_inode_key inode_key(int fd, const struct stat *st)
 {
-	return (struct umb_inode_key){
-		.dev = umb_kdev(st->st_dev),
-		.ino = st->st_ino,
-	};
+	struct umb_inode_key key = { .dev = umb_kdev(st->st_dev), .ino = st->st_ino };
+	uint64_t ino;
+	uint32_t dev;
+
+	if (umb_kernel_inode(fd, 0, &dev, &ino) == 0)
+		key = (struct umb_inode_key){ .dev = dev, .ino = ino };
+	return key;
 }
 
 /* Sets umb_ctl.verdict_epoch to @epoch (read, modify, write: one thread writes umb_ctl). */
@@ -173,11 +177,12 @@ static void log_clear(struct exec_gate *g)
 }
 
 /* Records a verdict for umbrella-cli verdict list (informational: failure is no error). */
-static void log_verdict(struct exec_gate *g, const struct stat *st, const struct umb_verdict *v,
+static void log_verdict(struct exec_gate *g, int fd, const struct stat *st,
+			const struct umb_verdict *v,
 			__u32 pid, const __u8 *key_id, const char *path, const char *reason,
 			__u32 flags)
 {
-	struct umb_inode_key key = inode_key(st);
+	struct umb_inode_key key = inode_key(fd, st);
 	struct umb_verdict_record rec = {
 		.time_ns = realtime_ns(),
 		.state = v->state,
@@ -406,7 +411,7 @@ static void verify(struct exec_gate *g, int fd, __u32 pid, bool trust_self, cons
 			o->verdict = v;
 			o->cached = true;
 			o->allow = state != UMB_VERDICT_REFUSED;
-			log_verdict(g, &st, &v, pid, o->has_key_id ? o->key_id : NULL, path,
+			log_verdict(g, fd, &st, &v, pid, o->has_key_id ? o->key_id : NULL, path,
 				    o->reason, flags);
 			goto out;
 		}

@@ -8,7 +8,8 @@
  *     object through renames, hard links and bind mounts) and, unless PATH is "/", on
  *     PATH's name in its parent directory (umb_fs_names: holds for a file created there
  *     later or put there by rename), with the layer's UMB_FS_HAS_NAMES entry on the
- *     parent. PATH need not exist, but its parent must. Every entry is the layer's own
+ *     parent. PATH need not exist, but its parent must. Inodes are keyed as the BPF
+ *     walk keys them (kdev.h). Every entry is the layer's own
  *     (its id is in the key): no other layer's entries are read or changed, and the
  *     entries go with the layer (layer_rules_remove()).
  * Installing is all or nothing: on any failure the entries already written are taken
@@ -17,6 +18,7 @@
  * keys back into paths.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -175,22 +177,36 @@ static int canonicalize(const char *path, char canon[PATH_MAX], char **ret_error
 	return 0;
 }
 
+/* The inode @fd refers to, keyed as the BPF walk keys it: the super block's s_dev and
+ * i_ino, which stat() does not tell on btrfs and overlayfs (kdev.h). */
+static int key_of(int fd, struct umb_fs_key *key)
+{
+	uint64_t ino;
+	int r = umb_kernel_inode(fd, 0, &key->dev, &ino);
+
+	key->ino = ino;
+	return r;
+}
+
 static int install_fs(struct install *in, const struct umb_item *item, char **ret_error)
 {
 	char canon[PATH_MAX];
 	struct umb_fs_key key = { .layer = in->layer };
 	struct umb_fs_name_key name_key = { .dir = { .layer = in->layer } };
-	struct stat st;
 	char *name;
-	int r;
+	int fd, r;
 
 	r = canonicalize(item->path, canon, ret_error);
 	if (r < 0)
 		return r;
 
-	if (stat(canon, &st) == 0) {
-		key.dev = umb_kdev(st.st_dev);
-		key.ino = st.st_ino;
+	/* The canonical path holds no symlink: one put there since is not followed. */
+	fd = open(canon, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		r = key_of(fd, &key);
+		close(fd);
+		if (r < 0)
+			return r;
 		r = rule_add(in, in->maps->fs_inodes, &key, item->fs_access, 0);
 		if (r < 0)
 			return r;
@@ -203,10 +219,13 @@ static int install_fs(struct install *in, const struct umb_item *item, char **re
 	/* The name in its parent directory, marked so the hooks look names up there. */
 	name = strrchr(canon, '/');
 	*name++ = '\0';
-	if (stat(canon[0] ? canon : "/", &st) < 0)
+	fd = open(canon[0] ? canon : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	name_key.dir.dev = umb_kdev(st.st_dev);
-	name_key.dir.ino = st.st_ino;
+	r = key_of(fd, &name_key.dir);
+	close(fd);
+	if (r < 0)
+		return r;
 	name_key.name_hash = layer_name_hash(name, strlen(name));
 	r = rule_add(in, in->maps->fs_inodes, &name_key.dir, 0, UMB_FS_HAS_NAMES);
 	if (r < 0)

@@ -155,13 +155,16 @@ static int wait_daemon_gone(const char *dir)
 
 int pin_identify(const struct pin *p, struct umb_ctl *ctl)
 {
-	struct stat st;
+	uint64_t ino;
+	uint32_t dev;
+	int r;
 
-	if (fstat(p->dir_fd, &st) < 0)
-		return -errno;
-	/* The kernel's dev_t of the super block (MKDEV), not user space's encoding. */
-	ctl->pin_dev = umb_kdev(st.st_dev);
-	ctl->pin_ino = st.st_ino;
+	/* The kernel's dev_t of the super block (MKDEV), as the hooks read it. */
+	r = umb_kernel_inode(p->dir_fd, 0, &dev, &ino);
+	if (r < 0)
+		return r;
+	ctl->pin_dev = dev;
+	ctl->pin_ino = ino;
 	return 0;
 }
 

@@ -31,6 +31,18 @@ static inline unsigned int umb_kdev_minor(uint32_t kdev)
 	return kdev & ((1U << UMB_KDEV_MINOR_BITS) - 1);
 }
 
+/*
+ * umb_kernel_inode() - the inode descriptor @fd refers to, keyed as the BPF programs key
+ * it: its super block's s_dev (not stat()'s st_dev, which btrfs and overlayfs make up)
+ * and its i_ino (libumbrella/kernel-inode.c)
+ * @peer: a process whose mount namespace may hold @fd's mount when ours does not (the
+ *        caller that sent @fd), or 0
+ *
+ * Return: 0, -ENOENT when neither namespace lists the mount (a detached mount),
+ * -EOPNOTSUPP on a kernel older than 5.14, or another -errno.
+ */
+int umb_kernel_inode(int fd, int peer, uint32_t *ret_dev, uint64_t *ret_ino);
+
 /* An inode as umbrellad's records and umbrella-cli name it: "MAJOR:MINOR/INO". */
 static inline void umb_inode_text(char *buf, size_t size, uint32_t kdev, uint64_t ino)
 {

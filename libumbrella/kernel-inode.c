@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * Umbrella - an inode as the BPF programs name it, from a descriptor (kdev.h).
+ *
+ * The hooks key an inode by its dentry's super block's s_dev and by i_ino. stat() does
+ * not always tell those: btrfs reports each subvolume's own anonymous device, and
+ * overlayfs with layers on several file systems reports for a non-directory the pseudo
+ * device of the layer it comes from. A key made from st_dev then never matches, and the
+ * rule restricts nothing. The kernel tells both for a descriptor, through no file
+ * system's getattr (which a FUSE server could stall): /proc/self/fdinfo/FD has the
+ * mount's id (mnt_id:) and i_ino (ino:, Linux 5.14 and later), and the mount's line in
+ * a mountinfo has its super block's s_dev ("MAJOR:MINOR", fs/proc_namespace.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <umbrella/kdev.h>
+
+/* mnt_id and ino of descriptor @fd of this process, from its fdinfo. */
+static int fdinfo_read(int fd, int *ret_mnt_id, uint64_t *ret_ino)
+{
+	char path[64], line[256];
+	bool have_mnt = false, have_ino = false;
+	unsigned long long ino;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "mnt_id: %d", ret_mnt_id) == 1)
+			have_mnt = true;
+		else if (sscanf(line, "ino: %llu", &ino) == 1)
+			have_ino = true;
+	}
+	fclose(f);
+	if (!have_mnt || !have_ino)
+		return -EOPNOTSUPP; /* a kernel older than 5.14 */
+	*ret_ino = ino;
+	return 0;
+}
+
+/* The s_dev of mount @mnt_id in the mountinfo file @path: 0, -ENOENT if it has no
+ * such mount, or -errno. */
+static int mountinfo_dev(const char *path, int mnt_id, uint32_t *ret_dev)
+{
+	char *line = NULL;
+	size_t size = 0;
+	int ret = -ENOENT;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &size, f) > 0) {
+		unsigned int major, minor;
+		int id, parent;
+
+		if (sscanf(line, "%d %d %u:%u", &id, &parent, &major, &minor) != 4 || id != mnt_id)
+			continue;
+		*ret_dev = major << UMB_KDEV_MINOR_BITS | minor;
+		ret = 0;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+int umb_kernel_inode(int fd, int peer, uint32_t *ret_dev, uint64_t *ret_ino)
+{
+	char path[64];
+	int mnt_id, ret;
+
+	ret = fdinfo_read(fd, &mnt_id, ret_ino);
+	if (ret < 0)
+		return ret;
+	/* A mount id names one live mount, and @fd holds it: any mountinfo that lists it
+	 * tells the truth, even one of a process that reused @peer's pid. */
+	ret = mountinfo_dev("/proc/self/mountinfo", mnt_id, ret_dev);
+	if (ret != -ENOENT || peer <= 0)
+		return ret;
+	/* A mount of the caller's namespace, not of ours. */
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", peer);
+	return mountinfo_dev(path, mnt_id, ret_dev);
+}
