@@ -8,8 +8,9 @@
  *     object through renames, hard links and bind mounts) and, unless PATH is "/", on
  *     PATH's name in its parent directory (umb_fs_names: holds for a file created there
  *     later or put there by rename), with the layer's UMB_FS_HAS_NAMES entry on the
- *     parent. PATH need not exist, but its parent must. Inodes are keyed as the BPF
- *     walk keys them (kdev.h). Every entry is the layer's own
+ *     parent. PATH need not exist, but its parent must. The paths are resolved as the
+ *     caller sees them: a caller's request brings them as its own descriptors (fs_refs),
+ *     and the inodes are keyed as the BPF walk keys them (kdev.h). Every entry is the layer's own
  *     (its id is in the key): no other layer's entries are read or changed, and the
  *     entries go with the layer (layer_rules_remove()).
  * Installing is all or nothing: on any failure the entries already written are taken
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <umbrella/caller-paths.h>
 #include <umbrella/kdev.h>
 
 #include "layer-install.h"
@@ -38,6 +40,8 @@ struct install {
 	struct fs_filter *filter;
 	uint32_t layer;
 	struct layer_rules *rules; /* what it wrote, to take back or to free with the layer */
+	const struct fs_refs *refs; /* the caller's descriptors of the fs items, or NULL */
+	int peer;		    /* the caller's pid, or 0 */
 };
 
 uint64_t layer_name_hash(const char *name, size_t len)
@@ -140,97 +144,107 @@ void layer_rules_clear(struct layer_rules *rules)
 	*rules = (struct layer_rules){};
 }
 
-/*
- * The canonical form of @path (symlinks and ".." resolved, as open() would) in @canon:
- * of the path itself when it exists, else of its parent directory plus the last name.
- */
-static int canonicalize(const char *path, char canon[PATH_MAX], char **ret_error)
+/* The rules of an fs item on the objects @ref holds: the object's inode, and the name
+ * @name (NULL for "/") in its directory, with the directory's UMB_FS_HAS_NAMES entry. */
+static int install_fs_ref(struct install *in, const struct umb_item *item,
+			  const struct fs_ref *ref, const char *name)
 {
-	char parent[PATH_MAX], real_parent[PATH_MAX];
-	char *name;
-	size_t len = strlen(path);
-
-	if (realpath(path, canon))
-		return 0;
-	if (errno != ENOENT)
-		return -errno;
-
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	if (len >= sizeof(parent))
-		return -ENAMETOOLONG;
-	memcpy(parent, path, len);
-	parent[len] = '\0';
-	name = strrchr(parent, '/');
-	*name++ = '\0'; /* parent: the directory ("" for the root), name: the last name */
-	if (!realpath(parent[0] ? parent : "/", real_parent)) {
-		int r = -errno;
-
-		if (ret_error && r == -ENOENT)
-			(void)asprintf(ret_error, "fs:%s: the directory %s does not exist", path,
-				       parent);
-		return r;
-	}
-	if ((size_t)snprintf(canon, PATH_MAX, "%s/%s", strcmp(real_parent, "/") ? real_parent : "",
-			     name) >= PATH_MAX)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-/* The inode @fd refers to, keyed as the BPF walk keys it: the super block's s_dev and
- * i_ino, which stat() does not tell on btrfs and overlayfs (kdev.h). */
-static int key_of(int fd, struct umb_fs_key *key)
-{
-	uint64_t ino;
-	int r = umb_kernel_inode(fd, 0, &key->dev, &ino);
-
-	key->ino = ino;
-	return r;
-}
-
-static int install_fs(struct install *in, const struct umb_item *item, char **ret_error)
-{
-	char canon[PATH_MAX];
 	struct umb_fs_key key = { .layer = in->layer };
 	struct umb_fs_name_key name_key = { .dir = { .layer = in->layer } };
-	char *name;
-	int fd, r;
+	uint64_t ino;
+	int r;
 
-	r = canonicalize(item->path, canon, ret_error);
-	if (r < 0)
-		return r;
-
-	/* The canonical path holds no symlink: one put there since is not followed. */
-	fd = open(canon, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		r = key_of(fd, &key);
-		close(fd);
+	/* The keys of the BPF walk: the super block's s_dev and i_ino, which stat() does
+	 * not tell on btrfs and overlayfs (kdev.h). */
+	if (ref->obj_fd >= 0) {
+		r = umb_kernel_inode(ref->obj_fd, in->peer, &key.dev, &ino);
 		if (r < 0)
 			return r;
+		key.ino = ino;
 		r = rule_add(in, in->maps->fs_inodes, &key, item->fs_access, 0);
 		if (r < 0)
 			return r;
-	} else if (errno != ENOENT) {
-		return -errno;
 	}
-	if (strcmp(canon, "/") == 0)
+	if (!name)
 		return 0; /* the root has no name in a parent */
-
-	/* The name in its parent directory, marked so the hooks look names up there. */
-	name = strrchr(canon, '/');
-	*name++ = '\0';
-	fd = open(canon[0] ? canon : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = key_of(fd, &name_key.dir);
-	close(fd);
+	r = umb_kernel_inode(ref->dir_fd, in->peer, &name_key.dir.dev, &ino);
 	if (r < 0)
 		return r;
+	name_key.dir.ino = ino;
 	name_key.name_hash = layer_name_hash(name, strlen(name));
 	r = rule_add(in, in->maps->fs_inodes, &name_key.dir, 0, UMB_FS_HAS_NAMES);
 	if (r < 0)
 		return r;
 	return rule_add(in, in->maps->fs_names, &name_key, item->fs_access, 0);
+}
+
+/* An fs item whose path umbrellad resolves itself, in its own mount namespace (signed
+ * binaries' policies, the tests): opened here, then as a caller's descriptors. */
+static int install_fs_path(struct install *in, const struct umb_item *item, char **ret_error)
+{
+	struct fs_ref ref = { .dir_fd = -1, .obj_fd = -1 };
+	char canon[PATH_MAX], dir[PATH_MAX];
+	const char *name;
+	int r;
+
+	r = umb_path_canonical(item->path, canon, ret_error);
+	if (r < 0)
+		return r;
+	name = umb_path_last_name(canon);
+	if (name) {
+		size_t len = (size_t)(name - canon);
+
+		memcpy(dir, canon, len > 1 ? len - 1 : 1);
+		dir[len > 1 ? len - 1 : 1] = '\0';
+		ref.dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (ref.dir_fd < 0)
+			return -errno;
+	}
+	ref.obj_fd = open(canon, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (ref.obj_fd < 0 && (errno != ENOENT || !name)) {
+		r = -errno;
+		goto out;
+	}
+	r = install_fs_ref(in, item, &ref, name);
+out:
+	if (ref.obj_fd >= 0)
+		close(ref.obj_fd);
+	if (ref.dir_fd >= 0)
+		close(ref.dir_fd);
+	return r;
+}
+
+/* An fs item of a caller's request: its path is canonical as the caller saw it, its
+ * objects are the caller's descriptors (umbrellad resolves none of its paths). */
+static int install_fs(struct install *in, const struct umb_item *item, size_t fs_index,
+		      char **ret_error)
+{
+	const struct fs_ref *ref;
+	const char *name;
+	int r;
+
+	if (!in->refs)
+		return install_fs_path(in, item, ret_error);
+	if (fs_index >= in->refs->count)
+		return -EINVAL; /* server.c matched them: cannot happen */
+	ref = &in->refs->items[fs_index];
+	name = umb_path_last_name(item->path);
+	/* A path the caller's library did not make canonical: a name rule on "" or ".."
+	 * would match nothing, and the caller would think the path restricted. */
+	if ((name && (!name[0] || !strcmp(name, ".") || !strcmp(name, "..") || ref->dir_fd < 0)) ||
+	    (!name && (ref->obj_fd < 0 || ref->dir_fd >= 0))) {
+		if (ret_error)
+			(void)asprintf(ret_error, "fs:%s: not a canonical path, or its descriptors "
+						  "do not match it",
+				       item->path);
+		return -EINVAL;
+	}
+	r = install_fs_ref(in, item, ref, name);
+	if (r == -ENOENT && ret_error)
+		(void)asprintf(ret_error, "fs:%s: its mount is in no mount namespace umbrellad "
+					  "can read (a detached mount?)",
+			       item->path);
+	return r;
 }
 
 /* Is the comma at @text[@i] a separator, not an escaped comma inside a path? */
@@ -309,10 +323,13 @@ static int describe(const struct layer_maps *maps, uint32_t id, const struct umb
 }
 
 int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint32_t id,
-		  const struct umb_restrictions *r, uint32_t creator_pid, uint32_t origin,
-		  struct umb_layer *ret_layer, struct layer_rules *ret_rules, char **ret_error)
+		  const struct umb_restrictions *r, const struct fs_refs *refs,
+		  uint32_t creator_pid, uint32_t origin, struct umb_layer *ret_layer,
+		  struct layer_rules *ret_rules, char **ret_error)
 {
-	struct install in = { .maps = maps, .filter = filter, .layer = id, .rules = ret_rules };
+	struct install in = { .maps = maps, .filter = filter, .layer = id, .rules = ret_rules,
+			      .refs = refs, .peer = refs ? refs->peer : 0 };
+	size_t fs_index = 0;
 	struct umb_layer layer = { .creator_pid = creator_pid, .origin = origin };
 	int ret = 0;
 
@@ -335,7 +352,7 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 		case UMB_ITEM_FS:
 			layer.fs_access |= item->fs_access;
 			layer.fs_rule_count++;
-			ret = install_fs(&in, item, ret_error);
+			ret = install_fs(&in, item, fs_index++, ret_error);
 			if (ret < 0 && ret_error && !*ret_error)
 				(void)asprintf(ret_error, "fs:%s: %s", item->path,
 					       ret == -E2BIG ? "the rule map is full (it frees up "

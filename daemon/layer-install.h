@@ -30,10 +30,25 @@ struct layer_rules {
 	size_t name_count;
 };
 
+/* The descriptors (O_PATH) a caller opened for one fs item of its request. */
+struct fs_ref {
+	int dir_fd; /* the directory that holds the item's last name; -1 for "/" */
+	int obj_fd; /* the object; -1 when it does not exist */
+};
+
+/* A caller's fs items, as it resolved them (protocol.h): umbrellad resolves none. */
+struct fs_refs {
+	const struct fs_ref *items; /* one per fs item of the restrictions, in order */
+	size_t count;
+	int peer; /* the caller's pid: its mountinfo names the super blocks of its mounts */
+};
+
 /*
  * layer_install() - write the fs entries and the description of the layer @id made of
  * @r, and work out its struct umb_layer
  * @filter: counts the inode entries written (fs-filter.h)
+ * @refs: where the fs items are, as the caller resolved them; NULL: umbrellad resolves
+ *        their paths itself, in its own mount namespace (signed binaries, the tests)
  * @creator_pid, @origin: provenance, kept in struct umb_layer and, with the text of @r,
  *                        in struct umb_layer_desc (when @maps has layer_desc)
  * @ret_layer: the layer's deny sets and provenance (for its slot: layers.c writes it)
@@ -44,8 +59,9 @@ struct layer_rules {
  * directory does not exist, or another -errno.
  */
 int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint32_t id,
-		  const struct umb_restrictions *r, uint32_t creator_pid, uint32_t origin,
-		  struct umb_layer *ret_layer, struct layer_rules *ret_rules, char **ret_error);
+		  const struct umb_restrictions *r, const struct fs_refs *refs,
+		  uint32_t creator_pid, uint32_t origin, struct umb_layer *ret_layer,
+		  struct layer_rules *ret_rules, char **ret_error);
 
 /* Deletes the entries @rules lists (and uncounts them in @filter), then clears @rules. */
 void layer_rules_remove(const struct layer_maps *maps, struct fs_filter *filter,

@@ -287,6 +287,13 @@ static int slot_find(struct layers *l, uint32_t *ret_slot)
 int layers_create(struct layers *l, const struct umb_restrictions *r, uint32_t creator_pid,
 		  uint32_t uid, uint32_t origin, uint32_t *ret_id, char **ret_error)
 {
+	return layers_create_at(l, r, NULL, creator_pid, uid, origin, ret_id, ret_error);
+}
+
+int layers_create_at(struct layers *l, const struct umb_restrictions *r,
+		     const struct fs_refs *refs, uint32_t creator_pid, uint32_t uid,
+		     uint32_t origin, uint32_t *ret_id, char **ret_error)
+{
 	struct umb_layer layer;
 	struct layer_rules rules;
 	unsigned int fs_items = 0, entries;
@@ -310,8 +317,8 @@ int layers_create(struct layers *l, const struct umb_restrictions *r, uint32_t c
 	gen = slot->gen >= UMB_LAYER_GEN_MAX ? 1 : slot->gen + 1;
 	id = gen << UMB_LAYER_SLOT_BITS | index;
 
-	ret = layer_install(&l->maps, &l->filter, id, r, creator_pid, origin, &layer, &rules,
-			    ret_error);
+	ret = layer_install(&l->maps, &l->filter, id, r, refs, creator_pid, origin, &layer,
+			    &rules, ret_error);
 	if (ret < 0)
 		return ret == -E2BIG ? -ENOSPC : ret; /* a full map: as full slots */
 	entries = (unsigned int)(rules.inode_count + rules.name_count);

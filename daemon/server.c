@@ -28,6 +28,7 @@
 #include <umbrella/protocol.h>
 
 #include "arm.h"
+#include "request-fds.h"
 #include "server.h"
 
 int server_listen(const char *path)
@@ -117,9 +118,12 @@ static uint32_t charged_uid(const struct server *s, const struct ucred *peer)
 }
 
 static void handle_arm(struct server *s, int fd, const struct ucred *peer,
-		       const struct umb_request *req, const char *text)
+		       const struct umb_request *req, const char *text,
+		       const unsigned char *table, size_t table_len)
 {
 	struct umb_restrictions *r = umb_restrictions__new();
+	struct fs_ref *ref_items = NULL;
+	struct fs_refs refs;
 	bool self = req->op == UMB_OP_ARM_SELF;
 	char *error = NULL;
 	__u32 id = 0;
@@ -147,8 +151,14 @@ static void handle_arm(struct server *s, int fd, const struct ucred *peer,
 			error = NULL;
 		goto out;
 	}
-	ret = layers_create(s->layers, r, (__u32)peer->pid, charged_uid(s, peer),
-			    self ? UMB_ORIGIN_RESTRICT_SELF : UMB_ORIGIN_RFORK, &id, &error);
+	/* The fs items as the caller resolved them: its descriptors (request-fds.h). */
+	ret = request_fs_refs(r, table, table_len, &s->request_fds, peer->pid, &ref_items, &refs,
+			      &error);
+	if (ret < 0)
+		goto out;
+	ret = layers_create_at(s->layers, r, &refs, (__u32)peer->pid, charged_uid(s, peer),
+			       self ? UMB_ORIGIN_RESTRICT_SELF : UMB_ORIGIN_RFORK, &id, &error);
+	free(ref_items);
 	if (ret < 0)
 		goto out;
 	/* The arm is the layer's first holder. */
@@ -201,13 +211,13 @@ static void handle_flush(struct server *s, int fd, const struct ucred *peer)
 /* Reads and answers every request waiting on @fd. Returns false when the peer left. */
 static bool serve_client(struct server *s, int fd)
 {
-	char buf[UMB_MSG_MAX + 1];
+	char buf[UMB_MSG_MAX + 1], *end;
 	struct umb_request req;
 	struct ucred peer;
 	socklen_t len = sizeof(peer);
 	ssize_t n;
 
-	n = recv(fd, buf, UMB_MSG_MAX, MSG_DONTWAIT);
+	n = request_recv(fd, buf, UMB_MSG_MAX, &s->request_fds);
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR;
 	if (n == 0)
@@ -233,11 +243,14 @@ static bool serve_client(struct server *s, int fd)
 	switch (req.op) {
 	case UMB_OP_ARM_CHILD:
 	case UMB_OP_ARM_SELF:
-		if (memchr(buf + sizeof(req), '\0', n - sizeof(req)) != buf + n - 1) {
+		/* the text, its NUL, then the table of the fs items' descriptors */
+		end = memchr(buf + sizeof(req), '\0', n - sizeof(req));
+		if (!end) {
 			reply(fd, -EBADMSG, 0, "malformed request: restrictions not terminated");
 			return true;
 		}
-		handle_arm(s, fd, &peer, &req, buf + sizeof(req));
+		handle_arm(s, fd, &peer, &req, buf + sizeof(req), (unsigned char *)end + 1,
+			   (size_t)(buf + n - end - 1));
 		break;
 	case UMB_OP_FLUSH_VERDICTS:
 		handle_flush(s, fd, &peer);
@@ -266,7 +279,11 @@ int server_accept(struct server *s)
 
 void server_serve(struct server *s, int fd)
 {
-	if (serve_client(s, fd))
+	bool keep = serve_client(s, fd);
+
+	/* The descriptors a request brought, on every path. */
+	request_fds_close(&s->request_fds);
+	if (keep)
 		return;
 	close(fd);
 	for (size_t i = 0; i < s->client_count; i++) {

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <umbrella/caller-paths.h>
 #include <umbrella/protocol.h>
 #include <umbrella/umbrella.h>
 
@@ -59,29 +60,40 @@ static int connect_daemon(void)
 }
 
 /*
- * Sends one request (with @text after the header, if not NULL) and reads the reply.
- * Returns the reply's error (0 or -errno, its message in last_error) or a transport
- * error.
+ * Sends one request (with @text after the header, if not NULL, and then the @table_len
+ * bytes of @table, with the @fd_count descriptors @fds) and reads the reply. Returns the
+ * reply's error (0 or -errno, its message in last_error) or a transport error.
  */
-static int call(int fd, __u32 op, __u32 flags, const char *text, struct umb_reply *ret_reply)
+static int call(int fd, __u32 op, __u32 flags, const char *text, const unsigned char *table,
+		size_t table_len, const int *fds, size_t fd_count, struct umb_reply *ret_reply)
 {
 	struct umb_request req = { .version = UMB_PROTOCOL_VERSION, .op = op,
 				   .tid = (__u32)gettid(), .flags = flags };
 	char buf[sizeof(struct umb_reply) + 512];
+	char control[CMSG_SPACE(sizeof(int) * UMB_MSG_MAX_FDS)] = {};
 	size_t text_len = text ? strlen(text) + 1 : 0;
-	char *msg;
+	struct iovec iov[3] = {
+		{ .iov_base = &req, .iov_len = sizeof(req) },
+		{ .iov_base = (void *)text, .iov_len = text_len },
+		{ .iov_base = (void *)table, .iov_len = table_len },
+	};
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 3 };
 	ssize_t n;
 
-	if (sizeof(req) + text_len > UMB_MSG_MAX)
+	if (sizeof(req) + text_len + table_len > UMB_MSG_MAX || fd_count > UMB_MSG_MAX_FDS)
 		return -E2BIG;
-	msg = malloc(sizeof(req) + text_len);
-	if (!msg)
-		return -ENOMEM;
-	memcpy(msg, &req, sizeof(req));
-	if (text)
-		memcpy(msg + sizeof(req), text, text_len);
-	n = send(fd, msg, sizeof(req) + text_len, MSG_NOSIGNAL);
-	free(msg);
+	if (fd_count) {
+		struct cmsghdr *cmsg;
+
+		msg.msg_control = control;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * fd_count);
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * fd_count);
+		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * fd_count);
+	}
+	n = sendmsg(fd, &msg, MSG_NOSIGNAL);
 	if (n < 0)
 		return -errno;
 
@@ -103,21 +115,28 @@ static int call(int fd, __u32 op, __u32 flags, const char *text, struct umb_repl
 /* Arms a layer made of @r for the calling thread. Returns its id, or -errno. */
 static long arm(const struct umb_restrictions *r, __u32 op, __u32 flags)
 {
+	struct umb_caller_paths paths;
 	struct umb_reply rep;
-	char *text = NULL;
+	char *error = NULL;
 	int fd, ret;
 
 	last_error[0] = '\0';
-	ret = umb_restrictions__format(r, &text);
-	if (ret < 0)
+	/* The fs paths as this process sees them: umbrellad's mount namespace is not ours. */
+	ret = umb_caller_paths_open(r, &paths, &error);
+	if (ret < 0) {
+		if (error)
+			snprintf(last_error, sizeof(last_error), "%s", error);
+		free(error);
 		return ret;
+	}
 	fd = connect_daemon();
 	if (fd < 0) {
-		free(text);
+		umb_caller_paths_close(&paths);
 		return fd;
 	}
-	ret = call(fd, op, flags, text, &rep);
-	free(text);
+	ret = call(fd, op, flags, paths.text, paths.table, paths.fs_count, paths.fds,
+		   paths.fd_count, &rep);
+	umb_caller_paths_close(&paths);
 	close(fd);
 	if (ret < 0) {
 		/* umbrellad may have armed the thread before the reply was lost: an arm left

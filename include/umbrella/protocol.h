@@ -12,6 +12,14 @@
  * in a request must belong to the calling process.
  *
  *   UMB_OP_ARM_CHILD  request: header + the restriction list (text form, NUL-terminated)
+ *                     + one byte per fs item of the list, in order (UMB_FS_REF_*),
+ *                     with the descriptors those bytes announce (SCM_RIGHTS, in the
+ *                     same message, in the order of the items, each item's directory
+ *                     before its object). The caller resolves each fs path itself, in
+ *                     its own root and mount namespace and with its own permissions:
+ *                     the text carries the canonical path (its last name is the name
+ *                     restricted in the directory), the descriptors (O_PATH) the
+ *                     objects; umbrellad resolves no path of the caller's.
  *                     reply:   header (layer = the new layer's id)
  *                     The layer is pushed on the next process the thread forks (or
  *                     pending until that child's next exec, with UMB_ARM_ON_EXEC).
@@ -27,8 +35,17 @@
  * A reply with error < 0 carries a NUL-terminated message after the header.
  */
 #define UMB_SOCKET_PATH "/run/umbrella/umbrellad.sock"
-#define UMB_PROTOCOL_VERSION 2 /* 2: no UMB_OP_DISARM */
+#define UMB_PROTOCOL_VERSION 3 /* 2: no UMB_OP_DISARM; 3: fs items as descriptors */
 #define UMB_MSG_MAX 65536
+
+/* The table byte of an fs item: which descriptors of it follow. */
+#define UMB_FS_REF_DIR	  0x1 /* the directory holding its last name (not for "/") */
+#define UMB_FS_REF_OBJECT 0x2 /* the object (when it exists) */
+
+/* Descriptors in one message: the kernel passes at most SCM_MAX_FD (253), an fs item
+ * takes two. A request with more fs items is refused (E2BIG). */
+#define UMB_MSG_MAX_FDS	  252
+#define UMB_MAX_FS_ITEMS  (UMB_MSG_MAX_FDS / 2)
 
 enum umb_op {
 	UMB_OP_ARM_CHILD = 1,

@@ -67,7 +67,7 @@ s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.connect(sys.argv[1])
 s.send(b"garbage")
 err = struct.unpack("i", s.recv(4096)[:4])[0]
-s.send(struct.pack("IIII", 2, 1, 1, 0) + b"fork\0")  # protocol 2; tid 1 is not ours
+s.send(struct.pack("IIII", 3, 1, 1, 0) + b"fork\0")  # protocol 3; tid 1 is not ours
 err2 = struct.unpack("i", s.recv(4096)[:4])[0]
 print(err, err2)
 PY

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# VM test: fs rules hold on every kind of file system a distribution boots from (TAP).
-# The BPF walk keys inodes by the super block's s_dev; stat()'s st_dev differs on btrfs
-# (each subvolume its own) and for a file on overlayfs with layers on different file
-# systems (the layer's pseudo device), where a rule keyed by st_dev restricted nothing.
+# VM test: fs rules hold on every kind of file system a distribution boots from, and
+# on the paths the caller sees (TAP). The BPF walk keys inodes by the super block's
+# s_dev; stat()'s st_dev differs on btrfs (each subvolume its own) and for a file on
+# overlayfs with layers on different file systems (the layer's pseudo device), where a
+# rule keyed by st_dev restricted nothing. And umbrellad resolves no path itself: a
+# caller in a mount namespace of its own gets its own /tmp/X restricted.
 #
 #   ext4, xfs, btrfs   a loop device each; btrfs also a subvolume mounted on its own
 #                      (as Fedora and openSUSE mount / and /home)
@@ -135,5 +137,20 @@ if [ -d "$tmp/ext4" ] && load_module overlay; then
 else
 	check 1 "overlay: the module loads"
 fi
+
+# A caller in a mount namespace of its own, with a private /tmp: its /tmp/X is what
+# fs:/tmp/X restricts. (Our /tmp/X holds no secret: a rule put there would not show.)
+mkdir -p /tmp/X
+echo public >/tmp/X/file
+out=$(unshare -m --propagation private sh -c '
+	mount -t tmpfs tmpfs /tmp && mkdir /tmp/X /tmp/Y &&
+	echo secret >/tmp/X/file && echo secret >/tmp/Y/file &&
+	"$1" run -r fs:/tmp/X -- cat /tmp/X/file; echo "rc=$?"
+	"$1" run -r fs:/tmp/X -- cat /tmp/Y/file; echo "rc=$?"' sh "$cli" 2>&1)
+[[ "$out" == *"/tmp/X/file: Permission denied"*"rc=1"*"secret"*"rc=0"* ]]
+check $? "a caller with a private /tmp: fs:/tmp/X denies its /tmp/X/file, not its /tmp/Y/file"
+run -r fs:/tmp/X -- cat /tmp/X/file
+[ "$rc" = 1 ] && [[ "$out" == *"Permission denied"* ]]
+check $? "fs:/tmp/X from the first namespace denies that namespace's /tmp/X/file"
 
 tap_done

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrellad - the descriptors that come with a request: a caller's fs items (protocol.h) */
+#ifndef UMBRELLA_REQUEST_FDS_H
+#define UMBRELLA_REQUEST_FDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <umbrella/protocol.h>
+#include <umbrella/umbrella.h>
+
+#include "layer-install.h"
+
+/* SCM_MAX_FD (include/net/scm.h): the most one message can carry. */
+#define REQUEST_FDS_MAX 253
+
+struct request_fds {
+	int fds[REQUEST_FDS_MAX];
+	size_t count;
+	bool truncated; /* MSG_CTRUNC: the kernel dropped some (never the case with ours) */
+};
+
+/*
+ * request_recv() - recv() of one request on client @fd, with the descriptors it carries
+ * into @fds (close-on-exec), which the caller closes with request_fds_close() whatever
+ * happens. Returns the bytes received or -errno.
+ */
+ssize_t request_recv(int fd, void *buf, size_t size, struct request_fds *fds);
+
+/* Closes every descriptor of @fds. */
+void request_fds_close(struct request_fds *fds);
+
+/*
+ * request_fs_refs() - match the fs items of @r with the table (@table_len bytes, one
+ * per fs item, UMB_FS_REF_*) and the descriptors @fds of a request from process @peer
+ * @ret_items: malloc'd, one per fs item (the descriptors stay @fds's)
+ * @ret_error: on failure, a malloc'd message (may be NULL)
+ *
+ * Every descriptor must be announced by the table and be O_PATH, and a directory
+ * where the table says so. Return: 0, -EBADMSG when they do not match, or -ENOMEM.
+ */
+int request_fs_refs(const struct umb_restrictions *r, const unsigned char *table,
+		    size_t table_len, const struct request_fds *fds, int peer,
+		    struct fs_ref **ret_items, struct fs_refs *ret_refs, char **ret_error);
+
+#endif /* UMBRELLA_REQUEST_FDS_H */
