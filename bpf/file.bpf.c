@@ -52,17 +52,22 @@
  *                           on every close: the only release hook on 6.1 runs after
  *                           the file dropped its dentry, when an unlinked file's
  *                           inode may be gone, and would cost every close.
+ * The scope (lib/scope.bpf.h): lsm/file_open keeps every restricted task, whatever
+ * its layers, from writing kernel settings and other processes' /proc files.
  * Self-protection (lib/protect.bpf.h): path_unlink, path_rmdir, path_rename and
- * path_mknod also keep everyone but umbrellad out of its pin directory while it is up.
+ * path_mknod also keep everyone but umbrellad out of its pin directory while it is up,
+ * and restricted tasks out of it always.
  * The path_* hooks are used instead of their inode_* twins because they give the
  * mount, without which the walk cannot cross a mount point (a rule on "/" or on a
  * directory with a file system mounted below it). They need CONFIG_SECURITY_PATH
  * (Debian, Fedora, Ubuntu and Arch kernels have it, for AppArmor and TOMOYO).
  */
 #include "maps.bpf.h"
+#include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/path.bpf.h"
 #include "lib/protect.bpf.h"
+#include "lib/scope.bpf.h"
 #include "lib/verdict.bpf.h"
 
 /* The restriction state of the current task if some layer restricts @requested on
@@ -93,7 +98,14 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 
 	/* Quick return for unrestricted tasks. */
 	state = umb_current_state();
-	if (!state || !state->fs_access)
+	if (!umb_is_restricted(state))
+		return 0;
+	if (mode & FMODE_WRITE) {
+		ret = umb_scope_file_write(file); /* kernel settings, other processes */
+		if (ret)
+			return ret;
+	}
+	if (!state->fs_access)
 		return 0;
 
 	/* execve() marks its open in f_flags (__FMODE_EXEC, the same bit as FMODE_EXEC);

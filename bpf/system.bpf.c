@@ -49,9 +49,17 @@ int BPF_PROG(umb_sb_mount, const char *dev_name, const struct path *path, const 
 SEC("lsm/sb_umount")
 int BPF_PROG(umb_sb_umount, struct vfsmount *mnt, int flags, int ret)
 {
+	const struct umb_task_state *state;
+
 	if (ret)
 		return ret;
-	return check_cap(umb_current_state(), UMB_CR_MOUNT, UMB_HOOK_SB_UMOUNT);
+	state = umb_current_state();
+	/* The last mount of the bpf file system that holds our pins takes the pinned
+	 * links with it, and every program detaches: no restricted task unmounts one,
+	 * "mount" or not, umbrellad up or not. Another instance is not told apart. */
+	if (umb_is_restricted(state) && mnt->mnt_sb->s_magic == UMB_BPF_FS_MAGIC)
+		return umb_deny_strict(UMB_HOOK_SB_UMOUNT, 0, UMB_ITEM_SELF, 0, 0);
+	return check_cap(state, UMB_CR_MOUNT, UMB_HOOK_SB_UMOUNT);
 }
 
 SEC("lsm/sb_pivotroot")

@@ -415,6 +415,12 @@ enum umb_hook {
 	UMB_HOOK_BPF_MAP,  /* self-protection: a writable fd of one of Umbrella's maps */
 	UMB_HOOK_BPF_PROG, /* self-protection: a new program using Umbrella's maps */
 	UMB_HOOK_BPRM_CHECK_SECURITY, /* signed binaries: the verdict of each file run */
+	UMB_HOOK_TASK_SETRLIMIT,      /* the scope: setrlimit(2), prlimit(2) */
+	UMB_HOOK_TASK_SETSCHEDULER,   /* umbrellad: sched_setscheduler(2), sched_setaffinity(2) */
+	UMB_HOOK_TASK_SETNICE,	      /* umbrellad: setpriority(2) */
+	UMB_HOOK_TASK_SETIOPRIO,      /* umbrellad: ioprio_set(2) */
+	UMB_HOOK_TASK_MOVEMEMORY,     /* umbrellad: migrate_pages(2), move_pages(2) */
+	UMB_HOOK_FILE_IOCTL,	      /* the scope: terminal injection (TIOCSTI, TIOCLINUX) */
 	UMB_HOOK_MAX,
 };
 
@@ -430,6 +436,28 @@ enum umb_item_kind {
 	/* The exec verdict (signed binaries): item: enum umb_verdict_state of the file, 0
 	 * for none (a miss: no umbrellad, or a file system the gate does not cache). */
 	UMB_ITEM_VERDICT = 6,
+	/* The scope every layer has, whatever its items (no layer named it: layer 0).
+	 * item: enum umb_scope. Enforced in permissive mode too. */
+	UMB_ITEM_SCOPE = 7,
+};
+
+/*
+ * What the scope of every layer keeps a restricted task from (UMB_ITEM_SCOPE): routes
+ * by which a task would act outside its layers, through another task or the kernel.
+ */
+enum umb_scope {
+	/* Tracing, /proc/PID/mem, process_vm_*(2), pidfd_getfd(2) of a task outside its
+	 * domain (DESIGN.md section 1); writing the /proc/PID files of another process;
+	 * setting another process's resource limits when the layer has "signal". */
+	UMB_SCOPE_PROCESS = 1,
+	/* Writing kernel settings: sysctls and the other files of /proc that are not a
+	 * process's, sysfs, cgroupfs, securityfs, debugfs, tracefs, configfs, binfmt_misc,
+	 * efivarfs, pstore. Some make the kernel run a program outside every layer
+	 * (core_pattern, modprobe, uevent_helper, binfmt_misc). */
+	UMB_SCOPE_KERNEL = 2,
+	/* Pushing input into a terminal (TIOCSTI, TIOCLINUX): the next reader of the
+	 * terminal, outside the layers, would run it. */
+	UMB_SCOPE_TERMINAL = 3,
 };
 
 #define UMB_EVENT_PATH_MAX 256
