@@ -18,6 +18,9 @@
  *   lsm/file_mprotect       x: PROT_EXEC added to a file mapping.
  *   lsm/inode_getattr       r: stat, fstat, statx (also of O_PATH fds).
  *   lsm/path_chroot         r: the new root.
+ *   lsm/path_notify         r: inotify and fanotify watches (they report names).
+ *   lsm/file_receive        r, w as file_open: a file received (SCM_RIGHTS,
+ *                           pidfd_getfd) from another task.
  *   lsm/inode_permission    r: chdir, fchdir (MAY_CHDIR). Gets an inode only: the walk
  *                           stays on the directory's file system.
  *   lsm/path_mknod, path_mkdir, path_symlink
@@ -209,6 +212,50 @@ int BPF_PROG(umb_inode_getattr, const struct path *path, int ret)
 	if (!state)
 		return 0;
 	return umb_fs_check(state, UMB_FS_READ, path->dentry, path->mnt, UMB_HOOK_INODE_GETATTR);
+}
+
+/* inotify_add_watch(2), fanotify_mark(2): a watch reports the names of what is created,
+ * opened or removed in the object, so it asks what listing it would: r. */
+SEC("lsm/path_notify")
+int BPF_PROG(umb_path_notify, const struct path *path, __u64 mask, unsigned int obj_type,
+	     int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_READ);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_READ, path->dentry, path->mnt, UMB_HOOK_PATH_NOTIFY);
+}
+
+/*
+ * A file received from another task (SCM_RIGHTS, pidfd_getfd(2), binder): asks what
+ * opening it would (see file_open), so that an unrestricted helper cannot hand a
+ * restricted task what its rules deny. An O_PATH file gives no access: what is done
+ * with it is checked. A refused file is dropped from the message (MSG_CTRUNC).
+ */
+SEC("lsm/file_receive")
+int BPF_PROG(umb_file_receive, struct file *file, int ret)
+{
+	const struct umb_task_state *state;
+	__u32 mode, requested;
+
+	if (ret)
+		return ret;
+	mode = file->f_mode;
+	if (mode & FMODE_PATH)
+		return 0;
+	if (mode & FMODE_WRITE)
+		requested = UMB_FS_WRITE | (mode & FMODE_READ ? UMB_FS_READ : 0);
+	else
+		requested = UMB_FS_READ;
+	state = fs_state(requested);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, requested, file->f_path.dentry, file->f_path.mnt,
+			    UMB_HOOK_FILE_RECEIVE);
 }
 
 SEC("lsm/path_chroot")

@@ -73,6 +73,8 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_TASK_SETIOPRIO] = "task_setioprio",
 	[UMB_HOOK_TASK_MOVEMEMORY] = "task_movememory",
 	[UMB_HOOK_FILE_IOCTL] = "file_ioctl",
+	[UMB_HOOK_PATH_NOTIFY] = "path_notify",
+	[UMB_HOOK_FILE_RECEIVE] = "file_receive",
 };
 
 const char *event_hook_name(__u32 hook)

@@ -421,6 +421,8 @@ enum umb_hook {
 	UMB_HOOK_TASK_SETIOPRIO,      /* umbrellad: ioprio_set(2) */
 	UMB_HOOK_TASK_MOVEMEMORY,     /* umbrellad: migrate_pages(2), move_pages(2) */
 	UMB_HOOK_FILE_IOCTL,	      /* the scope: terminal injection (TIOCSTI, TIOCLINUX) */
+	UMB_HOOK_PATH_NOTIFY,	      /* fs: inotify and fanotify watches */
+	UMB_HOOK_FILE_RECEIVE,	      /* fs: a file received (SCM_RIGHTS, pidfd_getfd) */
 	UMB_HOOK_MAX,
 };
 
