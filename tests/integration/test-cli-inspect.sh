@@ -91,21 +91,21 @@ cli layer list --json
 check $? "layer list --json parses"
 
 # A task names itself: an escape sequence in its name reaches root's terminal escaped.
-"$build/cli/umbrella-cli" run -r net -- sleep 600 &
+"$build/cli/umbrella-cli" run -r net -- \
+	sh -c 'printf "\033[2Jevil" >/proc/$$/comm; while :; do sleep 1; done' &
 evil_runner=$!
 evil=
 for _ in $(seq 100); do
-	evil=$(pgrep -P "$evil_runner" -x sleep) && [ -n "$evil" ] && break
+	evil=$(pgrep -P "$evil_runner") && [[ "$(cat "/proc/$evil/comm")" == *evil ]] && break
 	sleep 0.1
 done
-printf '\033[2Jevil' >"/proc/$evil/comm" # what prctl(PR_SET_NAME) in it would do
 cli task list
 [ "$rc" = 0 ] && [[ "$out" != *$'\033'* ]] && [[ "$out" == *'\x1b[2Jevil'* ]]
 check $? "task list writes a name's escape sequence as \\x1b, not raw"
 cli task show "$evil"
 [ "$rc" = 0 ] && [[ "$out" != *$'\033'* ]] && [[ "$out" == *'(\x1b[2Jevil)'* ]]
 check $? "task show writes it escaped too"
-kill "$evil" "$evil_runner" 2>/dev/null
+kill "$evil" 2>/dev/null
 wait "$evil_runner" 2>/dev/null
 
 cli task show $$
