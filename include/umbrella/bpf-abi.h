@@ -15,8 +15,9 @@
  * UMB_CTL_UNSIGNED_DENY; the maps umb_verdicts and umb_invalidated. 5: layers are
  * reference counted and freed: umb_layers is an array of slots (id, refs, uid), fs rules
  * are keyed by (object, layer), umb_task_state grew fs_layers and flags, umb_arm is
- * consumed by the kernel, the maps umb_live and umb_released. */
-#define UMB_ABI_VERSION 5
+ * consumed by the kernel, the maps umb_live and umb_released. 6: umb_arm grew start (the
+ * armed thread's start time: a thread id reused by a later task does not match). */
+#define UMB_ABI_VERSION 6
 
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
@@ -230,9 +231,17 @@ struct umb_arm {
 	__u32 flags; /* UMB_ARM_* */
 	__u32 tgid;  /* the thread's process: a thread id reused elsewhere does not match */
 	__u32 state; /* UMB_ARM_ARMED (what a reader of the map finds) */
+	/* The thread's start time (task->start_boottime) in clock ticks of UMB_TICK_NS, as
+	 * field 22 of /proc/TID/stat shows it to umbrellad: a task that reuses the thread
+	 * id later (the thread exited before the arm was written, or its exit did not
+	 * delete it) does not match, and the kernel deletes the arm instead of using it. */
+	__u64 start;
 };
 
-_Static_assert(sizeof(struct umb_arm) == 16, "struct umb_arm is ABI");
+_Static_assert(sizeof(struct umb_arm) == 24, "struct umb_arm is ABI");
+
+/* One clock tick of /proc/PID/stat (1 / USER_HZ, 100 on every architecture we build for). */
+#define UMB_TICK_NS 10000000ULL
 
 enum umb_arm_flags {
 	UMB_ARM_SELF = 1 << 0,	  /* restrict the thread itself, at UMB_PRCTL_APPLY */
