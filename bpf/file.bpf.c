@@ -104,7 +104,7 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	if (!umb_is_restricted(state))
 		return 0;
 	if (mode & FMODE_WRITE) {
-		ret = umb_scope_file_write(file); /* kernel settings, other processes */
+		ret = umb_scope_file_write(file, UMB_HOOK_FILE_OPEN); /* the scope */
 		if (ret)
 			return ret;
 	}
@@ -214,8 +214,18 @@ int BPF_PROG(umb_inode_getattr, const struct path *path, int ret)
 	return umb_fs_check(state, UMB_FS_READ, path->dentry, path->mnt, UMB_HOOK_INODE_GETATTR);
 }
 
-/* inotify_add_watch(2), fanotify_mark(2): a watch reports the names of what is created,
- * opened or removed in the object, so it asks what listing it would: r. */
+/* FAN_OPEN_PERM, FAN_ACCESS_PERM, FAN_OPEN_EXEC_PERM (include/linux/fsnotify_backend.h) */
+#define UMB_FS_PERM_EVENTS (0x10000 | 0x20000 | 0x40000)
+/* enum fsnotify_obj_type: a mark on one inode; the others cover a mount or a file system */
+#define UMB_FSNOTIFY_OBJ_TYPE_INODE 0
+
+/*
+ * inotify_add_watch(2), fanotify_mark(2). The scope: no permission events for any
+ * restricted task (a listener that never answers holds every open or exec of the object,
+ * umbrellad's too). fs rules: a watch reports the names of what is created, opened or
+ * removed in the object, so it asks r of it; a mark on a whole mount or file system
+ * would report what is under restricted directories, so a task with r rules gets none.
+ */
 SEC("lsm/path_notify")
 int BPF_PROG(umb_path_notify, const struct path *path, __u64 mask, unsigned int obj_type,
 	     int ret)
@@ -224,9 +234,15 @@ int BPF_PROG(umb_path_notify, const struct path *path, __u64 mask, unsigned int 
 
 	if (ret)
 		return ret;
-	state = fs_state(UMB_FS_READ);
-	if (!state)
+	state = umb_current_state();
+	if (!umb_is_restricted(state))
 		return 0;
+	if (mask & UMB_FS_PERM_EVENTS)
+		return umb_scope_deny(UMB_HOOK_PATH_NOTIFY, UMB_SCOPE_PROCESS, 0);
+	if (!(state->fs_access & UMB_FS_READ))
+		return 0;
+	if (obj_type != UMB_FSNOTIFY_OBJ_TYPE_INODE)
+		return umb_deny(UMB_HOOK_PATH_NOTIFY, 0, UMB_ITEM_FS, UMB_FS_READ, 0);
 	return umb_fs_check(state, UMB_FS_READ, path->dentry, path->mnt, UMB_HOOK_PATH_NOTIFY);
 }
 
@@ -247,12 +263,18 @@ int BPF_PROG(umb_file_receive, struct file *file, int ret)
 	mode = file->f_mode;
 	if (mode & FMODE_PATH)
 		return 0;
-	if (mode & FMODE_WRITE)
+	state = umb_current_state();
+	if (!umb_is_restricted(state))
+		return 0;
+	if (mode & FMODE_WRITE) {
+		ret = umb_scope_file_write(file, UMB_HOOK_FILE_RECEIVE); /* as file_open */
+		if (ret)
+			return ret;
 		requested = UMB_FS_WRITE | (mode & FMODE_READ ? UMB_FS_READ : 0);
-	else
+	} else {
 		requested = UMB_FS_READ;
-	state = fs_state(requested);
-	if (!state)
+	}
+	if (!(state->fs_access & requested))
 		return 0;
 	return umb_fs_check(state, requested, file->f_path.dentry, file->f_path.mnt,
 			    UMB_HOOK_FILE_RECEIVE);

@@ -262,13 +262,13 @@ static __always_inline int file_ioctl(struct file *file, unsigned int cmd)
 {
 	const struct umb_task_state *state;
 
-	if (cmd != UMB_TIOCSTI && cmd != UMB_TIOCLINUX && cmd != FIOSETOWN &&
-	    cmd != SIOCSPGRP && cmd != FIOASYNC)
+	if (!umb_is_injecting_ioctl(cmd) && cmd != FIOSETOWN && cmd != SIOCSPGRP &&
+	    cmd != FIOASYNC)
 		return 0;
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
 		return 0;
-	if (cmd == UMB_TIOCSTI || cmd == UMB_TIOCLINUX)
+	if (umb_is_injecting_ioctl(cmd))
 		return umb_scope_ioctl(cmd);
 	if (!(state->denied_caps & UMB_CR_SIGNAL))
 		return 0;
@@ -311,6 +311,9 @@ int BPF_PROG(umb_file_send_sigiotask, struct task_struct *tsk, struct fown_struc
 	return 0;
 }
 
+/* include/uapi/linux/sched.h */
+#define UMB_CLONE_INTO_CGROUP 0x200000000ULL
+
 SEC("lsm/task_alloc")
 int BPF_PROG(umb_task_alloc_fork, struct task_struct *task, unsigned long clone_flags, int ret)
 {
@@ -318,6 +321,12 @@ int BPF_PROG(umb_task_alloc_fork, struct task_struct *task, unsigned long clone_
 
 	if (ret)
 		return ret;
+	/* The scope: clone3(CLONE_INTO_CGROUP) places the child in a cgroup that the
+	 * task only had to open for reading: umbrellad's, to use up its limits. */
+	if (clone_flags & UMB_CLONE_INTO_CGROUP) {
+		if (umb_is_restricted(umb_current_state()))
+			return umb_scope_deny(UMB_HOOK_TASK_ALLOC, UMB_SCOPE_KERNEL, 0);
+	}
 	/* Threads (pthread_create, io_uring workers) stay allowed. */
 	if (clone_flags & CLONE_THREAD)
 		return 0;

@@ -75,6 +75,7 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_FILE_IOCTL] = "file_ioctl",
 	[UMB_HOOK_PATH_NOTIFY] = "path_notify",
 	[UMB_HOOK_FILE_RECEIVE] = "file_receive",
+	[UMB_HOOK_PERF_EVENT_OPEN] = "perf_event_open",
 };
 
 const char *event_hook_name(__u32 hook)

@@ -14,8 +14,13 @@
  *                       uevent_helper; binfmt_misc; cgroupfs: cgroup.kill, the limits
  *                       of umbrellad's cgroup...). Judged by the file's super block, so
  *                       a new mount of one of them is the same.
- *   UMB_SCOPE_TERMINAL  pushing input into a terminal (TIOCSTI, TIOCLINUX), which the
- *                       next reader of the terminal, outside the layers, would run.
+ *                       And the capabilities that reach the kernel's memory or
+ *                       replace it (UMB_SCOPE_CAPABILITIES), CPU-wide and kernel perf
+ *                       events, clone3(CLONE_INTO_CGROUP), fanotify permission events
+ *                       (a mark that never answers stalls umbrellad and every exec).
+ *   UMB_SCOPE_TERMINAL  pushing input into a terminal (TIOCSTI, TIOCLINUX, a virtual
+ *                       console's keymap) or into every session's input (uinput,
+ *                       /dev/input), which a reader outside the layers would act on.
  */
 #ifndef UMBRELLA_SCOPE_BPF_H
 #define UMBRELLA_SCOPE_BPF_H
@@ -40,9 +45,38 @@
 #define UMB_FUSECTL_MAGIC 0x65735543
 #define UMB_RDTGROUP_MAGIC 0x7655821
 
-/* include/uapi/asm-generic/ioctls.h */
+/* include/uapi/asm-generic/ioctls.h, include/uapi/linux/kd.h: pushing input into a
+ * terminal, and changing what the keys of a virtual console type (the keymap is the
+ * whole console's: the operator's next key press would type the attacker's text) */
 #define UMB_TIOCSTI 0x5412
 #define UMB_TIOCLINUX 0x541c
+#define UMB_KDSKBENT 0x4b47
+#define UMB_KDSKBSENT 0x4b49
+#define UMB_KDSKBDIACR 0x4b4b
+#define UMB_KDSETKEYCODE 0x4b4d
+#define UMB_KDSKBDIACRUC 0x4bfb
+
+/* include/uapi/linux/stat.h */
+#define UMB_S_IFMT 00170000
+#define UMB_S_IFCHR 0020000
+
+/* The kernel's dev_t: MAJOR << 20 | MINOR (include/linux/kdev_t.h) */
+#define UMB_KDEV_MAJOR(dev) ((dev) >> 20)
+#define UMB_KDEV_MINOR(dev) ((dev) & 0xfffff)
+
+/* Capabilities no restricted task uses, whatever its layers: they reach the kernel's or
+ * every process's memory (CAP_SYS_RAWIO: /dev/mem, /dev/port, MSRs, iopl, /proc/kcore),
+ * replace the kernel (CAP_SYS_BOOT: kexec, reboot) or load code into it
+ * (CAP_SYS_MODULE). include/uapi/linux/capability.h */
+#define UMB_SCOPE_CAPABILITIES (1ULL << 17 /* CAP_SYS_RAWIO */ | 1ULL << 22 /* CAP_SYS_BOOT */ | \
+				1ULL << 16 /* CAP_SYS_MODULE */)
+
+/* Whether the character device @rdev injects input for everyone: uinput (10:223) and
+ * the input event devices (13:*), which every session's keyboard reads. */
+static __always_inline bool umb_is_input_device(__u32 rdev)
+{
+	return UMB_KDEV_MAJOR(rdev) == 13 || (UMB_KDEV_MAJOR(rdev) == 10 && UMB_KDEV_MINOR(rdev) == 223);
+}
 
 static __always_inline int umb_scope_deny(__u32 hook, enum umb_scope scope, __u32 target_pid)
 {
@@ -108,30 +142,38 @@ static __always_inline __s64 umb_proc_inode_tgid(const struct inode *inode)
  * all, are not. Cheap for the usual case: one load and a compare of the super block's
  * magic. Return: 0 or -EPERM.
  */
-static __always_inline int umb_scope_file_write(struct file *file)
+static __always_inline int umb_scope_file_write(struct file *file, __u32 hook)
 {
 	const struct inode *inode = file->f_inode;
 	unsigned long magic = inode->i_sb->s_magic;
 	__s64 owner;
 
 	if (umb_is_kernel_settings_fs(magic))
-		return umb_scope_deny(UMB_HOOK_FILE_OPEN, UMB_SCOPE_KERNEL, 0);
+		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
+	if ((inode->i_mode & UMB_S_IFMT) == UMB_S_IFCHR && umb_is_input_device(inode->i_rdev))
+		return umb_scope_deny(hook, UMB_SCOPE_TERMINAL, 0);
 	if (magic != UMB_PROC_SUPER_MAGIC)
 		return 0;
 	owner = umb_proc_inode_tgid(inode);
 	if (owner == 0)
-		return umb_scope_deny(UMB_HOOK_FILE_OPEN, UMB_SCOPE_KERNEL, 0);
+		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
 	if (owner != (__s64)(bpf_get_current_pid_tgid() >> 32))
-		return umb_scope_deny(UMB_HOOK_FILE_OPEN, UMB_SCOPE_PROCESS,
-				      owner > 0 ? (__u32)owner : 0);
+		return umb_scope_deny(hook, UMB_SCOPE_PROCESS, owner > 0 ? (__u32)owner : 0);
 	return 0;
 }
 
 /* umb_scope_ioctl() - the scope at ioctl(2) @cmd by a restricted task: no terminal
  * injection. Return: 0 or -EPERM. */
+static __always_inline bool umb_is_injecting_ioctl(unsigned int cmd)
+{
+	return cmd == UMB_TIOCSTI || cmd == UMB_TIOCLINUX || cmd == UMB_KDSKBENT ||
+	       cmd == UMB_KDSKBSENT || cmd == UMB_KDSKBDIACR || cmd == UMB_KDSETKEYCODE ||
+	       cmd == UMB_KDSKBDIACRUC;
+}
+
 static __always_inline int umb_scope_ioctl(unsigned int cmd)
 {
-	if (cmd == UMB_TIOCSTI || cmd == UMB_TIOCLINUX)
+	if (umb_is_injecting_ioctl(cmd))
 		return umb_scope_deny(UMB_HOOK_FILE_IOCTL, UMB_SCOPE_TERMINAL, 0);
 	return 0;
 }

@@ -432,6 +432,7 @@ enum umb_hook {
 	UMB_HOOK_FILE_IOCTL,	      /* the scope: terminal injection (TIOCSTI, TIOCLINUX) */
 	UMB_HOOK_PATH_NOTIFY,	      /* fs: inotify and fanotify watches */
 	UMB_HOOK_FILE_RECEIVE,	      /* fs: a file received (SCM_RIGHTS, pidfd_getfd) */
+	UMB_HOOK_PERF_EVENT_OPEN,     /* the scope: CPU-wide and kernel perf events */
 	UMB_HOOK_MAX,
 };
 

@@ -16,10 +16,18 @@
  *                     umbrellad.
  *   the terminal      TIOCSTI and TIOCLINUX on a pseudo-terminal.
  *   the pins          unlinking a pin of the pin directory while no umbrellad is
- *                     registered; unmounting a bpf file system.
+ *                     registered; unmounting a bpf file system, or a mount with mounts
+ *                     below it (umount -l /sys would take /sys/fs/bpf along).
+ *   the kernel        CAP_SYS_RAWIO (/proc/kcore), CPU-wide perf events,
+ *                     clone3(CLONE_INTO_CGROUP), fanotify permission events.
  */
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <sys/fanotify.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -137,6 +145,91 @@ static int probe_unlink(void *arg UNUSED)
 static int probe_umount(void *arg UNUSED)
 {
 	return cap_errno(umount2(path, 0));
+}
+
+static int probe_umount_detach(void *arg UNUSED)
+{
+	return cap_errno(umount2(path, MNT_DETACH));
+}
+
+/* Opens @path (/proc/kcore: CAP_SYS_RAWIO) for reading. */
+static int probe_open_rdonly(void *arg UNUSED)
+{
+	return probe_open_read(NULL);
+}
+
+/* A fanotify permission mark on /tmp (a listener that never answers would hold every
+ * open there). */
+static int probe_fanotify_perm(void *arg UNUSED)
+{
+	int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY), r;
+
+	if (fd < 0)
+		return PROBE_SETUP_FAILED;
+	r = cap_errno(fanotify_mark(fd, FAN_MARK_ADD, FAN_OPEN_PERM, AT_FDCWD, "/tmp"));
+	close(fd);
+	return r;
+}
+
+/* A software perf event counting on CPU 0 for every task. */
+static int probe_perf_cpu(void *arg UNUSED)
+{
+	struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+					.config = PERF_COUNT_SW_CPU_CLOCK, .disabled = 1 };
+	int fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* clone3(CLONE_INTO_CGROUP) of a child that exits at once, into the cgroup @path. */
+static int probe_clone_into_cgroup(void *arg UNUSED)
+{
+	int cgroup = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+				   .cgroup = (__u64)cgroup };
+	long pid;
+
+	if (cgroup < 0)
+		return PROBE_SETUP_FAILED;
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		_exit(0);
+	close(cgroup);
+	if (pid < 0)
+		return errno;
+	waitpid((pid_t)pid, NULL, 0);
+	return 0;
+}
+
+static void check_kernel(struct umbrella_bpf *skel, __u32 X)
+{
+	const char *cgroup = "/tmp/scope-cgroup2";
+
+	path = "/proc/kcore";
+	TAP_EQ(cap_run1(skel, 0, probe_open_rdonly, NULL), 0,
+	       "unrestricted: opening /proc/kcore (CAP_SYS_RAWIO) works");
+	TAP_EQ(cap_run1(skel, X, probe_open_rdonly, NULL), EPERM,
+	       "[net]: opening /proc/kcore (CAP_SYS_RAWIO) fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_perf_cpu, NULL), 0,
+	       "unrestricted: a CPU-wide perf event works");
+	TAP_EQ(cap_run1(skel, X, probe_perf_cpu, NULL), EPERM,
+	       "[net]: a CPU-wide perf event fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_fanotify_perm, NULL), 0,
+	       "unrestricted: a fanotify FAN_OPEN_PERM mark works");
+	TAP_EQ(cap_run1(skel, X, probe_fanotify_perm, NULL), EPERM,
+	       "[net]: a fanotify FAN_OPEN_PERM mark fails with EPERM");
+	(void)mkdir(cgroup, 0755);
+	if (!TAP_OK(mount("cgroup2", cgroup, "cgroup2", 0, NULL) == 0, "cgroup2 is mounted"))
+		return;
+	path = cgroup;
+	TAP_EQ(cap_run1(skel, 0, probe_clone_into_cgroup, NULL), 0,
+	       "unrestricted: clone3(CLONE_INTO_CGROUP) works");
+	TAP_EQ(cap_run1(skel, X, probe_clone_into_cgroup, NULL), EPERM,
+	       "[net]: clone3(CLONE_INTO_CGROUP) fails with EPERM");
+	(void)umount(cgroup);
 }
 
 static char *read_file(const char *file, char *buf, size_t size)
@@ -294,6 +387,18 @@ static void check_pins(struct umbrella_bpf *skel, __u32 X)
 	TAP_EQ(cap_run1(skel, 0, probe_umount, NULL), 0,
 	       "unrestricted: unmounting a bpf file system works");
 	(void)umount(bpffs);
+
+	/* A tmpfs with a tmpfs below it: "umount -l" of the upper one. */
+	if (!TAP_OK(mount("tmpfs", bpffs, "tmpfs", 0, NULL) == 0 &&
+			    mkdir("/tmp/scope-bpffs/below", 0700) == 0 &&
+			    mount("tmpfs", "/tmp/scope-bpffs/below", "tmpfs", 0, NULL) == 0,
+		    "a mount with a mount below it"))
+		return;
+	TAP_EQ(cap_run1(skel, X, probe_umount_detach, NULL), EPERM,
+	       "[net]: umount -l of a mount with mounts below it fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_umount_detach, NULL), 0,
+	       "unrestricted: umount -l of a mount with mounts below it works");
+	(void)umount2(bpffs, MNT_DETACH);
 	(void)rmdir(bpffs);
 }
 
@@ -311,6 +416,7 @@ int main(void)
 		check_processes(skel, X, S);
 		check_terminal(skel, X);
 		check_pins(skel, X);
+		check_kernel(skel, X);
 	}
 	umbrella_bpf__destroy(skel);
 	return tap_finish();
