@@ -281,6 +281,62 @@ out:
 	free((void *)paths[1]);
 }
 
+/* The handle test's file handle and the directory its mount_fd opens. */
+static struct {
+	struct file_handle fh;
+	unsigned char bytes[MAX_HANDLE_SZ];
+} handle;
+static const char handle_mount[] = "/tmp/umbrella-handle-ext4";
+
+static int probe_open_by_handle(void *arg __attribute__((unused)))
+{
+	int mount_fd = open(handle_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd, r = 0;
+
+	if (mount_fd < 0)
+		return PROBE_SETUP_FAILED;
+	fd = open_by_handle_at(mount_fd, &handle.fh, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		r = errno;
+	else
+		close(fd);
+	close(mount_fd);
+	return r;
+}
+
+/*
+ * open_by_handle_at() of a file whose dentry was evicted: the kernel makes a
+ * disconnected dentry, with no directory above it. On ext4 (a loop device in the VM's
+ * /tmp; tmpfs never evicts a dentry). The walk must deny, not end at that dentry.
+ */
+static void test_handles(struct umbrella_bpf *skel)
+{
+	int mount_id;
+	__u32 d;
+
+	if (!TAP_EQ(system("img=/tmp/umbrella-handle.img dir=/tmp/umbrella-handle-ext4; "
+			   "truncate -s 16M $img && mkfs.ext4 -q -F $img && mkdir -p $dir && "
+			   "mount -o loop $img $dir && rm -f $img && mkdir $dir/d && "
+			   "echo data >$dir/d/f"),
+		    0, "setup: an ext4 file system on a loop device with d/f"))
+		return;
+	handle.fh.handle_bytes = MAX_HANDLE_SZ;
+	d = test_layer(skel, fs_path("fs:%s/d", handle_mount));
+	if (TAP_OK(d && name_to_handle_at(AT_FDCWD, fs_path("%s/d/f", handle_mount), &handle.fh,
+					  &mount_id, 0) == 0,
+		   "setup: the layer fs:ext4/d, and a handle of d/f")) {
+		/* Evict the dentries (nobody holds d/f): the next open by handle makes a
+		 * disconnected one. */
+		(void)system("sync; echo 2 >/proc/sys/vm/drop_caches");
+		TAP_EQ(test_probe(skel, d, probe_open_by_handle, NULL), EACCES,
+		       "open_by_handle_at of d/f after its dentry was evicted fails with EACCES");
+		TAP_EQ(test_probe(skel, 0, probe_open_by_handle, NULL), 0,
+		       "unrestricted: open_by_handle_at of d/f works");
+		TAP_EQ(test_probe(skel, d, probe_read, OP(fs_path("%s/d/f", handle_mount))), EACCES,
+		       "reading d/f by its path fails with EACCES");
+	}
+	(void)umount2(handle_mount, MNT_DETACH);
+}
+
 static void test_bind_mounts(struct umbrella_bpf *skel, __u32 r)
 {
 	TAP_EQ(mount(fs_path("%s/r", t), fs_path("%s/bind", t), NULL, MS_BIND, NULL), 0,
@@ -496,6 +552,7 @@ int main(void)
 	test_renames(skel);
 	test_io_uring(skel, r);
 	test_watch_and_receive(skel, r);
+	test_handles(skel);
 
 out_scratch:
 	(void)umount2(fs_path("%s/bind", t), MNT_DETACH);
