@@ -328,6 +328,12 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 	ret = umb_protect_pins(dentry, UMB_HOOK_INODE_MKNOD); /* BPF_OBJ_PIN too */
 	if (ret)
 		return ret;
+	/* The scope: a new node of a device would reach it around the rules on its
+	 * nodes (mknod /tmp/x c 1 11 for /dev/kmsg). An overlayfs whiteout (0:0) is
+	 * no device. */
+	if ((type == S_IFCHR || type == S_IFBLK) && dev &&
+	    umb_is_restricted(umb_current_state()))
+		return umb_scope_deny(UMB_HOOK_INODE_MKNOD, UMB_SCOPE_KERNEL, 0);
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;

@@ -38,6 +38,8 @@
 #define VM_EXEC 0x4
 #define S_IFMT 00170000
 #define S_IFREG 0100000
+#define S_IFCHR 0020000
+#define S_IFBLK 0060000
 
 /*
  * Kernel fields read through CO-RE (keep this list complete, so a kernel upgrade can

@@ -56,10 +56,6 @@
 #define UMB_KDSETKEYCODE 0x4b4d
 #define UMB_KDSKBDIACRUC 0x4bfb
 
-/* include/uapi/linux/stat.h */
-#define UMB_S_IFMT 00170000
-#define UMB_S_IFCHR 0020000
-
 /* The kernel's dev_t: MAJOR << 20 | MINOR (include/linux/kdev_t.h) */
 #define UMB_KDEV_MAJOR(dev) ((dev) >> 20)
 #define UMB_KDEV_MINOR(dev) ((dev) & 0xfffff)
@@ -150,7 +146,7 @@ static __always_inline int umb_scope_file_write(struct file *file, __u32 hook)
 
 	if (umb_is_kernel_settings_fs(magic))
 		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
-	if ((inode->i_mode & UMB_S_IFMT) == UMB_S_IFCHR && umb_is_input_device(inode->i_rdev))
+	if ((inode->i_mode & S_IFMT) == S_IFCHR && umb_is_input_device(inode->i_rdev))
 		return umb_scope_deny(hook, UMB_SCOPE_TERMINAL, 0);
 	if (magic != UMB_PROC_SUPER_MAGIC)
 		return 0;

@@ -18,7 +18,8 @@
  *   the pins          unlinking a pin of the pin directory while no umbrellad is
  *                     registered; unmounting a bpf file system, or a mount with mounts
  *                     below it (umount -l /sys would take /sys/fs/bpf along).
- *   the kernel        CAP_SYS_RAWIO (/proc/kcore), CPU-wide perf events,
+ *   the kernel        CAP_SYS_RAWIO (/proc/kcore), CPU-wide perf events, mknod of a
+ *                     device node,
  *                     clone3(CLONE_INTO_CGROUP), fanotify permission events.
  */
 #include <linux/perf_event.h>
@@ -28,6 +29,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -204,9 +206,27 @@ static int probe_clone_into_cgroup(void *arg UNUSED)
 	return 0;
 }
 
+/* mknod of /dev/kmsg's device (1:11), or of an overlayfs whiteout (0:0) with @arg. */
+static int probe_mknod(void *arg)
+{
+	int r = cap_errno(mknod(path, S_IFCHR | 0600, arg ? makedev(0, 0) : makedev(1, 11)));
+
+	if (r == 0)
+		unlink(path);
+	return r;
+}
+
 static void check_kernel(struct umbrella_bpf *skel, __u32 X)
 {
 	const char *cgroup = "/tmp/scope-cgroup2";
+
+	path = "/tmp/scope-kmsg";
+	TAP_EQ(cap_run1(skel, 0, probe_mknod, NULL), 0,
+	       "unrestricted: mknod of a node for /dev/kmsg's device works");
+	TAP_EQ(cap_run1(skel, X, probe_mknod, NULL), EPERM,
+	       "[net]: mknod of a node for /dev/kmsg's device fails with EPERM");
+	TAP_EQ(cap_run1(skel, X, probe_mknod, (void *)1), 0,
+	       "[net]: mknod of a whiteout (0:0) works");
 
 	path = "/proc/kcore";
 	TAP_EQ(cap_run1(skel, 0, probe_open_rdonly, NULL), 0,
