@@ -18,6 +18,9 @@
  *   lsm/file_mprotect       x: PROT_EXEC added to a file mapping.
  *   lsm/inode_getattr       r: stat, fstat, statx (also of O_PATH fds).
  *   lsm/path_chroot         r: the new root.
+ *   lsm/path_notify         r: inotify and fanotify watches (they report names).
+ *   lsm/file_receive        r, w as file_open: a file received (SCM_RIGHTS,
+ *                           pidfd_getfd) from another task.
  *   lsm/inode_permission    r: chdir, fchdir (MAY_CHDIR). Gets an inode only: the walk
  *                           stays on the directory's file system.
  *   lsm/path_mknod, path_mkdir, path_symlink
@@ -52,17 +55,22 @@
  *                           on every close: the only release hook on 6.1 runs after
  *                           the file dropped its dentry, when an unlinked file's
  *                           inode may be gone, and would cost every close.
+ * The scope (lib/scope.bpf.h): lsm/file_open keeps every restricted task, whatever
+ * its layers, from writing kernel settings and other processes' /proc files.
  * Self-protection (lib/protect.bpf.h): path_unlink, path_rmdir, path_rename and
- * path_mknod also keep everyone but umbrellad out of its pin directory while it is up.
+ * path_mknod also keep everyone but umbrellad out of its pin directory while it is up,
+ * and restricted tasks out of it always.
  * The path_* hooks are used instead of their inode_* twins because they give the
  * mount, without which the walk cannot cross a mount point (a rule on "/" or on a
  * directory with a file system mounted below it). They need CONFIG_SECURITY_PATH
  * (Debian, Fedora, Ubuntu and Arch kernels have it, for AppArmor and TOMOYO).
  */
 #include "maps.bpf.h"
+#include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/path.bpf.h"
 #include "lib/protect.bpf.h"
+#include "lib/scope.bpf.h"
 #include "lib/verdict.bpf.h"
 
 /* The restriction state of the current task if some layer restricts @requested on
@@ -93,7 +101,14 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 
 	/* Quick return for unrestricted tasks. */
 	state = umb_current_state();
-	if (!state || !state->fs_access)
+	if (!umb_is_restricted(state))
+		return 0;
+	if (mode & FMODE_WRITE) {
+		ret = umb_scope_file_write(file, UMB_HOOK_FILE_OPEN); /* the scope */
+		if (ret)
+			return ret;
+	}
+	if (!state->fs_access)
 		return 0;
 
 	/* execve() marks its open in f_flags (__FMODE_EXEC, the same bit as FMODE_EXEC);
@@ -199,6 +214,72 @@ int BPF_PROG(umb_inode_getattr, const struct path *path, int ret)
 	return umb_fs_check(state, UMB_FS_READ, path->dentry, path->mnt, UMB_HOOK_INODE_GETATTR);
 }
 
+/* FAN_OPEN_PERM, FAN_ACCESS_PERM, FAN_OPEN_EXEC_PERM (include/linux/fsnotify_backend.h) */
+#define UMB_FS_PERM_EVENTS (0x10000 | 0x20000 | 0x40000)
+/* enum fsnotify_obj_type: a mark on one inode; the others cover a mount or a file system */
+#define UMB_FSNOTIFY_OBJ_TYPE_INODE 0
+
+/*
+ * inotify_add_watch(2), fanotify_mark(2). The scope: no permission events for any
+ * restricted task (a listener that never answers holds every open or exec of the object,
+ * umbrellad's too). fs rules: a watch reports the names of what is created, opened or
+ * removed in the object, so it asks r of it; a mark on a whole mount or file system
+ * would report what is under restricted directories, so a task with r rules gets none.
+ */
+SEC("lsm/path_notify")
+int BPF_PROG(umb_path_notify, const struct path *path, __u64 mask, unsigned int obj_type,
+	     int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	if (!umb_is_restricted(state))
+		return 0;
+	if (mask & UMB_FS_PERM_EVENTS)
+		return umb_scope_deny(UMB_HOOK_PATH_NOTIFY, UMB_SCOPE_PROCESS, 0);
+	if (!(state->fs_access & UMB_FS_READ))
+		return 0;
+	if (obj_type != UMB_FSNOTIFY_OBJ_TYPE_INODE)
+		return umb_deny(UMB_HOOK_PATH_NOTIFY, 0, UMB_ITEM_FS, UMB_FS_READ, 0);
+	return umb_fs_check(state, UMB_FS_READ, path->dentry, path->mnt, UMB_HOOK_PATH_NOTIFY);
+}
+
+/*
+ * A file received from another task (SCM_RIGHTS, pidfd_getfd(2), binder): asks what
+ * opening it would (see file_open), so that an unrestricted helper cannot hand a
+ * restricted task what its rules deny. An O_PATH file gives no access: what is done
+ * with it is checked. A refused file is dropped from the message (MSG_CTRUNC).
+ */
+SEC("lsm/file_receive")
+int BPF_PROG(umb_file_receive, struct file *file, int ret)
+{
+	const struct umb_task_state *state;
+	__u32 mode, requested;
+
+	if (ret)
+		return ret;
+	mode = file->f_mode;
+	if (mode & FMODE_PATH)
+		return 0;
+	state = umb_current_state();
+	if (!umb_is_restricted(state))
+		return 0;
+	if (mode & FMODE_WRITE) {
+		ret = umb_scope_file_write(file, UMB_HOOK_FILE_RECEIVE); /* as file_open */
+		if (ret)
+			return ret;
+		requested = UMB_FS_WRITE | (mode & FMODE_READ ? UMB_FS_READ : 0);
+	} else {
+		requested = UMB_FS_READ;
+	}
+	if (!(state->fs_access & requested))
+		return 0;
+	return umb_fs_check(state, requested, file->f_path.dentry, file->f_path.mnt,
+			    UMB_HOOK_FILE_RECEIVE);
+}
+
 SEC("lsm/path_chroot")
 int BPF_PROG(umb_path_chroot, const struct path *path, int ret)
 {
@@ -247,6 +328,12 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 	ret = umb_protect_pins(dentry, UMB_HOOK_INODE_MKNOD); /* BPF_OBJ_PIN too */
 	if (ret)
 		return ret;
+	/* The scope: a new node of a device would reach it around the rules on its
+	 * nodes (mknod /tmp/x c 1 11 for /dev/kmsg). An overlayfs whiteout (0:0) is
+	 * no device. */
+	if ((type == S_IFCHR || type == S_IFBLK) && dev &&
+	    umb_is_restricted(umb_current_state()))
+		return umb_scope_deny(UMB_HOOK_INODE_MKNOD, UMB_SCOPE_KERNEL, 0);
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;

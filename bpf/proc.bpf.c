@@ -10,13 +10,23 @@
  *                              domain (signal 0 too). Any restricted task: umbrellad.
  *   lsm/file_fcntl             "signal", the SIGIO/SIGURG route: the owner of a file
  *   lsm/file_ioctl             (who gets its SIGIO) may be set only to the task itself,
- *                              and the signal or async mode only of a file the task
+ *   lsm/file_ioctl_compat      and the signal or async mode only of a file the task
  *                              owns (see may_own_sigio() for why not the whole domain).
+ *                              Any restricted task: no TIOCSTI, TIOCLINUX (the scope,
+ *                              lib/scope.bpf.h). The compat hook exists since 6.8.
  *   lsm/file_send_sigiotask    no SIGIO/SIGURG ever reaches umbrellad.
- *   lsm/ptrace_access_check    "ptrace": PTRACE_ATTACH/SEIZE, process_vm_readv/writev,
- *                              /proc/PID/mem and every other ptrace access mode, on a
- *                              task outside the domain. Any restricted task: umbrellad.
- *   lsm/ptrace_traceme         "ptrace": PTRACE_TRACEME when the parent is outside.
+ *   lsm/ptrace_access_check    the scope of every restricted task: PTRACE_ATTACH/SEIZE,
+ *   lsm/ptrace_traceme         process_vm_readv/writev, /proc/PID/mem, pidfd_getfd and
+ *                              every other ptrace access mode only inside the domain,
+ *                              never umbrellad; PTRACE_TRACEME only to a parent inside.
+ *                              "ptrace": none at all; "exec-unsigned": no
+ *                              PTRACE_MODE_ATTACH (code changes) inside either.
+ *   lsm/task_setrlimit         "signal": the limits of a process outside the domain
+ *                              (RLIMIT_CPU kills). Any restricted task: umbrellad's.
+ *   lsm/task_setscheduler      any restricted task: not umbrellad's scheduling,
+ *   lsm/task_setnice           priority, I/O priority or memory placement.
+ *   lsm/task_setioprio
+ *   lsm/task_movememory
  *   lsm/task_alloc             "fork": new processes (threads stay allowed). Next to
  *                              task.bpf.c's program on the same hook.
  *   lsm/task_fix_setuid        "setid": setuid(2) & co. when an id would change,
@@ -30,10 +40,11 @@
 #include "lib/audit.bpf.h"
 #include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
+#include "lib/scope.bpf.h"
 
 /*
- * reach() - the verdict on the restricted current task acting on @target with the
- * right @cr (UMB_CR_SIGNAL or UMB_CR_PTRACE), recorded as @hook
+ * reach() - the verdict on the restricted current task signalling @target, recorded as
+ * @hook
  *
  * umbrellad is out of reach of every restricted task, whatever its restrictions: such a
  * denial is recorded with layer 0 (no layer denied it: self-protection), and enforced
@@ -48,6 +59,45 @@ static __always_inline int reach(const struct umb_task_state *state, struct task
 		return 0;
 	if (umb_in_domain(state, umb_task_state_get(target)))
 		return 0;
+	return umb_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, cr), UMB_ITEM_CAP, cr,
+			target->tgid);
+}
+
+/* PTRACE_MODE_* of include/linux/ptrace.h */
+#define UMB_PTRACE_MODE_ATTACH 0x02
+#define UMB_PTRACE_MODE_NOAUDIT 0x04
+
+/*
+ * trace() - the verdict on the restricted current task tracing @target, or being traced
+ * by it (PTRACE_TRACEME), with the ptrace access @mode, recorded as @hook
+ *
+ * The scope of every layer, as Landlock has it: no task outside the domain, whatever the
+ * layers say (UMB_SCOPE_PROCESS; umbrellad first of all). Inside it, "ptrace" refuses
+ * tracing altogether, and "exec-unsigned" every mode that can change the target's code
+ * (PTRACE_MODE_ATTACH: ptrace(2) itself, /proc/PID/mem, process_vm_writev(2)): a task that
+ * may run only signed code must not write into a signed program. Probes the kernel makes
+ * quietly (PTRACE_MODE_NOAUDIT: ps reading /proc/PID/stat) are refused unrecorded.
+ */
+static __always_inline int trace(const struct umb_task_state *state, struct task_struct *target,
+				 unsigned int mode, __u32 hook)
+{
+	__u64 cr;
+
+	if (umb_is_daemon(target) || !umb_in_domain(state, umb_task_state_get(target))) {
+		if (mode & UMB_PTRACE_MODE_NOAUDIT)
+			return -EPERM;
+		if (umb_is_daemon(target))
+			return umb_deny_strict(hook, 0, UMB_ITEM_CAP, UMB_CR_PTRACE, target->tgid);
+		return umb_scope_deny(hook, UMB_SCOPE_PROCESS, target->tgid);
+	}
+	if (state->denied_caps & UMB_CR_PTRACE)
+		cr = UMB_CR_PTRACE;
+	else if ((state->denied_caps & UMB_CR_EXEC_UNSIGNED) && (mode & UMB_PTRACE_MODE_ATTACH))
+		cr = UMB_CR_EXEC_UNSIGNED;
+	else
+		return 0;
+	if (mode & UMB_PTRACE_MODE_NOAUDIT)
+		return umb_deny_quiet();
 	return umb_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, cr), UMB_ITEM_CAP, cr,
 			target->tgid);
 }
@@ -83,11 +133,12 @@ int BPF_PROG(umb_ptrace_access_check, struct task_struct *child, unsigned int mo
 	if (ret)
 		return ret;
 	/* Every mode, as Landlock does: PTRACE_MODE_READ guards /proc/PID/environ and
-	 * the like, PTRACE_MODE_ATTACH ptrace(2), process_vm_*(2) and /proc/PID/mem. */
+	 * the like, PTRACE_MODE_ATTACH ptrace(2), process_vm_*(2), /proc/PID/mem and
+	 * pidfd_getfd(2). The kernel asks no hook for the task's own thread group. */
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
 		return 0;
-	return reach(state, child, UMB_HOOK_PTRACE_ACCESS_CHECK, UMB_CR_PTRACE);
+	return trace(state, child, mode, UMB_HOOK_PTRACE_ACCESS_CHECK);
 }
 
 SEC("lsm/ptrace_traceme")
@@ -97,12 +148,12 @@ int BPF_PROG(umb_ptrace_traceme, struct task_struct *parent, int ret)
 
 	if (ret)
 		return ret;
-	/* The current task asks @parent to trace it: a ptrace relation with a task
-	 * outside the domain all the same. */
+	/* The current task asks @parent to trace it: a ptrace relation with @parent all
+	 * the same, which may then write into the program this task execs. */
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
 		return 0;
-	return reach(state, parent, UMB_HOOK_PTRACE_TRACEME, UMB_CR_PTRACE);
+	return trace(state, parent, UMB_PTRACE_MODE_ATTACH, UMB_HOOK_PTRACE_TRACEME);
 }
 
 /* The two layouts of struct file's owner: embedded up to 6.11, allocated since 6.12. */
@@ -205,22 +256,44 @@ int BPF_PROG(umb_file_fcntl, struct file *file, unsigned int cmd, unsigned long 
 	return 0;
 }
 
-SEC("lsm/file_ioctl")
-int BPF_PROG(umb_file_ioctl_sigio, struct file *file, unsigned int cmd, unsigned long arg,
-	     int ret)
+/* The verdict on ioctl(2) @cmd of @file: the scope's terminal rule for every restricted
+ * task, and the SIGIO route of "signal". */
+static __always_inline int file_ioctl(struct file *file, unsigned int cmd)
 {
 	const struct umb_task_state *state;
 
-	if (ret)
-		return ret;
-	if (cmd != FIOSETOWN && cmd != SIOCSPGRP && cmd != FIOASYNC)
+	if (!umb_is_injecting_ioctl(cmd) && cmd != FIOSETOWN && cmd != SIOCSPGRP &&
+	    cmd != FIOASYNC)
 		return 0;
 	state = umb_current_state();
-	if (!state || !(state->denied_caps & UMB_CR_SIGNAL))
+	if (!umb_is_restricted(state))
+		return 0;
+	if (umb_is_injecting_ioctl(cmd))
+		return umb_scope_ioctl(cmd);
+	if (!(state->denied_caps & UMB_CR_SIGNAL))
 		return 0;
 	if (cmd != FIOASYNC || !may_own_sigio(file, false, 0))
 		return deny_sigio(state);
 	return 0;
+}
+
+SEC("lsm/file_ioctl")
+int BPF_PROG(umb_file_ioctl, struct file *file, unsigned int cmd, unsigned long arg, int ret)
+{
+	if (ret)
+		return ret;
+	return file_ioctl(file, cmd);
+}
+
+/* The ioctl(2) of 32-bit tasks has a hook of its own since 6.8; before, it went through
+ * file_ioctl. umbrellad loads this program only where the hook exists (bpf-open.c). */
+SEC("lsm/file_ioctl_compat")
+int BPF_PROG(umb_file_ioctl_compat, struct file *file, unsigned int cmd, unsigned long arg,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return file_ioctl(file, cmd);
 }
 
 SEC("lsm/file_send_sigiotask")
@@ -238,6 +311,9 @@ int BPF_PROG(umb_file_send_sigiotask, struct task_struct *tsk, struct fown_struc
 	return 0;
 }
 
+/* include/uapi/linux/sched.h */
+#define UMB_CLONE_INTO_CGROUP 0x200000000ULL
+
 SEC("lsm/task_alloc")
 int BPF_PROG(umb_task_alloc_fork, struct task_struct *task, unsigned long clone_flags, int ret)
 {
@@ -245,6 +321,12 @@ int BPF_PROG(umb_task_alloc_fork, struct task_struct *task, unsigned long clone_
 
 	if (ret)
 		return ret;
+	/* The scope: clone3(CLONE_INTO_CGROUP) places the child in a cgroup that the
+	 * task only had to open for reading: umbrellad's, to use up its limits. */
+	if (clone_flags & UMB_CLONE_INTO_CGROUP) {
+		if (umb_is_restricted(umb_current_state()))
+			return umb_scope_deny(UMB_HOOK_TASK_ALLOC, UMB_SCOPE_KERNEL, 0);
+	}
 	/* Threads (pthread_create, io_uring workers) stay allowed. */
 	if (clone_flags & CLONE_THREAD)
 		return 0;
@@ -255,6 +337,71 @@ int BPF_PROG(umb_task_alloc_fork, struct task_struct *task, unsigned long clone_
 	 * arm reads "applied" although the fork fails: the caller sees the failed fork. */
 	return umb_deny(UMB_HOOK_TASK_ALLOC, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_FORK),
 			UMB_ITEM_CAP, UMB_CR_FORK, 0);
+}
+
+/*
+ * The resource limits of another process: RLIMIT_CPU lowered below what it has used kills
+ * it with SIGKILL, so "signal" governs them as it does kill(2); umbrellad's, never (the
+ * route a review used to switch Umbrella off: prlimit --cpu=0 then unpin). The kernel
+ * asks with the target's thread group leader (setrlimit(2) of the task itself too).
+ */
+SEC("lsm/task_setrlimit")
+int BPF_PROG(umb_task_setrlimit, struct task_struct *p, unsigned int resource,
+	     struct rlimit *new_rlim, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	if (!umb_is_restricted(state))
+		return 0;
+	if ((__u32)p->tgid == (__u32)(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	if (umb_is_daemon(p))
+		return umb_scope_deny(UMB_HOOK_TASK_SETRLIMIT, UMB_SCOPE_PROCESS, p->tgid);
+	return reach(state, p, UMB_HOOK_TASK_SETRLIMIT, UMB_CR_SIGNAL);
+}
+
+/* Scheduling, priority, I/O priority and memory placement of another task: allowed,
+ * except on umbrellad, which a restricted task must not starve. */
+static __always_inline int keep_off_daemon(struct task_struct *p, __u32 hook)
+{
+	if (!umb_is_daemon(p) || !umb_is_restricted(umb_current_state()))
+		return 0;
+	return umb_scope_deny(hook, UMB_SCOPE_PROCESS, p->tgid);
+}
+
+SEC("lsm/task_setscheduler")
+int BPF_PROG(umb_task_setscheduler, struct task_struct *p, int ret)
+{
+	if (ret)
+		return ret;
+	return keep_off_daemon(p, UMB_HOOK_TASK_SETSCHEDULER);
+}
+
+SEC("lsm/task_setnice")
+int BPF_PROG(umb_task_setnice, struct task_struct *p, int nice, int ret)
+{
+	if (ret)
+		return ret;
+	return keep_off_daemon(p, UMB_HOOK_TASK_SETNICE);
+}
+
+SEC("lsm/task_setioprio")
+int BPF_PROG(umb_task_setioprio, struct task_struct *p, int ioprio, int ret)
+{
+	if (ret)
+		return ret;
+	return keep_off_daemon(p, UMB_HOOK_TASK_SETIOPRIO);
+}
+
+SEC("lsm/task_movememory")
+int BPF_PROG(umb_task_movememory, struct task_struct *p, int ret)
+{
+	if (ret)
+		return ret;
+	return keep_off_daemon(p, UMB_HOOK_TASK_MOVEMEMORY);
 }
 
 static __always_inline int deny_setid(const struct umb_task_state *state)

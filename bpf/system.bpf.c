@@ -28,6 +28,7 @@
 #include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/protect.bpf.h"
+#include "lib/scope.bpf.h"
 
 /* The verdict on a task whose state is @state using the right @cr, recorded as @hook. */
 static __always_inline int check_cap(const struct umb_task_state *state, __u64 cr, __u32 hook)
@@ -46,12 +47,33 @@ int BPF_PROG(umb_sb_mount, const char *dev_name, const struct path *path, const 
 	return check_cap(umb_current_state(), UMB_CR_MOUNT, UMB_HOOK_SB_MOUNT);
 }
 
+/* Whether @mnt has mounts below it: struct mount's mnt_mounts list is not empty. */
+static __always_inline bool has_submounts(struct vfsmount *mnt)
+{
+	struct mount *m = (void *)mnt - bpf_core_field_offset(struct mount, mnt);
+	struct list_head *head = (void *)m + bpf_core_field_offset(struct mount, mnt_mounts);
+
+	return BPF_CORE_READ(m, mnt_mounts.next) != head;
+}
+
 SEC("lsm/sb_umount")
 int BPF_PROG(umb_sb_umount, struct vfsmount *mnt, int flags, int ret)
 {
+	const struct umb_task_state *state;
+
 	if (ret)
 		return ret;
-	return check_cap(umb_current_state(), UMB_CR_MOUNT, UMB_HOOK_SB_UMOUNT);
+	state = umb_current_state();
+	/* The last mount of the bpf file system that holds our pins takes the pinned
+	 * links with it, and every program detaches: no restricted task unmounts one,
+	 * "mount" or not, umbrellad up or not. Another instance is not told apart. */
+	if (umb_is_restricted(state) && mnt->mnt_sb->s_magic == UMB_BPF_FS_MAGIC)
+		return umb_deny_strict(UMB_HOOK_SB_UMOUNT, 0, UMB_ITEM_SELF, 0, 0);
+	/* Nor one with mounts below it: "umount -l /sys" would take /sys/fs/bpf along.
+	 * Without MNT_DETACH such an unmount fails with EBUSY anyway. */
+	if (umb_is_restricted(state) && has_submounts(mnt))
+		return umb_deny_strict(UMB_HOOK_SB_UMOUNT, 0, UMB_ITEM_SELF, 0, 0);
+	return check_cap(state, UMB_CR_MOUNT, UMB_HOOK_SB_UMOUNT);
 }
 
 SEC("lsm/sb_pivotroot")
@@ -114,12 +136,12 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 		return ret;
 	/* Called only when the task holds the capability (commoncap runs first). */
 	state = umb_current_state();
-	if (!state || !state->denied_capabilities)
+	if (!umb_is_restricted(state))
 		return 0;
 	if (cap < 0 || cap >= 64)
 		return 0; /* no such capability (CAP_LAST_CAP is 40) */
 	bit = 1ULL << cap;
-	if (!(state->denied_capabilities & bit))
+	if (!((state->denied_capabilities | UMB_SCOPE_CAPABILITIES) & bit))
 		return 0;
 	/* Only the task's own credentials: has_capability(other task) and checks of a
 	 * file opener's credentials are not this task using a capability. */
@@ -127,6 +149,12 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 	if ((unsigned long)cred != (unsigned long)BPF_CORE_READ(task, cred) &&
 	    (unsigned long)cred != (unsigned long)BPF_CORE_READ(task, real_cred))
 		return 0;
+	/* The scope: refused to every restricted task, in permissive mode too. */
+	if (UMB_SCOPE_CAPABILITIES & bit) {
+		if (opts & CAP_OPT_NOAUDIT)
+			return -EPERM;
+		return umb_deny_strict(UMB_HOOK_CAPABLE, 0, UMB_ITEM_SCOPE, UMB_SCOPE_KERNEL, 0);
+	}
 	/* A probe the kernel makes quietly (ns_capable_noaudit(), has_capability_noaudit()):
 	 * denied as well, but not recorded, as the kernel does not log it either. */
 	if (opts & CAP_OPT_NOAUDIT)
@@ -148,4 +176,25 @@ int BPF_PROG(umb_bpf, int cmd, union bpf_attr *attr, unsigned int size, int ret)
 		return umb_deny_strict(UMB_HOOK_BPF, 0, UMB_ITEM_CAP, 0, 0);
 	/* Everyone else: detaching our links, attaching to our programs (protect.bpf.c). */
 	return umb_protect_bpf_cmd(cmd, attr);
+}
+
+/* enum perf_event_security_type (include/linux/perf_event.h) */
+#define UMB_PERF_SECURITY_OPEN 0
+
+/*
+ * The scope: perf events on a whole CPU, on the kernel or on tracepoints sample every
+ * task's registers and user stacks, outside the domain too. Events on one task are
+ * checked as tracing is (ptrace_access_check). The hook lost its attr argument in
+ * newer kernels: the type is read as the last argument.
+ */
+SEC("lsm/perf_event_open")
+int BPF_PROG(umb_perf_event_open)
+{
+	__u64 count = bpf_get_func_arg_cnt(ctx), type = 0;
+
+	if (count < 1 || bpf_get_func_arg(ctx, count - 1, &type) < 0)
+		return 0;
+	if (type == UMB_PERF_SECURITY_OPEN || !umb_is_restricted(umb_current_state()))
+		return 0;
+	return umb_scope_deny(UMB_HOOK_PERF_EVENT_OPEN, UMB_SCOPE_PROCESS, 0);
 }

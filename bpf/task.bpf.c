@@ -41,34 +41,6 @@
 #include "lib/protect.bpf.h"
 
 /*
- * The armed request of thread @tid of process @tgid, or NULL. The process id guards
- * against a thread id reused by another process since umbrellad armed it.
- */
-static __always_inline struct umb_arm *find_arm(__u32 tid, __u32 tgid)
-{
-	struct umb_arm *arm;
-
-	if (!umb_live_has_arms())
-		return NULL; /* nothing armed anywhere: the usual case, one array lookup */
-	arm = bpf_map_lookup_elem(&umb_arm, &tid);
-	if (!arm || arm->state != UMB_ARM_ARMED || arm->tgid != tgid)
-		return NULL;
-	return arm;
-}
-
-/* The current thread's arm for itself (@self_flag UMB_ARM_SELF) or for its next child
- * (0), or NULL. */
-static __always_inline struct umb_arm *current_arm(__u32 self_flag)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct umb_arm *arm = find_arm((__u32)pid_tgid, pid_tgid >> 32);
-
-	if (!arm || (arm->flags & UMB_ARM_SELF) != self_flag)
-		return NULL;
-	return arm;
-}
-
-/*
  * Takes the arm of thread @tid out of umb_arm, into @copy: from then on the caller owns
  * its reference on the layer. Returns 0, or -EAGAIN when the entry could not be deleted
  * (someone else took it, or the map was busy: the caller must not use it).
@@ -84,6 +56,40 @@ static __always_inline int take_arm_entry(__u32 tid, const struct umb_arm *arm,
 	if (live)
 		__sync_fetch_and_sub(&live->arms, 1);
 	return 0;
+}
+
+/*
+ * The armed request of @task, or NULL. The process id and the start time guard against
+ * a thread id reused by another task since umbrellad armed it: such an arm was left by
+ * a thread that is gone (its exit did not delete it, or umbrellad wrote it after that
+ * exit), so it is deleted here, its reference dropped, never used.
+ */
+static __always_inline struct umb_arm *find_arm(struct task_struct *task)
+{
+	__u32 tid = (__u32)task->pid;
+	struct umb_arm *arm, stale;
+
+	if (!umb_live_has_arms())
+		return NULL; /* nothing armed anywhere: the usual case, one array lookup */
+	arm = bpf_map_lookup_elem(&umb_arm, &tid);
+	if (!arm || arm->state != UMB_ARM_ARMED)
+		return NULL;
+	if (arm->tgid == (__u32)task->tgid && arm->start == task->start_boottime / UMB_TICK_NS)
+		return arm;
+	if (!take_arm_entry(tid, arm, &stale))
+		umb_layer_put(stale.layer);
+	return NULL;
+}
+
+/* The current thread's arm for itself (@self_flag UMB_ARM_SELF) or for its next child
+ * (0), or NULL. */
+static __always_inline struct umb_arm *current_arm(__u32 self_flag)
+{
+	struct umb_arm *arm = find_arm(bpf_get_current_task_btf());
+
+	if (!arm || (arm->flags & UMB_ARM_SELF) != self_flag)
+		return NULL;
+	return arm;
 }
 
 /* Gives @state the layer of the arm @arm (taken out of the map, with its reference),
@@ -212,7 +218,7 @@ static __always_inline void release_task(struct task_struct *task)
 	struct umb_arm *arm, taken;
 	__u32 tid = (__u32)task->pid;
 
-	arm = find_arm(tid, (__u32)task->tgid);
+	arm = find_arm(task);
 	if (arm && !take_arm_entry(tid, arm, &taken))
 		umb_layer_put(taken.layer);
 	state = umb_task_state_get(task);
@@ -273,7 +279,7 @@ int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3,
 	case UMB_PRCTL_DISARM:
 		/* The fork used the arm (task_alloc deleted it), or it is still here (for a
 		 * child, or for the thread itself after a failed request). */
-		arm = find_arm(tid, pid_tgid >> 32);
+		arm = find_arm(task);
 		if (!arm)
 			return -UMB_PRCTL_YES;
 		if (!take_arm_entry(tid, arm, &taken))

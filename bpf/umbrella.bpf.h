@@ -33,10 +33,13 @@
 #define FMODE_READ 0x1
 #define FMODE_WRITE 0x2
 #define FMODE_EXEC 0x20
+#define FMODE_PATH 0x4000 /* an O_PATH file (the same bit in 6.1 and 6.12) */
 #define MAY_CHDIR 0x40
 #define VM_EXEC 0x4
 #define S_IFMT 00170000
 #define S_IFREG 0100000
+#define S_IFCHR 0020000
+#define S_IFBLK 0060000
 
 /*
  * Kernel fields read through CO-RE (keep this list complete, so a kernel upgrade can

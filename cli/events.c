@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "events.h"
+#include "printable.h"
 
 #define EVENTS_DEFAULT_LINES 50
 
@@ -163,16 +164,19 @@ static void print_json(json_writer_t *w, sd_journal *j, enum entry_kind kind, ui
 static void print_text(sd_journal *j, enum entry_kind kind, uint64_t usec)
 {
 	char stamp[64], pid[16], comm[64], hook[48], item[64], layer[16], object[512], n[32],
-		flag[8];
+		flag[8], safe_comm[CLI_PRINTABLE_SIZE(sizeof(comm))],
+		safe_object[CLI_PRINTABLE_SIZE(sizeof(object))];
 
 #define F(field, buf) (entry_field(j, field, buf, sizeof(buf)) ?: "?")
 	format_time(usec, false, stamp, sizeof(stamp));
 	switch (kind) {
 	case ENTRY_DENIED:
 		printf("%s pid=%s comm=%s hook=%s restriction=%s layer=%s object=%s%s\n", stamp,
-		       F(UMB_FIELD_PID, pid), F(UMB_FIELD_COMM, comm), F(UMB_FIELD_HOOK, hook),
-		       F(UMB_FIELD_RESTRICTION, item), F(UMB_FIELD_LAYER, layer),
-		       F(UMB_FIELD_OBJECT, object),
+		       F(UMB_FIELD_PID, pid),
+		       cli_printable(F(UMB_FIELD_COMM, comm), safe_comm, sizeof(safe_comm)),
+		       F(UMB_FIELD_HOOK, hook), F(UMB_FIELD_RESTRICTION, item),
+		       F(UMB_FIELD_LAYER, layer),
+		       cli_printable(F(UMB_FIELD_OBJECT, object), safe_object, sizeof(safe_object)),
 		       strcmp(F(UMB_FIELD_PERMISSIVE, flag), "1") == 0 ? " (permissive: allowed)"
 								       : "");
 		break;

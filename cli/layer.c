@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "layer.h"
+#include "printable.h"
 
 /* A layer and, when umbrellad recorded one, its description. */
 struct layer_view {
@@ -211,17 +212,19 @@ static void layer_json(json_writer_t *jw, const struct layer_view *v)
 static void layer_text(const struct layer_view *v, const char *in)
 {
 	size_t count = umb_restrictions__count(v->items);
-	char when[64], key[2 * UMB_DESC_KEY_ID_LEN + 1];
+	char when[64], key[2 * UMB_DESC_KEY_ID_LEN + 1],
+		safe[CLI_PRINTABLE_SIZE(sizeof(v->desc.origin_path))];
 
 	printf("%slayer %u\n", in, v->id);
 	printf("%s\torigin:       %s\n", in, origin_name(v->layer.origin));
 	if (v->described) {
 		printf("%s\tcreator:      pid %u (%s)\n", in, v->layer.creator_pid,
-		       v->desc.creator_comm[0] ? v->desc.creator_comm : "?");
+		       v->desc.creator_comm[0] ?
+			       cli_printable(v->desc.creator_comm, safe, sizeof(safe)) : "?");
 		if (v->desc.origin_path[0])
 			printf("%s\t%-13s %s%s\n", in,
 			       v->desc.origin == UMB_ORIGIN_SIGNED_BINARY ? "binary:" : "exe:",
-			       v->desc.origin_path,
+			       cli_printable(v->desc.origin_path, safe, sizeof(safe)),
 			       v->desc.flags & UMB_DESC_ORIGIN_TRUNCATED ? "... (truncated)" : "");
 		if (key_id_set(&v->desc)) {
 			key_id_hex(&v->desc, key);
@@ -235,8 +238,11 @@ static void layer_text(const struct layer_view *v, const char *in)
 	}
 	for (size_t i = 0; i < count; i++) {
 		char *text = item_text(umb_restrictions__item(v->items, i));
+		char *shown = text ? malloc(CLI_PRINTABLE_SIZE(strlen(text))) : NULL;
 
-		printf("%s\t%-13s %s\n", in, i ? "" : "restrictions:", text ? text : "?");
+		printf("%s\t%-13s %s\n", in, i ? "" : "restrictions:",
+		       shown ? cli_printable(text, shown, CLI_PRINTABLE_SIZE(strlen(text))) : "?");
+		free(shown);
 		free(text);
 	}
 	if (!count && !(v->layer.fs_rule_count && !v->described))
@@ -267,23 +273,31 @@ int layer_print(const struct pinned_maps *m, json_writer_t *jw, __u32 id, const 
 /* One line per layer: ID ORIGIN CREATOR CREATED RESTRICTIONS. */
 static void layer_row(const struct layer_view *v)
 {
-	char creator[48], when[64];
+	char creator[96], when[64], comm[CLI_PRINTABLE_SIZE(sizeof(v->desc.creator_comm))],
+		text_shown[CLI_PRINTABLE_SIZE(sizeof(v->desc.text))];
 
 	snprintf(creator, sizeof(creator), "%u (%s)", v->layer.creator_pid,
-		 v->described && v->desc.creator_comm[0] ? v->desc.creator_comm : "?");
+		 v->described && v->desc.creator_comm[0] ?
+			 cli_printable(v->desc.creator_comm, comm, sizeof(comm)) : "?");
 	time_text(v->described ? v->desc.created_ns : 0, false, when, sizeof(when));
 	printf("%-8u %-14s %-24s %-24s ", v->id, origin_name(v->layer.origin), creator,
 	       when[0] ? when : "-");
 	if (v->described) {
-		printf("%s%s\n", v->desc.text[0] ? v->desc.text : "(none)",
+		printf("%s%s\n",
+		       v->desc.text[0] ? cli_printable(v->desc.text, text_shown, sizeof(text_shown)) :
+					 "(none)",
 		       v->desc.flags & UMB_DESC_TEXT_TRUNCATED ? ",..." : "");
 	} else {
 		char *text = NULL;
 
 		if (umb_restrictions__format(v->items, &text) < 0)
 			text = NULL;
-		printf("%s%s%u fs rule(s)\n", text ? text : "", text && text[0] ? "," : "",
-		       v->layer.fs_rule_count);
+		char *shown = text ? malloc(CLI_PRINTABLE_SIZE(strlen(text))) : NULL;
+
+		printf("%s%s%u fs rule(s)\n",
+		       shown ? cli_printable(text, shown, CLI_PRINTABLE_SIZE(strlen(text))) : "",
+		       text && text[0] ? "," : "", v->layer.fs_rule_count);
+		free(shown);
 		free(text);
 	}
 }

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "layer.h"
 #include "pinned-maps.h"
+#include "printable.h"
 #include "task.h"
 
 /* Reads the state of process @pid. Return: 0, -ENOENT (unrestricted), -ESRCH, -errno. */
@@ -79,7 +80,9 @@ static void task_row_json(json_writer_t *jw, pid_t pid, const char *comm,
 
 static void task_row_text(pid_t pid, const char *comm, const struct umb_task_state *st)
 {
-	printf("%-8d %-16s", pid, comm);
+	char safe[CLI_PRINTABLE_SIZE(UMB_COMM_LEN)];
+
+	printf("%-8d %-16s", pid, cli_printable(comm, safe, sizeof(safe)));
 	for (__u32 i = 0; i < st->layer_count; i++)
 		printf(" %u", st->layers[i]);
 	if (st->pending_layer)
@@ -158,7 +161,7 @@ static int task_layer(const struct pinned_maps *m, json_writer_t *jw, __u32 id)
 static int task_show(const struct pinned_maps *m, const char *arg)
 {
 	struct umb_task_state st = {};
-	char comm[UMB_COMM_LEN], *end;
+	char comm[UMB_COMM_LEN], safe_comm[CLI_PRINTABLE_SIZE(UMB_COMM_LEN)], *end;
 	json_writer_t *jw = NULL;
 	long pid;
 	int r;
@@ -192,9 +195,11 @@ static int task_show(const struct pinned_maps *m, const char *arg)
 		jsonw_name(jw, "layers");
 		jsonw_start_array(jw);
 	} else if (!st.layer_count) {
-		printf("pid %ld (%s): unrestricted\n", pid, comm);
+		printf("pid %ld (%s): unrestricted\n", pid,
+		       cli_printable(comm, safe_comm, sizeof(safe_comm)));
 	} else {
-		printf("pid %ld (%s): %u layer%s, bottom first\n", pid, comm, st.layer_count,
+		printf("pid %ld (%s): %u layer%s, bottom first\n", pid,
+		       cli_printable(comm, safe_comm, sizeof(safe_comm)), st.layer_count,
 		       st.layer_count == 1 ? "" : "s");
 	}
 	r = 0;

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* umbrellad - arming a thread (arm.h) */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "arm.h"
+#include "thread-start.h"
 
 int arm_take(struct layers *l, uint32_t tid)
 {
@@ -22,10 +25,11 @@ int arm_take(struct layers *l, uint32_t tid)
 	return 1;
 }
 
-int arm_thread(struct layers *l, uint32_t tid, uint32_t tgid, uint32_t layer, uint32_t flags)
+int arm_thread_at(struct layers *l, uint32_t tid, uint32_t tgid, uint64_t start, uint32_t layer,
+		  uint32_t flags)
 {
 	struct umb_arm arm = { .layer = layer, .flags = flags, .tgid = tgid,
-			       .state = UMB_ARM_ARMED };
+			       .state = UMB_ARM_ARMED, .start = start };
 	int r;
 
 	r = layers_hold(l, layer);
@@ -44,11 +48,38 @@ int arm_thread(struct layers *l, uint32_t tid, uint32_t tgid, uint32_t layer, ui
 	return 0;
 }
 
+int arm_thread(struct layers *l, uint32_t tid, uint32_t tgid, uint32_t layer, uint32_t flags)
+{
+	char path[64];
+	uint64_t start;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", tgid, tid);
+	r = thread_start(AT_FDCWD, path, &start);
+	if (r < 0)
+		return r == -ENOENT ? -ESRCH : r;
+	return arm_thread_at(l, tid, tgid, start, layer, flags);
+}
+
+/* Whether the arm of thread @tid is left by a thread that is gone: none of its
+ * process by that id, or one that started at another time (the id was reused). */
+static bool arm_stale(uint32_t tid, const struct umb_arm *arm)
+{
+	char path[64];
+	uint64_t start;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", arm->tgid, tid);
+	r = thread_start(AT_FDCWD, path, &start);
+	if (r == -ENOENT || r == -ESRCH)
+		return true;
+	return r == 0 && start != arm->start;
+}
+
 unsigned int arm_sweep(struct layers *l)
 {
 	__u32 tids[256], key, *prev = NULL;
 	unsigned int count = 0, taken = 0;
-	char path[64];
 
 	/* Collected first: deleting while walking the keys would restart the walk. */
 	while (count < sizeof(tids) / sizeof(tids[0]) &&
@@ -58,8 +89,7 @@ unsigned int arm_sweep(struct layers *l)
 		prev = &key;
 		if (bpf_map_lookup_elem(l->maps.arm, &key, &arm) < 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%u/task/%u", arm.tgid, key);
-		if (access(path, F_OK) < 0 && errno == ENOENT)
+		if (arm_stale(key, &arm))
 			tids[count++] = key;
 	}
 	for (unsigned int i = 0; i < count; i++)

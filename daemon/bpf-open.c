@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* umbrellad - opening and loading the BPF object for the running kernel */
 #include <errno.h>
+#include <stdbool.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -28,12 +29,15 @@ int umbrella_bpf_open_for_kernel(struct umbrella_bpf **ret_skel)
 	struct umbrella_bpf *skel;
 	struct btf *vmlinux;
 	int setattr_params, r;
+	bool ioctl_compat;
 
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux)
 		return -errno;
 	/* inode_setattr: (dentry, iattr) up to 6.2, (idmap, dentry, iattr) since 6.3. */
 	setattr_params = func_param_count(vmlinux, "bpf_lsm_inode_setattr");
+	/* file_ioctl_compat: since 6.8 the 32-bit ioctl(2) has a hook of its own. */
+	ioctl_compat = func_param_count(vmlinux, "bpf_lsm_file_ioctl_compat") >= 0;
 	btf__free(vmlinux);
 	if (setattr_params < 0)
 		return setattr_params;
@@ -47,6 +51,8 @@ int umbrella_bpf_open_for_kernel(struct umbrella_bpf **ret_skel)
 	if (r == 0)
 		r = bpf_program__set_autoload(skel->progs.umb_inode_setattr_noidmap,
 					      setattr_params == 2);
+	if (r == 0)
+		r = bpf_program__set_autoload(skel->progs.umb_file_ioctl_compat, ioctl_compat);
 	if (r < 0) {
 		umbrella_bpf__destroy(skel);
 		return r;

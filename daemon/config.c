@@ -191,6 +191,8 @@ void config_init(struct config *c)
 	*c = (struct config){
 		.permissive = false,
 		.max_rules_per_layer = CONFIG_MAX_RULES_DEFAULT,
+		.max_layers_per_user = CONFIG_MAX_LAYERS_PER_USER_DEFAULT,
+		.max_rules_per_user = CONFIG_MAX_RULES_PER_USER_DEFAULT,
 		.log_burst = CONFIG_LOG_BURST_DEFAULT,
 		.log_interval_sec = CONFIG_LOG_INTERVAL_DEFAULT,
 	};

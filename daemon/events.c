@@ -67,6 +67,15 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_BPF_MAP] = "bpf_map",
 	[UMB_HOOK_BPF_PROG] = "bpf_prog",
 	[UMB_HOOK_BPRM_CHECK_SECURITY] = "bprm_check_security",
+	[UMB_HOOK_TASK_SETRLIMIT] = "task_setrlimit",
+	[UMB_HOOK_TASK_SETSCHEDULER] = "task_setscheduler",
+	[UMB_HOOK_TASK_SETNICE] = "task_setnice",
+	[UMB_HOOK_TASK_SETIOPRIO] = "task_setioprio",
+	[UMB_HOOK_TASK_MOVEMEMORY] = "task_movememory",
+	[UMB_HOOK_FILE_IOCTL] = "file_ioctl",
+	[UMB_HOOK_PATH_NOTIFY] = "path_notify",
+	[UMB_HOOK_FILE_RECEIVE] = "file_receive",
+	[UMB_HOOK_PERF_EVENT_OPEN] = "perf_event_open",
 };
 
 const char *event_hook_name(__u32 hook)
@@ -106,6 +115,14 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 			 e->item == UMB_VERDICT_STALE	 ? "stale" :
 			 e->item == 0			 ? "none" :
 							   "unknown");
+		return buf;
+	case UMB_ITEM_SCOPE:
+		/* What every layer forbids (enum umb_scope). */
+		snprintf(buf, size, "scope:%s",
+			 e->item == UMB_SCOPE_PROCESS  ? "process" :
+			 e->item == UMB_SCOPE_KERNEL   ? "kernel" :
+			 e->item == UMB_SCOPE_TERMINAL ? "terminal" :
+							 "unknown");
 		return buf;
 	case UMB_ITEM_LINUX_CAP:
 		name = umb_linux_cap_name((int)e->item);

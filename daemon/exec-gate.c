@@ -14,8 +14,13 @@
  * A verdict is written PENDING before the file is read and replaced with BPF_EXIST
  * after: BPF deletes it on any change to the file (a write open, truncate, chmod...),
  * so a failed replacement means that what we read may be stale. A writer that was open
- * before is seen by a read lease, which the kernel refuses while one is. Each such deletion also comes back on the ring buffer
- * umb_invalidated; we then drop the ignore marks so that the next exec asks again.
+ * before is seen by a read lease, which the kernel refuses while one is. Each such
+ * deletion also comes back on the ring buffer umb_invalidated; we then drop that
+ * inode's ignore mark (gate-marks.c) so that its next exec asks again.
+ *
+ * A file without a signature section is decided on its headers. A signed one is hashed
+ * in steps between the other work of the event loop, in turn per owner of the file
+ * (struct gate_job): one user's large files hold up only that user's execs.
  *
  * Every permission event is answered, on every path: an unanswered one would hold the
  * exec for ever. umbrellad never execs anything itself.
@@ -32,11 +37,9 @@
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/magic.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -48,34 +51,10 @@
 
 #include "events.h"
 #include "exec-gate.h"
+#include "gate-marks.h"
+#include "gate-mounts.h"
 #include "keyring.h"
 #include "signed-elf.h"
-
-/*
- * The file systems whose writes all pass through this kernel, so that BPF sees every
- * change to a verified file and a cached verdict cannot outlive its content. FUSE
- * (virtiofs too), network file systems and overlayfs (whose lower layers change under
- * it) are not marked: an exec there is a miss and follows the mode.
- */
-static const char *const cacheable_fs[] = {
-	"ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "tmpfs", "ramfs",
-};
-
-/* The same as f_type, for umbrellad's own executable (statfs). */
-static bool cacheable_magic(long type)
-{
-	switch ((unsigned long)type) {
-	case EXT4_SUPER_MAGIC: /* also ext2 and ext3 */
-	case XFS_SUPER_MAGIC:
-	case BTRFS_SUPER_MAGIC:
-	case F2FS_SUPER_MAGIC:
-	case TMPFS_MAGIC:
-	case RAMFS_MAGIC:
-		return true;
-	default:
-		return false;
-	}
-}
 
 /* The layer of one distinct (policy text, key id): binaries that share both share it.
  * The gate holds a reference on it for as long as the pin directory lives: a verdict
@@ -96,11 +75,16 @@ struct exec_gate {
 	int mountinfo_fd; /* /proc/self/mountinfo: POLLPRI when the mounts change */
 	int inotify_fd;	  /* the key ring directory; -1 when it does not exist */
 	struct ring_buffer *invalidated;
-	bool flush_marks; /* an invalidation record came: drop the ignore marks */
+	struct gate_mounts mounts; /* as last read from /proc/self/mountinfo */
+	struct gate_marks marks;   /* the ignore marks, by inode */
+	bool flush_marks; /* an ignore mark could not be removed alone: drop them all */
+	bool mark_warned; /* gate_marks_add() failed once: said so */
+	bool remove_warned; /* gate_marks_remove() failed once: said so */
 	bool self_warned; /* trust_self() said why it cannot trust umbrellad's executable */
 	__u32 epoch;	  /* umb_ctl.verdict_epoch, which only we write */
 	struct policy_layer *policies;
 	size_t policy_count;
+	struct gate_job *jobs; /* the execs held while their files are read, oldest first */
 };
 
 static uint64_t monotonic_usec(void)
@@ -177,12 +161,11 @@ static void log_clear(struct exec_gate *g)
 }
 
 /* Records a verdict for umbrella-cli verdict list (informational: failure is no error). */
-static void log_verdict(struct exec_gate *g, int fd, const struct stat *st,
-			const struct umb_verdict *v,
-			__u32 pid, const __u8 *key_id, const char *path, const char *reason,
-			__u32 flags)
+static void log_verdict(struct exec_gate *g, uint32_t kdev, uint64_t ino,
+			const struct umb_verdict *v, __u32 pid, const __u8 *key_id,
+			const char *path, const char *reason, __u32 flags)
 {
-	struct umb_inode_key key = inode_key(fd, st);
+	struct umb_inode_key key = { .dev = kdev, .ino = ino };
 	struct umb_verdict_record rec = {
 		.time_ns = realtime_ns(),
 		.state = v->state,
@@ -297,7 +280,7 @@ static void policy_layers_adopt(struct exec_gate *g)
 	}
 }
 
-/* What verify() found. */
+/* What a verification found. */
 struct outcome {
 	bool allow;	    /* the fanotify answer */
 	bool cached;	    /* a final verdict is in umb_verdicts: set the ignore mark */
@@ -305,6 +288,30 @@ struct outcome {
 	__u8 key_id[UMB_KEY_ID_LEN];
 	bool has_key_id;
 	char reason[160];
+};
+
+/*
+ * One exec held by the gate (or umbrellad's own executable, whose descriptor is not an
+ * event's): a verification that may take several turns of the event loop. Jobs wait in
+ * one list, oldest first; each turn advances the oldest job of each owner of a file by
+ * GATE_STEP_BYTES (exec_gate_dispatch()), so that one user's large files delay only
+ * that user's: every other owner's files, and the socket, are served in between.
+ */
+struct gate_job {
+	struct gate_job *next;
+	int fd;
+	__u32 pid;
+	bool event;	 /* @fd is a fanotify event's: answer it, then close it */
+	bool trust_self; /* umbrellad's own executable: unsigned counts as signed */
+	bool markable;	 /* its mount is known: an ignore mark can be removed again */
+	struct stat st;
+	uint32_t kdev;	 /* the super block's s_dev, as BPF names the inode */
+	int attempt;	 /* reads begun: a file that changed while read is read twice at most */
+	uint64_t deadline; /* CLOCK_MONOTONIC µs: the current read gives up after it */
+	struct signed_elf e;
+	struct signed_elf_reader *reader; /* while the body is being hashed */
+	struct outcome o;
+	char path[PATH_MAX];
 };
 
 /* Logs a refusal of the exec of @path by @pid (to the journal and, without it, stderr). */
@@ -318,128 +325,220 @@ static void log_refusal(const char *path, __u32 pid, const struct outcome *o)
 				  o->cached ? "refused" : "not verified");
 }
 
-/*
- * Verifies the file @fd (a fanotify event's) for the exec of @pid, writing the verdict.
- * @trust_self: umbrellad's own executable: unsigned counts as signed.
- */
-static void verify(struct exec_gate *g, int fd, __u32 pid, bool trust_self, const char *path,
-		   struct outcome *o)
+/* Ends @j without a cached verdict: the exec is refused and the next one asks again.
+ * PENDING counts as none, but leave no stale entry behind. */
+static void job_uncached(struct exec_gate *g, struct gate_job *j)
 {
-	struct umb_verdict v = { .state = UMB_VERDICT_PENDING, .epoch = g->epoch };
-	struct signed_elf e = {};
-	char *error = NULL;
-	const char *reason;
-	struct stat st;
-	__u32 flags;
-	int r, state;
-
-	*o = (struct outcome){};
-	if (fstat(fd, &st) < 0) {
-		snprintf(o->reason, sizeof(o->reason), "cannot stat: %s", strerror(errno));
-		return;
-	}
-	/* Checked before anything is written or read: a huge file is no verdict. */
-	if ((uint64_t)st.st_size > GATE_SIZE_MAX) {
-		snprintf(o->reason, sizeof(o->reason), "larger than %llu MiB: not verified",
-			 GATE_SIZE_MAX >> 20);
-		return;
-	}
-	/* Twice at most: a file that changed while we read it is read once more, a file
-	 * that keeps changing is denied. */
-	for (int attempt = 0; attempt < 2; attempt++) {
-		v = (struct umb_verdict){ .state = UMB_VERDICT_PENDING, .epoch = g->epoch };
-		if (bpf_map_update_elem(g->maps.verdicts, &fd, &v, BPF_ANY) < 0) {
-			snprintf(o->reason, sizeof(o->reason), "cannot write the verdict: %s",
-				 strerror(errno));
-			return;
-		}
-		/* A writer already open when PENDING was written can write after our
-		 * reading without BPF seeing it (BPF deletes PENDING at a write open, and
-		 * a hook on every close would cost every close). A read lease is granted
-		 * only while nobody has the file open for writing (a shared writable
-		 * mapping holds such a file too). Released at once: no writer waits. */
-		if (fcntl(fd, F_SETLEASE, F_RDLCK) < 0) {
-			snprintf(o->reason, sizeof(o->reason), "%s: not verified",
-				 errno == EAGAIN ? "open for writing" : strerror(errno));
-			goto uncached;
-		}
-		(void)fcntl(fd, F_SETLEASE, F_UNLCK);
-		signed_elf_release(&e);
-		free(error);
-		error = NULL;
-		r = signed_elf_read(fd, monotonic_usec() + GATE_DEADLINE_USEC, &e, &error);
-		if (r == -EBADMSG) {
-			/* A malformed ELF file: refused whatever it claims (signed-elf.h). */
-			state = UMB_VERDICT_REFUSED;
-			reason = error ? error : "malformed ELF file";
-		} else if (r < 0) {
-			snprintf(o->reason, sizeof(o->reason), "not verified: %s",
-				 r == -ETIMEDOUT ? "reading took too long" :
-				 r == -EFBIG	 ? "file too large" :
-				 error		 ? error :
-						   strerror(-r));
-			goto uncached;
-		} else {
-			state = keyring_verify(g->keyring, &e, &reason);
-		}
-		if (e.has_signature) {
-			memcpy(o->key_id, e.signature.key_id, sizeof(o->key_id));
-			o->has_key_id = true;
-		}
-		flags = 0;
-		if (state == UMB_VERDICT_UNSIGNED && trust_self) {
-			state = UMB_VERDICT_SIGNED;
-			reason = "umbrellad's own executable";
-			flags = UMB_VERDICT_RECORD_TRUSTED_SELF;
-		}
-		v = (struct umb_verdict){ .state = (__u32)state, .epoch = g->epoch };
-		if (state == UMB_VERDICT_SIGNED && e.has_policy) {
-			char *install_error = NULL;
-
-			r = policy_layer_get(g, e.policy_text, e.signature.key_id, pid, path,
-					     &v.layer, &install_error);
-			if (r < 0) {
-				snprintf(o->reason, sizeof(o->reason),
-					 "cannot install its restrictions: %s",
-					 install_error ? install_error : strerror(-r));
-				free(install_error);
-				goto uncached;
-			}
-		}
-		snprintf(o->reason, sizeof(o->reason), "%s", reason);
-		if (bpf_map_update_elem(g->maps.verdicts, &fd, &v, BPF_EXIST) == 0) {
-			o->verdict = v;
-			o->cached = true;
-			o->allow = state != UMB_VERDICT_REFUSED;
-			log_verdict(g, fd, &st, &v, pid, o->has_key_id ? o->key_id : NULL, path,
-				    o->reason, flags);
-			goto out;
-		}
-		if (errno != ENOENT) {
-			snprintf(o->reason, sizeof(o->reason), "cannot write the verdict: %s",
-				 strerror(errno));
-			goto uncached;
-		}
-		/* ENOENT: BPF deleted PENDING, the file changed while we read it. */
-	}
-	snprintf(o->reason, sizeof(o->reason), "the file kept changing while it was verified");
-uncached:
-	/* Nothing cached: the next exec asks again. PENDING counts as none, but leave no
-	 * stale entry behind. */
-	(void)bpf_map_delete_elem(g->maps.verdicts, &fd);
-	o->allow = false;
-out:
-	signed_elf_release(&e);
-	free(error);
+	signed_elf_reader_free(j->reader);
+	j->reader = NULL;
+	(void)bpf_map_delete_elem(g->maps.verdicts, &j->fd);
+	j->o.allow = false;
+	j->o.cached = false;
 }
 
-/* Keeps later execs of the inode of @fd out of user space (until an invalidation). */
-static void ignore_mark(struct exec_gate *g, int fd)
+/*
+ * The verdict on @j's file from signed_elf_begin() or _step()'s result @r (and @error,
+ * freed here), written with BPF_EXIST over PENDING. Return: true when the job is done
+ * (j->o says how), false when BPF deleted PENDING meanwhile: the file changed while it
+ * was read, and must be read again.
+ */
+static bool job_decide(struct exec_gate *g, struct gate_job *j, int r, char *error)
 {
-	if (fanotify_mark(g->fan_fd, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN_EXEC_PERM,
-			  fd, NULL) < 0)
+	struct outcome *o = &j->o;
+	struct umb_verdict v;
+	const char *reason;
+	bool done = true;
+	__u32 flags = 0;
+	int state;
+
+	if (r == -EBADMSG) {
+		/* A malformed ELF file: refused whatever it claims (signed-elf.h). */
+		state = UMB_VERDICT_REFUSED;
+		reason = error ? error : "malformed ELF file";
+	} else if (r == -EFBIG) {
+		/* Signing makes no file that large: no valid signature can be in it. */
+		state = UMB_VERDICT_REFUSED;
+		reason = "a signature section in a file larger than 1 GiB";
+	} else if (r < 0) {
+		snprintf(o->reason, sizeof(o->reason), "not verified: %s",
+			 r == -ETIMEDOUT ? "reading took too long" :
+			 error		 ? error :
+					   strerror(-r));
+		job_uncached(g, j);
+		goto out;
+	} else {
+		state = keyring_verify(g->keyring, &j->e, &reason);
+	}
+	if (j->e.has_signature) {
+		memcpy(o->key_id, j->e.signature.key_id, sizeof(o->key_id));
+		o->has_key_id = true;
+	}
+	if (state == UMB_VERDICT_UNSIGNED && j->trust_self) {
+		state = UMB_VERDICT_SIGNED;
+		reason = "umbrellad's own executable";
+		flags = UMB_VERDICT_RECORD_TRUSTED_SELF;
+	}
+	v = (struct umb_verdict){ .state = (__u32)state, .epoch = g->epoch };
+	if (state == UMB_VERDICT_SIGNED && j->e.has_policy) {
+		char *install_error = NULL;
+
+		r = policy_layer_get(g, j->e.policy_text, j->e.signature.key_id, j->pid, j->path,
+				     &v.layer, &install_error);
+		if (r < 0) {
+			snprintf(o->reason, sizeof(o->reason), "cannot install its restrictions: %s",
+				 install_error ? install_error : strerror(-r));
+			free(install_error);
+			job_uncached(g, j);
+			goto out;
+		}
+	}
+	snprintf(o->reason, sizeof(o->reason), "%s", reason);
+	if (bpf_map_update_elem(g->maps.verdicts, &j->fd, &v, BPF_EXIST) == 0) {
+		o->verdict = v;
+		o->cached = true;
+		struct umb_inode_key key = inode_key(j->fd, &j->st);
+
+		o->allow = state != UMB_VERDICT_REFUSED;
+		log_verdict(g, key.dev, key.ino, &v, j->pid, o->has_key_id ? o->key_id : NULL,
+			    j->path, o->reason, flags);
+	} else if (errno != ENOENT) {
+		snprintf(o->reason, sizeof(o->reason), "cannot write the verdict: %s",
+			 strerror(errno));
+		job_uncached(g, j);
+	} else {
+		done = false; /* ENOENT: BPF deleted PENDING, the file changed */
+	}
+out:
+	free(error);
+	return done;
+}
+
+/*
+ * Begins (again) to read @j's file: PENDING written, no writer open, the headers read.
+ * A file without a signature section is decided here, whatever its size; a signed one
+ * leaves j->reader to hash it with. Return: true when the job is done.
+ */
+static bool job_begin(struct exec_gate *g, struct gate_job *j)
+{
+	struct umb_verdict v = { .state = UMB_VERDICT_PENDING, .epoch = g->epoch };
+	char *error = NULL;
+	int r;
+
+	if (j->attempt++ >= 2) {
+		snprintf(j->o.reason, sizeof(j->o.reason),
+			 "the file kept changing while it was verified");
+		job_uncached(g, j);
+		return true;
+	}
+	if (bpf_map_update_elem(g->maps.verdicts, &j->fd, &v, BPF_ANY) < 0) {
+		snprintf(j->o.reason, sizeof(j->o.reason), "cannot write the verdict: %s",
+			 strerror(errno));
+		return true;
+	}
+	/* A writer already open when PENDING was written can write after our reading
+	 * without BPF seeing it (BPF deletes PENDING at a write open, and a hook on every
+	 * close would cost every close). A read lease is granted only while nobody has the
+	 * file open for writing (a shared writable mapping holds such a file too).
+	 * Released at once: no writer waits. */
+	if (fcntl(j->fd, F_SETLEASE, F_RDLCK) < 0) {
+		snprintf(j->o.reason, sizeof(j->o.reason), "%s: not verified",
+			 errno == EAGAIN ? "open for writing" : strerror(errno));
+		job_uncached(g, j);
+		return true;
+	}
+	(void)fcntl(j->fd, F_SETLEASE, F_UNLCK);
+	signed_elf_release(&j->e);
+	r = signed_elf_begin(j->fd, 0, &j->e, &j->reader, &error);
+	if (r == 0 && j->reader) {
+		j->deadline = monotonic_usec() + GATE_DEADLINE_USEC;
+		return false;
+	}
+	return job_decide(g, j, r, error);
+}
+
+/*
+ * Advances @j: hashes about @budget bytes (0: to the end). Return: true when the job
+ * is done (j->o says how), false when it must wait for another turn.
+ */
+static bool job_run(struct exec_gate *g, struct gate_job *j, uint64_t budget)
+{
+	char *error;
+	int r;
+
+	for (;;) {
+		if (!j->reader && job_begin(g, j))
+			return true;
+		if (!j->reader)
+			continue; /* the file changed while its headers were read */
+		error = NULL;
+		if (monotonic_usec() > j->deadline) {
+			r = -ETIMEDOUT;
+			signed_elf_reader_free(j->reader);
+		} else {
+			r = signed_elf_step(j->reader, budget ? budget : GATE_STEP_BYTES, &error);
+			if (r == 1 && budget)
+				return false;
+			if (r == 1)
+				continue;
+		}
+		j->reader = NULL; /* freed by signed_elf_step() unless it returned 1 */
+		if (job_decide(g, j, r, error))
+			return true;
+	}
+}
+
+/*
+ * Where @j's file is: the super block's device number (BPF's name for it) and whether
+ * verdicts may be cached there. Return: true when that ended the job (refused).
+ */
+static bool job_locate(struct exec_gate *g, struct gate_job *j)
+{
+	const struct gate_mount *m;
+	int id;
+
+	if (fstat(j->fd, &j->st) < 0) {
+		snprintf(j->o.reason, sizeof(j->o.reason), "cannot stat: %s", strerror(errno));
+		return true;
+	}
+	j->kdev = umb_kdev(j->st.st_dev);
+	id = gate_mount_id(j->fd);
+	m = id < 0 ? NULL : gate_mounts_find(&g->mounts, id);
+	/* A mount of another mount namespace, or a bind mount made since the last scan
+	 * (a new file system sends no event before a scan has marked it): another mount
+	 * of the same file system. */
+	for (size_t i = 0; !m && i < g->mounts.n; i++)
+		if (g->mounts.v[i].kdev == j->kdev)
+			m = &g->mounts.v[i];
+	if (!m) {
+		/* Only a file system the gate marked sends events, and it marks only the
+		 * cacheable ones: this one is, but unseen from here (a btrfs subvolume of
+		 * another namespace). Its mark could not be found again: none. */
+		j->markable = false;
+		return false;
+	}
+	if (!m->cacheable) {
+		snprintf(j->o.reason, sizeof(j->o.reason), "not verified: %s", m->why);
+		return true;
+	}
+	j->kdev = m->kdev;
+	j->markable = true;
+	return false;
+}
+
+/* Keeps later execs of @j's inode out of user space (until an invalidation). */
+static void ignore_mark(struct exec_gate *g, struct gate_job *j)
+{
+	int r;
+
+	if (!j->markable)
+		return;
+	r = gate_marks_add(&g->marks, j->fd, j->kdev, j->st.st_ino);
+	/* No file handles (ramfs): no mark, each exec asks and is answered at once. */
+	if (r < 0 && r != -EOPNOTSUPP && !g->mark_warned) {
 		fprintf(stderr, SD_WARNING "umbrellad: exec gate: cannot set an ignore mark: %s\n",
-			strerror(errno));
+			strerror(-r));
+		g->mark_warned = true;
+	}
 }
 
 static void answer(struct exec_gate *g, int fd, bool allow)
@@ -451,32 +550,123 @@ static void answer(struct exec_gate *g, int fd, bool allow)
 			strerror(errno));
 }
 
-/* One FAN_OPEN_EXEC_PERM event: the exec by @pid of the file @fd. Always answered. */
-static void handle_exec(struct exec_gate *g, int fd, __u32 pid)
+/* Answers @j's exec as decided (and frees @j). */
+static void job_finish(struct exec_gate *g, struct gate_job *j)
 {
-	struct umb_verdict v;
-	struct outcome o;
-	char path[PATH_MAX];
-
-	/* A valid verdict (the ignore mark went with a flush or an invalidation of another
-	 * file): answer it at once. UNSIGNED is allowed here: BPF decides by the mode and
-	 * the task's layers. */
-	if (bpf_map_lookup_elem(g->maps.verdicts, &fd, &v) == 0 && v.epoch == g->epoch &&
-	    v.state != UMB_VERDICT_PENDING && v.state != UMB_VERDICT_STALE) {
-		ignore_mark(g, fd);
-		answer(g, fd, v.state != UMB_VERDICT_REFUSED);
-		return;
-	}
-	fd_path(fd, path, sizeof(path));
-	verify(g, fd, pid, false, path, &o);
-	if (o.cached)
-		ignore_mark(g, fd);
-	answer(g, fd, o.allow);
-	if (!o.allow)
-		log_refusal(path, pid, &o);
+	if (j->o.cached)
+		ignore_mark(g, j);
+	answer(g, j->fd, j->o.allow);
+	if (!j->o.allow)
+		log_refusal(j->path, j->pid, &j->o);
+	signed_elf_reader_free(j->reader);
+	signed_elf_release(&j->e);
+	close(j->fd);
+	free(j);
 }
 
-/* Reads and answers every waiting event. */
+/* A valid verdict for @j's file (the ignore mark went with an invalidation of another
+ * file, or a job for the same file was ahead): set j->o from it. UNSIGNED is allowed
+ * here: BPF decides by the mode and the task's layers. */
+static bool job_cached(struct exec_gate *g, struct gate_job *j)
+{
+	struct umb_verdict v;
+
+	if (bpf_map_lookup_elem(g->maps.verdicts, &j->fd, &v) < 0 || v.epoch != g->epoch ||
+	    v.state == UMB_VERDICT_PENDING || v.state == UMB_VERDICT_STALE)
+		return false;
+	j->o.cached = true;
+	j->o.allow = v.state != UMB_VERDICT_REFUSED;
+	snprintf(j->o.reason, sizeof(j->o.reason), "refused when verified");
+	return true;
+}
+
+/* Whether @j must wait for an older job: one of the same owner, or of the same inode
+ * (whose PENDING verdict another read must not overwrite). */
+static bool job_blocked(const struct exec_gate *g, const struct gate_job *j)
+{
+	for (const struct gate_job *o = g->jobs; o && o != j; o = o->next)
+		if (o->st.st_uid == j->st.st_uid ||
+		    (o->st.st_dev == j->st.st_dev && o->st.st_ino == j->st.st_ino))
+			return true;
+	return false;
+}
+
+/* One turn: the oldest job of each owner that may run advances by GATE_STEP_BYTES. */
+static void run_jobs(struct exec_gate *g)
+{
+	struct gate_job **p = &g->jobs;
+
+	while (*p) {
+		struct gate_job *j = *p;
+
+		if (job_blocked(g, j)) {
+			p = &j->next;
+			continue;
+		}
+		/* Not begun (it waited for an older job of its inode): maybe decided now. */
+		if ((!j->reader && j->attempt == 0 && job_cached(g, j)) ||
+		    job_run(g, j, GATE_STEP_BYTES)) {
+			*p = j->next;
+			job_finish(g, j);
+			continue;
+		}
+		p = &j->next;
+	}
+}
+
+/* Appends @j to the jobs, or refuses it when its owner (or everyone) has too many
+ * waiting. Return: true when queued. */
+static bool job_queue(struct exec_gate *g, struct gate_job *j)
+{
+	struct gate_job **p = &g->jobs;
+	size_t owner = 0, users = 0;
+
+	for (; *p; p = &(*p)->next) {
+		owner += (*p)->st.st_uid == j->st.st_uid;
+		users += (*p)->st.st_uid != 0;
+	}
+	if (owner >= GATE_QUEUE_OWNER_MAX || (j->st.st_uid != 0 && users >= GATE_QUEUE_MAX)) {
+		snprintf(j->o.reason, sizeof(j->o.reason),
+			 "not verified: too many files of uid %u waiting", (unsigned)j->st.st_uid);
+		/* Begun: its PENDING goes. Not begun: the verdict is another read's. */
+		if (j->attempt)
+			job_uncached(g, j);
+		j->o.allow = false;
+		return false;
+	}
+	*p = j;
+	return true;
+}
+
+/* One FAN_OPEN_EXEC_PERM event: the exec by @pid of the file @fd, which this takes.
+ * Answered now, or by run_jobs() once the file is read. */
+static void handle_exec(struct exec_gate *g, int fd, __u32 pid)
+{
+	struct gate_job *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		answer(g, fd, false);
+		close(fd);
+		return;
+	}
+	*j = (struct gate_job){ .fd = fd, .pid = pid, .event = true };
+	fd_path(fd, j->path, sizeof(j->path));
+	if (job_locate(g, j) || job_cached(g, j)) {
+		job_finish(g, j);
+		return;
+	}
+	/* Behind an older job of its owner or inode it waits its turn (not begun); else
+	 * it begins now, and most files (unsigned, or small) are done at once. */
+	if (job_blocked(g, j)) {
+		if (job_queue(g, j))
+			return;
+	} else if (!job_run(g, j, GATE_STEP_BYTES) && job_queue(g, j)) {
+		return;
+	}
+	job_finish(g, j);
+}
+
+/* Reads and answers (or queues) every waiting event. */
 static void read_events(struct exec_gate *g)
 {
 	/* Few at a time: each event holds a descriptor until it is answered. */
@@ -499,87 +689,51 @@ static void read_events(struct exec_gate *g)
 		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
 			if (m->fd < 0)
 				continue; /* a queue overflow: not a permission event */
-			if (m->vers != FANOTIFY_METADATA_VERSION)
+			if (m->vers != FANOTIFY_METADATA_VERSION) {
 				answer(g, m->fd, false); /* cannot happen: the ABI is stable */
-			else if (m->mask & FAN_OPEN_EXEC_PERM)
+				close(m->fd);
+			} else if (m->mask & FAN_OPEN_EXEC_PERM) {
 				handle_exec(g, m->fd, (__u32)m->pid);
-			close(m->fd);
+			} else {
+				close(m->fd);
+			}
 		}
 	}
-}
-
-/* Undoes the escaping of a mountinfo field (\040 for a space...) in place. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
 }
 
 /*
- * Marks the file system of every mount of a cacheable type. Marking one already marked
- * changes nothing, so each scan simply marks them all: a file system unmounted and
- * another mounted with the same device number between two scans is not missed.
+ * Marks the file system of every mount that may cache verdicts (gate-mounts.c).
+ * Marking one already marked changes nothing, so each scan simply marks them all: a
+ * file system unmounted and another mounted with the same device number between two
+ * scans is not missed.
  */
 static void mark_filesystems(struct exec_gate *g)
 {
-	char *line = NULL, *fields[12];
-	size_t size = 0;
-	FILE *f;
+	int r = gate_mounts_scan(&g->mounts);
 
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f) {
+	if (r < 0) {
 		fprintf(stderr, SD_ERR "umbrellad: exec gate: /proc/self/mountinfo: %s\n",
-			strerror(errno));
+			strerror(-r));
 		return;
 	}
-	while (getline(&line, &size, f) > 0) {
-		char *save = NULL, *fstype = NULL, *mountpoint;
-		size_t n = 0;
-		bool ok = false;
-
-		for (char *t = strtok_r(line, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
-			if (n < 5)
-				fields[n++] = t;
-			else if (!strcmp(t, "-")) {
-				fstype = strtok_r(NULL, " \n", &save);
-				break;
-			}
-		}
-		if (n < 5 || !fstype)
+	for (size_t i = 0; i < g->mounts.n; i++) {
+		if (!g->mounts.v[i].cacheable)
 			continue;
-		for (size_t i = 0; i < sizeof(cacheable_fs) / sizeof(cacheable_fs[0]); i++)
-			ok |= !strcmp(fstype, cacheable_fs[i]);
-		if (!ok)
-			continue;
-		mountpoint = fields[4];
-		unescape(mountpoint);
-		if (fanotify_mark(g->fan_fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_EXEC_PERM,
-				  AT_FDCWD, mountpoint) < 0) {
-			/* A mount we cannot reach (over-mounted): its file system is marked
-			 * through another mount, or its execs are misses. */
-			continue;
-		}
+		/* A mount we cannot reach (over-mounted): its file system is marked through
+		 * another mount, or its execs are misses. */
+		(void)fanotify_mark(g->fan_fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+				    FAN_OPEN_EXEC_PERM, AT_FDCWD, g->mounts.v[i].path);
 	}
-	free(line);
-	fclose(f);
 }
 
 /* Drops every ignore mark (the file system marks stay): each file asks once more. */
 static void flush_ignore_marks(struct exec_gate *g)
 {
-	if (fanotify_mark(g->fan_fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL) < 0)
+	int r = gate_marks_flush(&g->marks);
+
+	if (r < 0)
 		fprintf(stderr, SD_ERR "umbrellad: exec gate: cannot flush the ignore marks: %s\n",
-			strerror(errno));
+			strerror(-r));
 }
 
 /* An umb_invalidated record: BPF deleted the verdict of an inode. */
@@ -587,6 +741,7 @@ static int on_invalidated(void *ctx, void *data, size_t size)
 {
 	struct exec_gate *g = ctx;
 	struct umb_invalidation inv;
+	int r;
 
 	if (size < sizeof(inv))
 		return 0;
@@ -594,50 +749,63 @@ static int on_invalidated(void *ctx, void *data, size_t size)
 	if (g->maps.verdict_log > 0)
 		(void)bpf_map_delete_elem(g->maps.verdict_log, &inv.inode);
 	/*
-	 * The inode's ignore mark must go, or its next exec would skip the gate (and be a
-	 * miss, which "unsigned = allow" lets run: a tampered signed binary too). Without a
-	 * descriptor of that inode the mark cannot be named, so all ignore marks go: every
-	 * cached file asks once more, and finds its verdict (invalidations are rare: writes
-	 * to executables that have been run).
+	 * The inode's ignore mark must go, or its next exec would skip the gate (and be
+	 * refused as STALE, or a miss). That inode's alone: a mark that cannot be found
+	 * again takes all of them with it (each cached file then asks once more, and
+	 * finds its verdict).
 	 */
-	g->flush_marks = true;
+	r = gate_marks_remove(&g->marks, inv.inode.dev, inv.inode.ino);
+	if (r < 0) {
+		if (!g->remove_warned)
+			fprintf(stderr, SD_NOTICE "umbrellad: exec gate: an ignore mark cannot be "
+						  "removed alone (%s): all of them go (said once)\n",
+				strerror(-r));
+		g->remove_warned = true;
+		g->flush_marks = true;
+	}
 	return 0;
 }
 
 /* Writes a verdict for umbrellad's own executable (see exec_gate_new()). */
 static void trust_self(struct exec_gate *g)
 {
-	char path[PATH_MAX];
-	struct statfs sfs;
-	struct outcome o;
-	int fd;
+	struct gate_job *j = calloc(1, sizeof(*j));
+	bool ended;
 
-	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
+	if (!j)
+		return;
+	j->trust_self = true;
+	j->pid = (__u32)getpid();
+	j->fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (j->fd < 0) {
 		fprintf(stderr, SD_WARNING "umbrellad: cannot open its own executable: %s\n",
 			strerror(errno));
+		free(j);
 		return;
 	}
-	fd_path(fd, path, sizeof(path));
-	if (fstatfs(fd, &sfs) < 0 || !cacheable_magic(sfs.f_type)) {
+	fd_path(j->fd, j->path, sizeof(j->path));
+	ended = job_locate(g, j);
+	if (ended || !j->markable) {
 		/* Where no verdict is cached, none can be trusted either. Said once. */
 		if (!g->self_warned)
 			fprintf(stderr,
 				SD_NOTICE "umbrellad: %s is not on a file system the exec gate "
 					  "caches: under 'unsigned = deny' it cannot start again "
 					  "while umbrellad is down\n",
-				path);
+				j->path);
 		g->self_warned = true;
-		close(fd);
-		return;
+	} else {
+		(void)job_run(g, j, 0);
+		if (!j->o.cached || j->o.verdict.state != UMB_VERDICT_SIGNED)
+			fprintf(stderr,
+				SD_WARNING "umbrellad: its own executable %s is not trusted (%s): "
+					   "under 'unsigned = deny' it cannot start again while "
+					   "umbrellad is down\n",
+				j->path, j->o.reason);
 	}
-	verify(g, fd, (__u32)getpid(), true, path, &o);
-	if (!o.cached || o.verdict.state != UMB_VERDICT_SIGNED)
-		fprintf(stderr,
-			SD_WARNING "umbrellad: its own executable %s is not trusted (%s): under "
-				   "'unsigned = deny' it cannot start again while umbrellad is down\n",
-			path, o.reason);
-	close(fd);
+	signed_elf_release(&j->e);
+	close(j->fd);
+	free(j);
 }
 
 /*
@@ -748,10 +916,16 @@ void exec_gate_dispatch(struct exec_gate *g, const struct pollfd *fds, size_t n)
 	}
 	if (n > 0 && fds[0].revents & POLLIN)
 		read_events(g);
+	run_jobs(g);
 	if (n > 2 && fds[2].revents & (POLLPRI | POLLERR))
 		mark_filesystems(g);
 	if (n > 3 && fds[3].revents & POLLIN)
 		read_inotify(g);
+}
+
+bool exec_gate_busy(const struct exec_gate *g)
+{
+	return g->jobs;
 }
 
 /* Each event holds a descriptor until answered: take the hard limit. */
@@ -795,6 +969,7 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 		fprintf(stderr, SD_ERR "umbrellad: exec gate: fanotify_init: %s\n", strerror(-r));
 		goto fail;
 	}
+	g->marks = (struct gate_marks){ .fan_fd = g->fan_fd, .mounts = &g->mounts };
 	g->mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (g->mountinfo_fd < 0) {
 		r = -errno;
@@ -836,6 +1011,18 @@ void exec_gate_free(struct exec_gate *g)
 {
 	if (!g)
 		return;
+	/* Execs still held: the kernel answers them when the group closes (below). */
+	while (g->jobs) {
+		struct gate_job *j = g->jobs;
+
+		g->jobs = j->next;
+		signed_elf_reader_free(j->reader);
+		signed_elf_release(&j->e);
+		close(j->fd);
+		free(j);
+	}
+	gate_marks_release(&g->marks);
+	gate_mounts_release(&g->mounts);
 	ring_buffer__free(g->invalidated);
 	if (g->fan_fd >= 0)
 		close(g->fan_fd);

@@ -4,15 +4,23 @@
 #define UMBRELLA_EXEC_GATE_H
 
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "layers.h"
 #include "pin.h"
 
-/* Verification gives up after this long (the exec is denied, nothing is cached)... */
+/* Reading a signed file gives up after this long (the exec is denied, nothing cached). */
 #define GATE_DEADLINE_USEC (10 * 1000000ULL)
-/* ...and files larger than this are denied without being read. */
-#define GATE_SIZE_MAX (1ULL << 30)
+/* How much of one file is hashed before the others' turn: the longest that another
+ * owner's exec, or a request on the socket, waits on a large signed file. */
+#define GATE_STEP_BYTES (1024 * 1024)
+/* Execs held while their files are read, per owner of the file, and in all for owners
+ * other than root (each held descriptor, and the one read per owner, costs memory: up
+ * to some MiB for a file with a huge section table): past these an exec is refused at
+ * once (nothing cached) rather than held. Root's files count only against the first. */
+#define GATE_QUEUE_OWNER_MAX 32
+#define GATE_QUEUE_MAX 64
 
 /* The maps the gate reads and writes (file descriptors). */
 struct exec_gate_maps {
@@ -41,8 +49,12 @@ void exec_gate_free(struct exec_gate *g);
 #define GATE_POLL_FDS 4
 size_t exec_gate_poll_fds(const struct exec_gate *g, struct pollfd *fds);
 
-/* Handles what @fds (as filled by exec_gate_poll_fds() and polled) report. */
+/* Handles what @fds (as filled by exec_gate_poll_fds() and polled) report, and reads a
+ * step of each file being verified. */
 void exec_gate_dispatch(struct exec_gate *g, const struct pollfd *fds, size_t n);
+
+/* Whether files are being verified: dispatch again without waiting in poll(). */
+bool exec_gate_busy(const struct exec_gate *g);
 
 /*
  * exec_gate_reload_keyring() - read the key ring again (SIGHUP, or a change seen by

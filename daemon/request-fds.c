@@ -19,19 +19,11 @@
 
 #include "request-fds.h"
 
-ssize_t request_recv(int fd, void *buf, size_t size, struct request_fds *fds)
+void request_fds_take(const struct msghdr *msg, struct request_fds *fds)
 {
-	char control[CMSG_SPACE(sizeof(int) * REQUEST_FDS_MAX)];
-	struct iovec iov = { .iov_base = buf, .iov_len = size };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-			      .msg_controllen = sizeof(control) };
-	ssize_t n;
-
 	*fds = (struct request_fds){};
-	n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n < 0)
-		return -errno;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+	for (struct cmsghdr *c = CMSG_FIRSTHDR((struct msghdr *)msg); c;
+	     c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
 		size_t count;
 
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
@@ -47,9 +39,8 @@ ssize_t request_recv(int fd, void *buf, size_t size, struct request_fds *fds)
 				close(received); /* cannot happen: SCM_MAX_FD */
 		}
 	}
-	if (msg.msg_flags & MSG_CTRUNC)
+	if (msg->msg_flags & MSG_CTRUNC)
 		fds->truncated = true;
-	return n;
 }
 
 void request_fds_close(struct request_fds *fds)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <umbrella/protocol.h>
@@ -21,12 +22,15 @@ struct request_fds {
 	bool truncated; /* MSG_CTRUNC: the kernel dropped some (never the case with ours) */
 };
 
+/* Room for the descriptors of one message (received with MSG_CMSG_CLOEXEC). */
+#define REQUEST_FDS_CMSG_SPACE CMSG_SPACE(sizeof(int) * REQUEST_FDS_MAX)
+
 /*
- * request_recv() - recv() of one request on client @fd, with the descriptors it carries
- * into @fds (close-on-exec), which the caller closes with request_fds_close() whatever
- * happens. Returns the bytes received or -errno.
+ * request_fds_take() - the descriptors that the request received as @msg carries
+ * (SCM_RIGHTS), into @fds, which the caller closes with request_fds_close() whatever
+ * happens.
  */
-ssize_t request_recv(int fd, void *buf, size_t size, struct request_fds *fds);
+void request_fds_take(const struct msghdr *msg, struct request_fds *fds);
 
 /* Closes every descriptor of @fds. */
 void request_fds_close(struct request_fds *fds);

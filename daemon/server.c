@@ -4,7 +4,9 @@
  * on themselves (restrict_self); root asks to flush the exec verdicts.
  *
  * A request names a thread; it must be a thread of the calling process, which the
- * kernel tells us (SO_PEERCRED). The restrictions are parsed with libumbrella's parser
+ * kernel tells us (peer.h: a pidfd, never a pid number that may have been reused). The
+ * arm is bound to that thread's start time, so a task that later reuses its id never
+ * gets the layer. The restrictions are parsed with libumbrella's parser
  * (the one implementation of the grammar), written as a new layer by layers_create()
  * (within the caller's uid's limits), and armed for that thread (arm.h): the BPF side
  * pushes the layer at the thread's next fork or prctl(UMB_PRCTL_APPLY), and the thread
@@ -18,7 +20,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include <umbrella/protocol.h>
 
 #include "arm.h"
+#include "peer.h"
 #include "request-fds.h"
 #include "server.h"
 
@@ -51,6 +53,14 @@ int server_listen(const char *path)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
+	/* Every request carries its sender's pid (SCM_CREDENTIALS, peer.c); accepted
+	 * sockets inherit the option. */
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int)) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
 	(void)unlink(path);
 	/* Any local process may restrict its own children: the socket is world-writable,
 	 * and every request is checked against the caller's identity. */
@@ -81,28 +91,13 @@ static void reply(int fd, int error, __u32 layer, const char *message)
 	(void)send(fd, buf, len, MSG_NOSIGNAL);
 }
 
-/* Is @tid a thread of process @pid? */
-static bool thread_of(pid_t pid, __u32 tid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%u", pid, tid);
-	return stat(path, &st) == 0;
-}
-
-/* Whether process @pid carries layers (umb_task, looked up through a pidfd). */
-static bool restricted(const struct server *s, pid_t pid)
+/* Whether the caller carries layers (umb_task, looked up through its pidfd). */
+static bool restricted(const struct server *s, const struct peer *peer)
 {
 	struct umb_task_state state;
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	bool r;
 
-	if (pidfd < 0)
-		return true; /* gone, or unknown: not exempt */
-	r = bpf_map_lookup_elem(s->task_fd, &pidfd, &state) == 0 && state.layer_count > 0;
-	close(pidfd);
-	return r;
+	return bpf_map_lookup_elem(s->task_fd, &peer->pidfd, &state) == 0 &&
+	       state.layer_count > 0;
 }
 
 /*
@@ -110,15 +105,36 @@ static bool restricted(const struct server *s, pid_t pid)
  * but a root that Umbrella restricts pays as LAYER_UID_RESTRICTED_ROOT, with the users:
  * root's exemption is for the administrator, not for a task confined to do less.
  */
-static uint32_t charged_uid(const struct server *s, const struct ucred *peer)
+static uint32_t charged_uid(const struct server *s, const struct peer *peer)
 {
-	if (peer->uid == 0 && restricted(s, peer->pid))
+	if (peer->uid == 0 && restricted(s, peer))
 		return LAYER_UID_RESTRICTED_ROOT;
 	return (uint32_t)peer->uid;
 }
 
-static void handle_arm(struct server *s, int fd, const struct ucred *peer,
-		       const struct umb_request *req, const char *text,
+/*
+ * Arms thread @tid of the caller, started at @start, with @layer; takes the arm back
+ * if the thread has ended meanwhile (its exit deleted no arm written after it; the
+ * kernel would not use it, the sweep would remove it, this is sooner).
+ */
+static int arm_caller(struct server *s, const struct peer *peer, __u32 tid, uint64_t start,
+		      __u32 layer, __u32 flags)
+{
+	uint64_t now;
+	int r;
+
+	r = arm_thread_at(s->layers, tid, (__u32)peer->pid, start, layer, flags);
+	if (r < 0)
+		return r;
+	if (peer_thread(peer, tid, &now) < 0 || now != start) {
+		(void)arm_take(s->layers, tid);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+static void handle_arm(struct server *s, int fd, const struct peer *peer,
+		       const struct umb_request *req, uint64_t start, const char *text,
 		       const unsigned char *table, size_t table_len)
 {
 	struct umb_restrictions *r = umb_restrictions__new();
@@ -162,11 +178,11 @@ static void handle_arm(struct server *s, int fd, const struct ucred *peer,
 	if (ret < 0)
 		goto out;
 	/* The arm is the layer's first holder. */
-	ret = arm_thread(s->layers, req->tid, (__u32)peer->pid, id,
-			 req->flags | (self ? UMB_ARM_SELF : 0));
+	ret = arm_caller(s, peer, req->tid, start, id, req->flags | (self ? UMB_ARM_SELF : 0));
 	if (ret < 0) {
 		error = strdup(ret == -EBUSY	? "too many pending requests" :
 			       ret == -EEXIST ? "this thread has a request pending already" :
+			       ret == -ESRCH  ? "the calling thread has exited" :
 						 strerror(-ret));
 		layers_released(s->layers, id); /* never held: freed at once */
 		goto out;
@@ -190,7 +206,7 @@ out:
  * other users may not impose it on the system. A restricted root may: a flush only
  * makes umbrellad check again, it can never let anything run that would not.
  */
-static void handle_flush(struct server *s, int fd, const struct ucred *peer)
+static void handle_flush(struct server *s, int fd, const struct peer *peer)
 {
 	int r;
 
@@ -211,21 +227,24 @@ static void handle_flush(struct server *s, int fd, const struct ucred *peer)
 /* Reads and answers every request waiting on @fd. Returns false when the peer left. */
 static bool serve_client(struct server *s, int fd)
 {
-	char buf[UMB_MSG_MAX + 1], *end;
+	/* One control buffer for the caller's credentials (peer.h) and its descriptors. */
+	char buf[UMB_MSG_MAX + 1], *end, control[PEER_CMSG_SPACE + REQUEST_FDS_CMSG_SPACE];
+	struct iovec iov = { .iov_base = buf, .iov_len = UMB_MSG_MAX };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	const char *why = NULL;
 	struct umb_request req;
-	struct ucred peer;
-	socklen_t len = sizeof(peer);
+	struct peer peer;
+	uint64_t start;
 	ssize_t n;
+	int r;
 
-	n = request_recv(fd, buf, UMB_MSG_MAX, &s->request_fds);
+	n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR;
+	request_fds_take(&msg, &s->request_fds);
 	if (n == 0)
 		return false;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0) {
-		reply(fd, -errno, 0, "cannot identify the caller");
-		return false;
-	}
 	if ((size_t)n < sizeof(req)) {
 		reply(fd, -EBADMSG, 0, "malformed request: too short");
 		return true;
@@ -236,8 +255,17 @@ static bool serve_client(struct server *s, int fd)
 		reply(fd, -EPROTO, 0, "unsupported protocol version");
 		return true;
 	}
-	if (!thread_of(peer.pid, req.tid)) {
-		reply(fd, -EPERM, 0, "a caller may only restrict itself or its own children");
+	r = peer_identify(fd, &msg, &peer, &why);
+	if (r < 0) {
+		fprintf(stderr, SD_NOTICE "umbrellad: refused a request: %s\n", why);
+		reply(fd, r, 0, why);
+		return true;
+	}
+	r = peer_thread(&peer, req.tid, &start);
+	if (r < 0) {
+		reply(fd, r, 0, r == -EPERM ? "a caller may only restrict itself or its own children" :
+			r == -ESRCH ? "the calling process has exited" : NULL);
+		peer_release(&peer);
 		return true;
 	}
 	switch (req.op) {
@@ -247,9 +275,9 @@ static bool serve_client(struct server *s, int fd)
 		end = memchr(buf + sizeof(req), '\0', n - sizeof(req));
 		if (!end) {
 			reply(fd, -EBADMSG, 0, "malformed request: restrictions not terminated");
-			return true;
+			break;
 		}
-		handle_arm(s, fd, &peer, &req, buf + sizeof(req), (unsigned char *)end + 1,
+		handle_arm(s, fd, &peer, &req, start, buf + sizeof(req), (unsigned char *)end + 1,
 			   (size_t)(buf + n - end - 1));
 		break;
 	case UMB_OP_FLUSH_VERDICTS:
@@ -259,6 +287,7 @@ static bool serve_client(struct server *s, int fd)
 		reply(fd, -EOPNOTSUPP, 0, "unknown request");
 		break;
 	}
+	peer_release(&peer);
 	return true;
 }
 

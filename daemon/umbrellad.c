@@ -386,7 +386,9 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 		first_client = n;
 		for (size_t i = 0; i < clients; i++)
 			fds[n++] = (struct pollfd){ .fd = s->clients[i], .events = POLLIN };
-		if (poll(fds, n, timeout_ms) < 0 && errno != EINTR)
+		/* Files being verified: a step each turn, between the other work. */
+		if (poll(fds, n, s->gate && exec_gate_busy(s->gate) ? 0 : timeout_ms) < 0 &&
+		    errno != EINTR)
 			return -errno;
 		if (watchdog_usec && now_usec() - last_ping >= watchdog_usec / 2) {
 			(void)sd_notify(0, "WATCHDOG=1");

@@ -398,69 +398,144 @@ static void capture(const struct region *r, const uint8_t *chunk, uint64_t coff,
 }
 
 /*
- * hash_file() - SHA-256 of @fd's @size bytes without [@skip_off, @skip_off + @skip_len),
- * copying the @n_regions @regions out on the way.
+ * An incremental read (struct signed_elf_reader): the headers parsed, then the file
+ * hashed a piece at a time, so that a caller can serve others between the pieces.
  */
-static int hash_file(int fd, uint64_t size, uint64_t deadline_usec, uint64_t skip_off,
-		     uint64_t skip_len, const struct region *regions, size_t n_regions,
-		     uint8_t ret_digest[32], char **ret_error)
+struct signed_elf_reader {
+	int fd;
+	struct signed_elf *ret;
+	struct layout l;
+	uint8_t ehdr[sizeof(Elf64_Ehdr)], *policy, *shdrs, *names;
+	struct region regions[5];
+	uint64_t skip_off, skip_len; /* the signature's bytes: not hashed */
+	EVP_MD_CTX *md;
+	uint8_t *buf;
+	uint64_t off; /* bytes hashed so far */
+};
+
+void signed_elf_reader_free(struct signed_elf_reader *r)
 {
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	uint8_t *buf = malloc(CHUNK);
-	uint64_t off = 0;
-	int ret = 0;
+	if (!r)
+		return;
+	free(r->policy);
+	free(r->shdrs);
+	free(r->names);
+	layout_release(&r->l);
+	EVP_MD_CTX_free(r->md);
+	free(r->buf);
+	free(r);
+}
 
-	if (!md || !buf || !EVP_DigestInit_ex(md, EVP_sha256(), NULL)) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while (off < size) {
-		size_t want = size - off < CHUNK ? (size_t)(size - off) : CHUNK;
-		ssize_t n;
+/* Hashes one chunk at r->off (without the part in the skipped range), copying the
+ * regions out of it. */
+static int hash_chunk(struct signed_elf_reader *r, char **ret_error)
+{
+	uint64_t size = r->ret->size, off = r->off, skip_off = r->skip_off;
+	uint64_t skip_len = r->skip_len;
+	size_t want = size - off < CHUNK ? (size_t)(size - off) : CHUNK;
+	uint8_t *buf = r->buf;
+	ssize_t n;
 
-		if (deadline_usec && now_usec() > deadline_usec) {
-			set_error(ret_error, "verification took too long (%llu of %llu bytes read)",
-				  (unsigned long long)off, (unsigned long long)size);
-			ret = -ETIMEDOUT;
-			goto out;
-		}
-		n = pread(fd, buf, want, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			set_error(ret_error, "read: %s", strerror(errno));
-			goto out;
-		}
-		if (n == 0) {
-			set_error(ret_error, "the file shrank while it was read");
-			ret = -EIO;
-			goto out;
-		}
-		for (size_t i = 0; i < n_regions; i++)
-			if (regions[i].dst)
-				capture(&regions[i], buf, off, (uint64_t)n);
-		/* Hash the chunk without the part inside the skipped range. */
-		if (skip_len && overlaps(off, (uint64_t)n, skip_off, skip_len)) {
-			if (skip_off > off && !EVP_DigestUpdate(md, buf, skip_off - off))
-				ret = -ENOMEM;
-			if (skip_off + skip_len < off + (uint64_t)n &&
-			    !EVP_DigestUpdate(md, buf + (skip_off + skip_len - off),
-					      off + (uint64_t)n - (skip_off + skip_len)))
-				ret = -ENOMEM;
-		} else if (!EVP_DigestUpdate(md, buf, (size_t)n)) {
-			ret = -ENOMEM;
-		}
-		if (ret < 0)
-			goto out;
-		off += (uint64_t)n;
+	do
+		n = pread(r->fd, buf, want, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		int err = -errno;
+
+		set_error(ret_error, "read: %s", strerror(errno));
+		return err;
 	}
-	if (!EVP_DigestFinal_ex(md, ret_digest, NULL))
-		ret = -ENOMEM;
-out:
-	free(buf);
-	EVP_MD_CTX_free(md);
-	return ret;
+	if (n == 0) {
+		set_error(ret_error, "the file shrank while it was read");
+		return -EIO;
+	}
+	for (size_t i = 0; i < ELEMENTS(r->regions); i++)
+		if (r->regions[i].dst)
+			capture(&r->regions[i], buf, off, (uint64_t)n);
+	if (skip_len && overlaps(off, (uint64_t)n, skip_off, skip_len)) {
+		if (skip_off > off && !EVP_DigestUpdate(r->md, buf, skip_off - off))
+			return -ENOMEM;
+		if (skip_off + skip_len < off + (uint64_t)n &&
+		    !EVP_DigestUpdate(r->md, buf + (skip_off + skip_len - off),
+				      off + (uint64_t)n - (skip_off + skip_len)))
+			return -ENOMEM;
+	} else if (!EVP_DigestUpdate(r->md, buf, (size_t)n)) {
+		return -ENOMEM;
+	}
+	r->off += (uint64_t)n;
+	return 0;
+}
+
+/* The whole file hashed: the digest, and the checks on what was copied out of it. */
+static int reader_finish(struct signed_elf_reader *r, char **ret_error)
+{
+	struct signed_elf *ret = r->ret;
+	struct layout *l = &r->l;
+	int err;
+
+	if (!EVP_DigestFinal_ex(r->md, ret->digest, NULL))
+		return -ENOMEM;
+	if (!ret->is_elf)
+		return 0;
+	/* The bytes hashed must be the ones parsed: a file that changed in between is
+	 * refused rather than judged on one version and hashed on another. */
+	if (memcmp(r->ehdr, &l->ehdr, sizeof(r->ehdr)) ||
+	    (r->shdrs && memcmp(r->shdrs, l->shdrs, l->shnum * sizeof(Elf64_Shdr))) ||
+	    (r->names && memcmp(r->names, l->names, l->names_len)))
+		return set_error(ret_error, "the file changed while it was read");
+	if (l->sig >= 0) {
+		ret->has_signature = true;
+		err = check_signature(&ret->signature, ret_error);
+		if (err < 0)
+			return err;
+	}
+	if (r->policy) {
+		err = check_policy(r->policy, l->policy_shdr.sh_size, &ret->policy_text,
+				   ret_error);
+		if (err < 0)
+			return err;
+		ret->has_policy = true;
+	}
+	return 0;
+}
+
+/* A failure: the message for ENOMEM, and nothing left allocated. */
+static int reader_fail(struct signed_elf_reader *r, struct signed_elf *ret, int err,
+		       char **ret_error)
+{
+	if (err == -ENOMEM && ret_error && !*ret_error)
+		set_error(ret_error, "%s", strerror(ENOMEM));
+	signed_elf_reader_free(r);
+	signed_elf_release(ret);
+	return err;
+}
+
+int signed_elf_step(struct signed_elf_reader *r, uint64_t max_bytes, char **ret_error)
+{
+	uint64_t end = r->off + max_bytes;
+	int err;
+
+	if (ret_error)
+		*ret_error = NULL;
+	while (r->off < r->ret->size && r->off < end) {
+		err = hash_chunk(r, ret_error);
+		if (err < 0)
+			goto fail;
+	}
+	if (r->off < r->ret->size)
+		return 1;
+	err = reader_finish(r, ret_error);
+	if (err < 0)
+		goto fail;
+	signed_elf_reader_free(r);
+	return 0;
+fail:
+	return reader_fail(r, r->ret, err, ret_error);
+}
+
+uint64_t signed_elf_read_bytes(const struct signed_elf_reader *r)
+{
+	return r->off;
 }
 
 void signed_elf_release(struct signed_elf *e)
@@ -471,33 +546,36 @@ void signed_elf_release(struct signed_elf *e)
 	*e = (struct signed_elf){};
 }
 
-int signed_elf_read(int fd, uint64_t deadline_usec, struct signed_elf *ret, char **ret_error)
+int signed_elf_begin(int fd, unsigned int flags, struct signed_elf *ret,
+		     struct signed_elf_reader **ret_reader, char **ret_error)
 {
 	unsigned char ident[sizeof(Elf64_Ehdr)] = {};
-	uint8_t ehdr[sizeof(Elf64_Ehdr)], *policy = NULL, *shdrs = NULL, *names = NULL;
-	struct layout l = { .policy = -1, .sig = -1 };
-	struct region regions[5] = {};
+	struct signed_elf_reader *r;
+	struct layout *l;
 	struct stat st;
 	Elf *elf = NULL;
 	ssize_t n;
-	int r;
+	int err;
 
 	*ret = (struct signed_elf){};
+	*ret_reader = NULL;
 	if (ret_error)
 		*ret_error = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return reader_fail(r, ret, -ENOMEM, ret_error);
+	r->fd = fd;
+	r->ret = ret;
+	l = &r->l;
+	*l = (struct layout){ .policy = -1, .sig = -1 };
 	if (fstat(fd, &st) < 0) {
-		r = -errno;
+		err = -errno;
 		set_error(ret_error, "fstat: %s", strerror(errno));
-		return r;
+		return reader_fail(r, ret, err, ret_error);
 	}
 	if (!S_ISREG(st.st_mode)) {
 		set_error(ret_error, "not a regular file");
-		return -EINVAL;
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX_BYTES) {
-		set_error(ret_error, "%llu bytes, more than the limit of %llu",
-			  (unsigned long long)st.st_size, SIZE_MAX_BYTES);
-		return -EFBIG;
+		return reader_fail(r, ret, -EINVAL, ret_error);
 	}
 	ret->size = (uint64_t)st.st_size;
 
@@ -505,98 +583,100 @@ int signed_elf_read(int fd, uint64_t deadline_usec, struct signed_elf *ret, char
 		n = pread(fd, ident, sizeof(ident), 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
-		r = -errno;
+		err = -errno;
 		set_error(ret_error, "read: %s", strerror(errno));
-		return r;
+		return reader_fail(r, ret, err, ret_error);
 	}
 	ret->is_elf = n >= SELFMAG && !memcmp(ident, ELFMAG, SELFMAG);
 	if (ret->is_elf) {
-		r = check_ident(ident, ret->size, ret_error);
-		if (r == 0)
-			r = check_counts(ident, ret->size, ret_error);
-		if (r < 0)
-			goto fail;
+		err = check_ident(ident, ret->size, ret_error);
+		if (err == 0)
+			err = check_counts(ident, ret->size, ret_error);
+		if (err < 0)
+			return reader_fail(r, ret, err, ret_error);
 		(void)elf_version(EV_CURRENT);
+		/* ELF_C_READ: libelf reads the headers it is asked for, not the file. */
 		elf = elf_begin(fd, ELF_C_READ, NULL);
 		if (!elf) {
-			r = set_error(ret_error, "not a valid ELF file: %s", elf_errmsg(-1));
-			goto fail;
+			err = set_error(ret_error, "not a valid ELF file: %s", elf_errmsg(-1));
+			return reader_fail(r, ret, err, ret_error);
 		}
-		r = parse_layout(elf, ret->size, &l, ret_error);
+		err = parse_layout(elf, ret->size, l, ret_error);
 		elf_end(elf);
-		if (r < 0)
-			goto fail;
-		/* What to copy out of the hashed bytes: the headers libelf parsed, to compare,
-		 * and the policy, whose text is taken from there. The signature is the
-		 * skipped range, copied as region 0. */
-		regions[0] = (struct region){.off = l.sig_shdr.sh_offset,
-					     .len = l.sig >= 0 ? sizeof(ret->signature) : 0,
-					     .dst = l.sig >= 0 ? (uint8_t *)&ret->signature : NULL};
-		regions[1] = (struct region){ .off = 0, .len = sizeof(ehdr), .dst = ehdr };
-		if (l.shnum) {
-			shdrs = malloc(l.shnum * sizeof(Elf64_Shdr));
-			regions[2] = (struct region){ .off = l.ehdr.e_shoff,
-						      .len = l.shnum * sizeof(Elf64_Shdr),
-						      .dst = shdrs };
-		}
-		if (l.names) {
-			names = malloc(l.names_len ? l.names_len : 1);
-			regions[3] = (struct region){ .off = l.names_off, .len = l.names_len,
-						      .dst = names };
-		}
-		if (l.policy >= 0) {
-			policy = malloc(l.policy_shdr.sh_size);
-			regions[4] = (struct region){ .off = l.policy_shdr.sh_offset,
-						      .len = l.policy_shdr.sh_size, .dst = policy };
-		}
-		if ((l.shnum && !shdrs) || (l.names && !names) || (l.policy >= 0 && !policy)) {
-			r = -ENOMEM;
-			goto fail;
-		}
+		if (err < 0)
+			return reader_fail(r, ret, err, ret_error);
 	}
-
-	r = hash_file(fd, ret->size, deadline_usec, l.sig >= 0 ? l.sig_shdr.sh_offset : 0,
-		      l.sig >= 0 ? l.sig_shdr.sh_size : 0, regions, ELEMENTS(regions),
-		      ret->digest, ret_error);
-	if (r < 0)
-		goto fail;
-	if (!ret->is_elf)
+	/* No signature section: unsigned, whatever the rest holds, decided on the headers. */
+	if (l->sig < 0 && !(flags & SIGNED_ELF_DIGEST_ALWAYS)) {
+		signed_elf_reader_free(r);
 		return 0;
-
-	/* The bytes hashed must be the ones parsed: a file that changed in between is
-	 * refused rather than judged on one version and hashed on another. */
-	if (memcmp(ehdr, &l.ehdr, sizeof(ehdr)) ||
-	    (shdrs && memcmp(shdrs, l.shdrs, l.shnum * sizeof(Elf64_Shdr))) ||
-	    (names && memcmp(names, l.names, l.names_len))) {
-		r = set_error(ret_error, "the file changed while it was read");
-		goto fail;
 	}
-	if (l.sig >= 0) {
-		ret->has_signature = true;
-		r = check_signature(&ret->signature, ret_error);
-		if (r < 0)
-			goto fail;
+	if (ret->size > SIZE_MAX_BYTES) {
+		set_error(ret_error, "%llu bytes, more than the limit of %llu",
+			  (unsigned long long)ret->size, SIZE_MAX_BYTES);
+		return reader_fail(r, ret, -EFBIG, ret_error);
 	}
-	if (policy) {
-		r = check_policy(policy, l.policy_shdr.sh_size, &ret->policy_text, ret_error);
-		if (r < 0)
-			goto fail;
-		ret->has_policy = true;
+	if (ret->is_elf) {
+		/* What to copy out of the hashed bytes: the headers libelf parsed, to
+		 * compare, and the policy, whose text is taken from there. The signature
+		 * is the skipped range, copied as region 0. */
+		r->regions[0] = (struct region){ .off = l->sig_shdr.sh_offset,
+						 .len = l->sig >= 0 ? sizeof(ret->signature) : 0,
+						 .dst = l->sig >= 0 ? (uint8_t *)&ret->signature :
+								      NULL };
+		r->regions[1] = (struct region){ .off = 0, .len = sizeof(r->ehdr), .dst = r->ehdr };
+		if (l->shnum) {
+			r->shdrs = malloc(l->shnum * sizeof(Elf64_Shdr));
+			r->regions[2] = (struct region){ .off = l->ehdr.e_shoff,
+							 .len = l->shnum * sizeof(Elf64_Shdr),
+							 .dst = r->shdrs };
+		}
+		if (l->names) {
+			r->names = malloc(l->names_len ? l->names_len : 1);
+			r->regions[3] = (struct region){ .off = l->names_off, .len = l->names_len,
+							 .dst = r->names };
+		}
+		if (l->policy >= 0) {
+			r->policy = malloc(l->policy_shdr.sh_size);
+			r->regions[4] = (struct region){ .off = l->policy_shdr.sh_offset,
+							 .len = l->policy_shdr.sh_size,
+							 .dst = r->policy };
+		}
+		if ((l->shnum && !r->shdrs) || (l->names && !r->names) ||
+		    (l->policy >= 0 && !r->policy))
+			return reader_fail(r, ret, -ENOMEM, ret_error);
+		if (l->sig >= 0) {
+			r->skip_off = l->sig_shdr.sh_offset;
+			r->skip_len = l->sig_shdr.sh_size;
+		}
 	}
-	free(policy);
-	free(shdrs);
-	free(names);
-	layout_release(&l);
+	r->md = EVP_MD_CTX_new();
+	r->buf = malloc(CHUNK);
+	if (!r->md || !r->buf || !EVP_DigestInit_ex(r->md, EVP_sha256(), NULL))
+		return reader_fail(r, ret, -ENOMEM, ret_error);
+	*ret_reader = r;
 	return 0;
-fail:
-	if (r == -ENOMEM && ret_error && !*ret_error)
-		set_error(ret_error, "%s", strerror(ENOMEM));
-	free(policy);
-	free(shdrs);
-	free(names);
-	layout_release(&l);
-	signed_elf_release(ret);
-	return r;
+}
+
+int signed_elf_read(int fd, uint64_t deadline_usec, struct signed_elf *ret, char **ret_error)
+{
+	struct signed_elf_reader *r;
+	int err;
+
+	err = signed_elf_begin(fd, SIGNED_ELF_DIGEST_ALWAYS, ret, &r, ret_error);
+	while (err == 0 && r) {
+		if (deadline_usec && now_usec() > deadline_usec) {
+			set_error(ret_error, "verification took too long (%llu of %llu bytes read)",
+				  (unsigned long long)r->off, (unsigned long long)ret->size);
+			return reader_fail(r, ret, -ETIMEDOUT, ret_error);
+		}
+		err = signed_elf_step(r, CHUNK, ret_error);
+		if (err == 1)
+			err = 0;
+		else
+			r = NULL;
+	}
+	return err;
 }
 
 /* ---- signing ---- */

@@ -41,6 +41,39 @@ struct signed_elf {
  */
 int signed_elf_read(int fd, uint64_t deadline_usec, struct signed_elf *ret, char **ret_error);
 
+/* For signed_elf_begin(): compute the digest of a file without a signature section too
+ * (what "umbrella-cli binary inspect" shows); without it such a file is not read. */
+#define SIGNED_ELF_DIGEST_ALWAYS (1U << 0)
+
+struct signed_elf_reader;
+
+/*
+ * signed_elf_begin() - the first half of signed_elf_read(): parse the headers of @fd
+ * (the ELF header, the section headers and the section name table: never the body)
+ * @ret_reader: NULL when the headers decide (a file without a signature section: not
+ *              an ELF file, or unsigned; @ret is complete, its digest unset unless
+ *              SIGNED_ELF_DIGEST_ALWAYS), else a reader that signed_elf_step() hashes
+ *              the file with
+ *
+ * The size limit applies only to a file that must be hashed.
+ * Return: 0, or signed_elf_read()'s -errno (nothing to free then).
+ */
+int signed_elf_begin(int fd, unsigned int flags, struct signed_elf *ret,
+		     struct signed_elf_reader **ret_reader, char **ret_error);
+
+/*
+ * signed_elf_step() - hash at least @max_bytes more of @r's file (whole chunks: 256 KiB)
+ * Return: 1 while bytes remain; 0 when the file is read and @ret (signed_elf_begin()'s)
+ * complete; or signed_elf_read()'s -errno. On 0 and -errno, @r is freed.
+ */
+int signed_elf_step(struct signed_elf_reader *r, uint64_t max_bytes, char **ret_error);
+
+/* How many bytes @r has hashed so far. */
+uint64_t signed_elf_read_bytes(const struct signed_elf_reader *r);
+
+/* signed_elf_reader_free() - give up a read that signed_elf_step() has not finished */
+void signed_elf_reader_free(struct signed_elf_reader *r);
+
 /* signed_elf_release() - free what signed_elf_read() allocated in @e (and zero it) */
 void signed_elf_release(struct signed_elf *e);
 

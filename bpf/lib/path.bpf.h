@@ -17,7 +17,10 @@
  * inode (its bit in umb_fs_filter is clear: most are) is left at once, from any level,
  * at its mount's mount point: nothing on it can deny. A walk that does not end within
  * UMB_WALK_MAX levels (of file systems with rules, and mount points) denies (fail
- * closed).
+ * closed), and so does one that ends at a disconnected dentry on a file system with
+ * rules (open_by_handle_at() of a file whose dentry had been evicted), whose
+ * ancestors cannot be known. The root of a mounted btrfs subvolume or NFS export is
+ * a root of its own, not disconnected (d_obtain_root()).
  *
  * The cost is per level. Where the kernel has bpf_rdonly_cast() (6.2 and later), the
  * walk is a bounded loop in the program that reads the kernel's structures with plain
@@ -36,6 +39,10 @@
 
 #include "../maps.bpf.h"
 #include "audit.bpf.h"
+
+/* include/linux/dcache.h (the same bit in 6.1 and 6.12): a dentry that the export
+ * operations made for a file handle, with its ancestors not (yet) known. */
+#define UMB_DCACHE_DISCONNECTED 0x20
 
 /* Directory levels (file system roots and mount points count as one each). */
 #define UMB_WALK_MAX 64
@@ -335,8 +342,11 @@ static long umb_walk_step_typed(__u32 index, void *data)
 		w->dentry = (__u64)parent;
 		return 0;
 	}
-	/* The root of a file system (or a disconnected or pseudo dentry) */
-	w->done = UMB_WALK_FS_ROOT;
+	/* A disconnected dentry (open_by_handle_at() of a file whose dentry was
+	 * evicted) has no ancestors to check: not done, the walk denies. */
+	if (d->d_flags & UMB_DCACHE_DISCONNECTED)
+		return 1;
+	w->done = UMB_WALK_FS_ROOT; /* the root of the file system */
 	return 1;
 }
 
@@ -376,6 +386,9 @@ static long umb_walk_step(__u32 index, void *data)
 			w->dentry = parent;
 			return 0;
 		}
+		/* Disconnected (see umb_walk_step_typed()): the walk denies. */
+		if (BPF_CORE_READ((struct dentry *)dentry, d_flags) & UMB_DCACHE_DISCONNECTED)
+			return 1;
 	}
 	/* The root of a file system, or any level of one with no rule (none of its inodes
 	 * can deny): go on at the mount point of the mount, unless it is the root of its
@@ -441,6 +454,11 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
 			d = parent;
 			continue;
 		}
+		/* A disconnected dentry (open_by_handle_at() of a file whose dentry was
+		 * evicted) on a file system with rules: its ancestors are unknown, and
+		 * the walk ends unfinished, which denies (fail closed). */
+		if (dev_rules && (d->d_flags & UMB_DCACHE_DISCONNECTED))
+			return;
 		/* The root of a file system (or a disconnected or pseudo dentry), or any level
 		 * of one with no rule: go on at the mount point of the mount, unless it is the
 		 * root of its tree. */

@@ -5,6 +5,9 @@
  * programs, load programs that use its maps, or change its pin directory. Reading stays
  * allowed (bpftool map dump, umbrella-cli's BPF_F_RDONLY opens, bpftool prog/link show).
  *
+ * Restricted tasks are kept out of the pin directory also while umbrellad is down
+ * (umb_protect_pins()), and never use bpf() (system.bpf.c).
+ *
  * "umbrellad is up" means umb_ctl.daemon_tgid is set: umbrellad writes it once it has
  * loaded (bpf_start()), clears it on a clean exit, and protect.bpf.c clears it when the
  * daemon's thread group leader is freed (a crash, kill -9), so that a restarted
@@ -25,6 +28,7 @@
 
 #include "../maps.bpf.h"
 #include "audit.bpf.h"
+#include "domain.bpf.h"
 
 /* include/uapi/linux/magic.h */
 #define UMB_BPF_FS_MAGIC 0xcafe4a11
@@ -215,7 +219,9 @@ static __always_inline int umb_protect_pins(struct dentry *dentry, __u32 hook)
 	/* Plain loads from the hook's own pointer (no helper call): everyone pays them. */
 	if (dentry->d_sb->s_magic != UMB_BPF_FS_MAGIC)
 		return 0;
-	if (!umb_protect_daemon())
+	/* Restricted tasks, also while no umbrellad runs: the pins are what keeps every
+	 * program attached then. */
+	if (!umb_protect_daemon() && !umb_is_restricted(umb_current_state()))
 		return 0;
 	ctl = umb_ctl_get();
 	if (!ctl)

@@ -15,8 +15,9 @@
  * UMB_CTL_UNSIGNED_DENY; the maps umb_verdicts and umb_invalidated. 5: layers are
  * reference counted and freed: umb_layers is an array of slots (id, refs, uid), fs rules
  * are keyed by (object, layer), umb_task_state grew fs_layers and flags, umb_arm is
- * consumed by the kernel, the maps umb_live and umb_released. */
-#define UMB_ABI_VERSION 5
+ * consumed by the kernel, the maps umb_live and umb_released. 6: umb_arm grew start (the
+ * armed thread's start time: a thread id reused by a later task does not match). */
+#define UMB_ABI_VERSION 6
 
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
@@ -230,9 +231,17 @@ struct umb_arm {
 	__u32 flags; /* UMB_ARM_* */
 	__u32 tgid;  /* the thread's process: a thread id reused elsewhere does not match */
 	__u32 state; /* UMB_ARM_ARMED (what a reader of the map finds) */
+	/* The thread's start time (task->start_boottime) in clock ticks of UMB_TICK_NS, as
+	 * field 22 of /proc/TID/stat shows it to umbrellad: a task that reuses the thread
+	 * id later (the thread exited before the arm was written, or its exit did not
+	 * delete it) does not match, and the kernel deletes the arm instead of using it. */
+	__u64 start;
 };
 
-_Static_assert(sizeof(struct umb_arm) == 16, "struct umb_arm is ABI");
+_Static_assert(sizeof(struct umb_arm) == 24, "struct umb_arm is ABI");
+
+/* One clock tick of /proc/PID/stat (1 / USER_HZ, 100 on every architecture we build for). */
+#define UMB_TICK_NS 10000000ULL
 
 enum umb_arm_flags {
 	UMB_ARM_SELF = 1 << 0,	  /* restrict the thread itself, at UMB_PRCTL_APPLY */
@@ -415,6 +424,15 @@ enum umb_hook {
 	UMB_HOOK_BPF_MAP,  /* self-protection: a writable fd of one of Umbrella's maps */
 	UMB_HOOK_BPF_PROG, /* self-protection: a new program using Umbrella's maps */
 	UMB_HOOK_BPRM_CHECK_SECURITY, /* signed binaries: the verdict of each file run */
+	UMB_HOOK_TASK_SETRLIMIT,      /* the scope: setrlimit(2), prlimit(2) */
+	UMB_HOOK_TASK_SETSCHEDULER,   /* umbrellad: sched_setscheduler(2), sched_setaffinity(2) */
+	UMB_HOOK_TASK_SETNICE,	      /* umbrellad: setpriority(2) */
+	UMB_HOOK_TASK_SETIOPRIO,      /* umbrellad: ioprio_set(2) */
+	UMB_HOOK_TASK_MOVEMEMORY,     /* umbrellad: migrate_pages(2), move_pages(2) */
+	UMB_HOOK_FILE_IOCTL,	      /* the scope: terminal injection (TIOCSTI, TIOCLINUX) */
+	UMB_HOOK_PATH_NOTIFY,	      /* fs: inotify and fanotify watches */
+	UMB_HOOK_FILE_RECEIVE,	      /* fs: a file received (SCM_RIGHTS, pidfd_getfd) */
+	UMB_HOOK_PERF_EVENT_OPEN,     /* the scope: CPU-wide and kernel perf events */
 	UMB_HOOK_MAX,
 };
 
@@ -430,6 +448,28 @@ enum umb_item_kind {
 	/* The exec verdict (signed binaries): item: enum umb_verdict_state of the file, 0
 	 * for none (a miss: no umbrellad, or a file system the gate does not cache). */
 	UMB_ITEM_VERDICT = 6,
+	/* The scope every layer has, whatever its items (no layer named it: layer 0).
+	 * item: enum umb_scope. Enforced in permissive mode too. */
+	UMB_ITEM_SCOPE = 7,
+};
+
+/*
+ * What the scope of every layer keeps a restricted task from (UMB_ITEM_SCOPE): routes
+ * by which a task would act outside its layers, through another task or the kernel.
+ */
+enum umb_scope {
+	/* Tracing, /proc/PID/mem, process_vm_*(2), pidfd_getfd(2) of a task outside its
+	 * domain (DESIGN.md section 1); writing the /proc/PID files of another process;
+	 * setting another process's resource limits when the layer has "signal". */
+	UMB_SCOPE_PROCESS = 1,
+	/* Writing kernel settings: sysctls and the other files of /proc that are not a
+	 * process's, sysfs, cgroupfs, securityfs, debugfs, tracefs, configfs, binfmt_misc,
+	 * efivarfs, pstore. Some make the kernel run a program outside every layer
+	 * (core_pattern, modprobe, uevent_helper, binfmt_misc). */
+	UMB_SCOPE_KERNEL = 2,
+	/* Pushing input into a terminal (TIOCSTI, TIOCLINUX): the next reader of the
+	 * terminal, outside the layers, would run it. */
+	UMB_SCOPE_TERMINAL = 3,
 };
 
 #define UMB_EVENT_PATH_MAX 256

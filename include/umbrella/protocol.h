@@ -8,8 +8,10 @@
 /*
  * One request and one reply per message on a SOCK_SEQPACKET unix socket, by default
  * UMB_SOCKET_PATH (umbrellad --socket, and $UMBRELLA_SOCKET for the library). The
- * caller is identified by the kernel (SO_PEERCRED), never by what it says: a thread id
- * in a request must belong to the calling process.
+ * caller is identified by the kernel (a pidfd of the process that connected), never by
+ * what it says: each request must be sent by the process that connected
+ * (SCM_CREDENTIALS, which umbrellad receives), and a thread id in a request must belong
+ * to that process.
  *
  *   UMB_OP_ARM_CHILD  request: header + the restriction list (text form, NUL-terminated)
  *                     + one byte per fs item of the list, in order (UMB_FS_REF_*),

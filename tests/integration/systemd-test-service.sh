@@ -95,11 +95,26 @@ systemctl restart umbrellad.service
 wait_active
 pid=$(prop MainPID)
 restarts=$(prop NRestarts)
-sleep 10
+# Meanwhile the exec gate drops one file's ignore mark through the unit's sandbox
+# (open_by_handle_at: its capability and system call): an exec on tmpfs, a chmod (BPF
+# voids the verdict), the next exec.
+gated=/run/umbrella-test-gated-true
+cp /bin/true "$gated"
+"$gated"
+rc1=$?
+chmod 700 "$gated"
+sleep 1
+"$gated"
+rc2=$?
+rm -f "$gated"
+sleep 9
 out="WatchdogUSec=$(prop WatchdogUSec) MainPID $pid -> $(prop MainPID) NRestarts $restarts -> $(prop NRestarts)"
 [ "$(prop ActiveState)" = active ] && [ "$(prop MainPID)" = "$pid" ] &&
 	[ "$(prop NRestarts)" = "$restarts" ] && [ "$(prop WatchdogUSec)" = 3s ]
 check $? "with WatchdogSec=3s umbrellad pings the watchdog and stays up ($out)"
+out="exec: $rc1, after chmod: $rc2; $(journal | grep 'ignore mark')"
+[ "$rc1" = 0 ] && [ "$rc2" = 0 ] && ! journal | grep -q "ignore mark"
+check $? "... and removes a changed file's ignore mark alone ($out)"
 rm -r "$unit.d"
 systemctl daemon-reload
 

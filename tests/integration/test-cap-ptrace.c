@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: the "ptrace" restriction. A restricted task traces, and reads or writes the
- * memory of, only tasks inside its domain: PTRACE_ATTACH, PTRACE_SEIZE,
- * process_vm_readv(2), process_vm_writev(2), /proc/PID/mem; and it may not ask a parent
- * outside its domain to trace it (PTRACE_TRACEME). No restricted task traces umbrellad.
+ * VM test: tracing. The scope of every layer: a restricted task traces, and reads or
+ * writes the memory of, only tasks inside its domain (PTRACE_ATTACH, PTRACE_SEIZE,
+ * process_vm_readv(2), process_vm_writev(2), /proc/PID/mem), and may not ask a parent
+ * outside its domain to trace it (PTRACE_TRACEME); no restricted task traces umbrellad.
+ * "ptrace" refuses tracing even inside the domain; "exec-unsigned" refuses the modes
+ * that can change a program's code (PTRACE_MODE_ATTACH) inside it too.
  *
- *   P: a layer with "ptrace"; X: a layer with "net" only
+ *   P: a layer with "ptrace"; X: a layer with "net" only; U: "exec-unsigned" only
  *   tracer      tracee           expected
- *   -, [X]      unrestricted     allowed (controls)
- *   [P]         unrestricted     EPERM (/proc/PID/mem: EACCES, as the kernel says it)
- *   [P]         [P], [P X]       allowed
- *   [P]         [X]              EPERM
- *   [P X]       [P]              EPERM
- *   [P]         its own child    allowed; the child's PTRACE_TRACEME too
- *   [P]         its parent       PTRACE_TRACEME: EPERM
+ *   -           unrestricted     allowed (control)
+ *   [X]         unrestricted     EPERM (/proc/PID/mem: EACCES, as the kernel says it)
+ *   [X]         [X], [X P]       allowed
+ *   [X]         [P]              EPERM (another stack)
+ *   [X P]       [X]              EPERM (less restricted)
+ *   [X]         its own child    allowed; the child's PTRACE_TRACEME too
+ *   [X]         its parent       PTRACE_TRACEME: EPERM
+ *   [P]         [P], own child   EPERM
+ *   [U]         [U]              PTRACE_MODE_ATTACH routes EPERM; /proc/PID/environ read
  *   [X]         umbrellad        EPERM
  */
 #include <sys/ptrace.h>
@@ -83,6 +87,22 @@ static int probe_traceme(void *arg UNUSED)
 	return cap_errno(ptrace(PTRACE_TRACEME, 0, 0, 0));
 }
 
+/* PTRACE_MODE_READ only: what exec-unsigned leaves inside the domain. */
+static int probe_environ(void *arg UNUSED)
+{
+	char path[64], buf[64];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", target);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n < 0 ? errno : 0;
+}
+
 /* A child of its own: seizes it and reads its memory; then the child asks to be traced
  * by us. */
 static int probe_own_child(void *arg UNUSED)
@@ -138,46 +158,59 @@ static void check_routes(struct umbrella_bpf *skel, const __u32 *tracer, unsigne
 int main(void)
 {
 	struct umbrella_bpf *skel = test_load();
-	__u32 P, X, stack[2];
-	pid_t free_task, same, below, other, daemon;
+	__u32 P, X, U, stack[2];
+	pid_t free_task, same, below, other, unsigned_task, daemon;
 
 	if (!skel)
 		return tap_finish();
 	P = cap_layer(skel, UMB_CR_PTRACE, 0);
 	X = cap_layer(skel, UMB_CR_NET, 0);
-	if (!TAP_OK(P && X, "layers are written"))
+	U = cap_layer(skel, UMB_CR_EXEC_UNSIGNED, 0);
+	if (!TAP_OK(P && X && U, "layers are written"))
 		goto out;
 	free_task = cap_sleeper(skel, NULL, 0);
-	same = cap_sleeper(skel, &P, 1);
-	stack[0] = P, stack[1] = X;
+	same = cap_sleeper(skel, &X, 1);
+	stack[0] = X, stack[1] = P;
 	below = cap_sleeper(skel, stack, 2);
-	other = cap_sleeper(skel, &X, 1);
-	if (!TAP_OK(free_task > 0 && same > 0 && below > 0 && other > 0,
+	other = cap_sleeper(skel, &P, 1);
+	unsigned_task = cap_sleeper(skel, &U, 1);
+	if (!TAP_OK(free_task > 0 && same > 0 && below > 0 && other > 0 && unsigned_task > 0,
 		    "target processes are started"))
 		goto out;
 
 	check_routes(skel, NULL, 0, free_task, false, "unrestricted -> unrestricted");
-	check_routes(skel, &X, 1, free_task, false, "[net] -> unrestricted");
-	check_routes(skel, &P, 1, free_task, true, "[ptrace] -> unrestricted");
-	check_routes(skel, &P, 1, same, false, "[ptrace] -> [ptrace] (same stack)");
-	check_routes(skel, &P, 1, below, false, "[ptrace] -> [ptrace net] (descendant)");
+	check_routes(skel, &X, 1, free_task, true, "[net] -> unrestricted (outside the scope)");
+	check_routes(skel, &X, 1, same, false, "[net] -> [net] (same stack)");
+	check_routes(skel, &X, 1, below, false, "[net] -> [net ptrace] (descendant)");
 	target = other;
-	TAP_EQ(cap_run1(skel, P, probe_seize, NULL), EPERM,
-	       "[ptrace] -> [net] (another stack): PTRACE_SEIZE fails with EPERM");
-	TAP_EQ(cap_run1(skel, P, probe_vm_readv, NULL), EPERM,
-	       "[ptrace] -> [net] (another stack): process_vm_readv fails with EPERM");
+	TAP_EQ(cap_run1(skel, X, probe_seize, NULL), EPERM,
+	       "[net] -> [ptrace] (another stack): PTRACE_SEIZE fails with EPERM");
+	TAP_EQ(cap_run1(skel, X, probe_vm_readv, NULL), EPERM,
+	       "[net] -> [ptrace] (another stack): process_vm_readv fails with EPERM");
 	target = same;
 	TAP_EQ(cap_run(skel, stack, 2, probe_seize, NULL), EPERM,
-	       "[ptrace net] -> [ptrace] (less restricted): PTRACE_SEIZE fails with EPERM");
+	       "[net ptrace] -> [net] (less restricted): PTRACE_SEIZE fails with EPERM");
 	TAP_EQ(cap_run(skel, stack, 2, probe_vm_writev, NULL), EPERM,
-	       "[ptrace net] -> [ptrace] (less restricted): process_vm_writev fails with EPERM");
+	       "[net ptrace] -> [net] (less restricted): process_vm_writev fails with EPERM");
+	check_routes(skel, &P, 1, other, true, "[ptrace] -> [ptrace] (same stack, no tracing at all)");
 
-	TAP_EQ(cap_run1(skel, P, probe_traceme, NULL), EPERM,
-	       "[ptrace]: PTRACE_TRACEME to an unrestricted parent fails with EPERM");
+	TAP_EQ(cap_run1(skel, X, probe_traceme, NULL), EPERM,
+	       "[net]: PTRACE_TRACEME to an unrestricted parent fails with EPERM");
 	TAP_EQ(cap_run1(skel, 0, probe_traceme, NULL), 0, "unrestricted: PTRACE_TRACEME works");
-	TAP_EQ(cap_run1(skel, X, probe_traceme, NULL), 0, "[net]: PTRACE_TRACEME works");
-	TAP_EQ(cap_run1(skel, P, probe_own_child, NULL), 0,
-	       "[ptrace]: seizing and reading its own child, and the child's PTRACE_TRACEME, work");
+	TAP_EQ(cap_run1(skel, X, probe_own_child, NULL), 0,
+	       "[net]: seizing and reading its own child, and the child's PTRACE_TRACEME, work");
+	TAP_EQ(cap_run1(skel, P, probe_own_child, NULL), EPERM,
+	       "[ptrace]: seizing its own child fails with EPERM");
+
+	target = unsigned_task;
+	TAP_EQ(cap_run1(skel, U, probe_seize, NULL), EPERM,
+	       "[exec-unsigned] -> [exec-unsigned]: PTRACE_SEIZE fails with EPERM");
+	TAP_EQ(cap_run1(skel, U, probe_vm_writev, NULL), EPERM,
+	       "[exec-unsigned] -> [exec-unsigned]: process_vm_writev fails with EPERM");
+	TAP_EQ(cap_run1(skel, U, probe_proc_mem, NULL), EACCES,
+	       "[exec-unsigned] -> [exec-unsigned]: opening /proc/PID/mem fails with EACCES");
+	TAP_EQ(cap_run1(skel, U, probe_environ, NULL), 0,
+	       "[exec-unsigned] -> [exec-unsigned]: reading /proc/PID/environ works");
 
 	daemon = cap_sleeper(skel, NULL, 0);
 	if (TAP_OK(daemon > 0 && cap_set_daemon(skel, daemon) == 0,
@@ -192,6 +225,7 @@ int main(void)
 	cap_stop(same);
 	cap_stop(below);
 	cap_stop(other);
+	cap_stop(unsigned_task);
 out:
 	umbrella_bpf__destroy(skel);
 	return tap_finish();

@@ -39,11 +39,11 @@ check $? "umbrellad starts and listens"
 
 cli status
 [ "$rc" = 0 ] && [[ "$out" == *"umbrellad: running (pid $daemon)"* ]] &&
-	[[ "$out" == *"programs: "*" attached"*"file_open"* ]] && [[ "$out" == *"ABI version 5"* ]]
+	[[ "$out" == *"programs: "*" attached"*"file_open"* ]] && [[ "$out" == *"ABI version 6"* ]]
 check $? "status with umbrellad up: running, programs attached, exit 0 (exit $rc)"
 
 cli status --json
-[ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['umbrellad']['pid'] == $daemon and j['programs']['attached'] > 10 and 'file_open' in j['programs']['hooks'] and j['abi_version'] == 5"
+[ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['umbrellad']['pid'] == $daemon and j['programs']['attached'] > 10 and 'file_open' in j['programs']['hooks'] and j['abi_version'] == 6"
 check $? "status --json parses and says the same"
 
 "$build/cli/umbrella-cli" run -r fs:/etc -r net -- sleep 600 &
@@ -89,6 +89,24 @@ check $? "layer list shows the layer with its provenance"
 cli layer list --json
 [ "$rc" = 0 ] && json_ok && json_is "any(l['id'] == $layer for l in j)"
 check $? "layer list --json parses"
+
+# A task names itself: an escape sequence in its name reaches root's terminal escaped.
+"$build/cli/umbrella-cli" run -r net -- \
+	sh -c 'printf "\033[2Jevil" >/proc/$$/comm; while :; do sleep 1; done' &
+evil_runner=$!
+evil=
+for _ in $(seq 100); do
+	evil=$(pgrep -P "$evil_runner") && [[ "$(cat "/proc/$evil/comm")" == *evil ]] && break
+	sleep 0.1
+done
+cli task list
+[ "$rc" = 0 ] && [[ "$out" != *$'\033'* ]] && [[ "$out" == *'\x1b[2Jevil'* ]]
+check $? "task list writes a name's escape sequence as \\x1b, not raw"
+cli task show "$evil"
+[ "$rc" = 0 ] && [[ "$out" != *$'\033'* ]] && [[ "$out" == *'(\x1b[2Jevil)'* ]]
+check $? "task show writes it escaped too"
+kill "$evil" 2>/dev/null
+wait "$evil_runner" 2>/dev/null
 
 cli task show $$
 [ "$rc" = 0 ] && [[ "$out" == "pid $$ ("*"): unrestricted" ]]

@@ -11,8 +11,9 @@
 #   - verdict list (also with umbrellad down), verdict flush (root only);
 #   - invalidation: after chmod, or a byte changed through a shared mapping (which
 #     fanotify does not see as a write), the next exec is verified again;
-#   - the gate answers, without hanging, a file over 1 GiB, a truncated ELF file, an
-#     empty one and an exec-only one;
+#   - the gate answers, without hanging, a file over 1 GiB (unsigned: allowed; with a
+#     signature section: refused), a truncated ELF file, an empty one and an exec-only
+#     one;
 #   - unsigned = deny through a reload: unsigned refused, signed allowed; umbrellad
 #     killed and started again while deny is in force.
 # Under deny nothing unsigned runs, the tools of this script included: that part uses
@@ -115,6 +116,8 @@ check $? "binary sign: copies signed on tmpfs (one flipped after signing)"
 
 printf '#!/bin/sh\necho script ran\n' >"$bin/script"
 truncate -s $(((1 << 30) + 1)) "$bin/huge"
+cp "$bin/signed" "$bin/huge-signed"
+truncate -s $(((1 << 30) + 1)) "$bin/huge-signed"
 head -c 64 /bin/true >"$bin/truncated-elf"
 : >"$bin/empty"
 cp /bin/true "$bin/exec-only"
@@ -167,11 +170,15 @@ check $? "verdict list shows the path, state and reason"
 
 # --- the gate never hangs on odd files ---
 probe "$bin/huge"
-exec_failed "$bin/huge" EPERM
-check $? "a file over 1 GiB is refused at once with EPERM"
-verdict_of "$bin/huge"
-[ -z "$state" ] && grep -q "path=$bin/huge .*verdict=not verified reason=larger than" "$log"
-check $? "... not cached, and logged as not verified ($state)"
+exec_failed "$bin/huge" ENOEXEC
+check $? "a file over 1 GiB without a signature section is decided at once: the kernel's ENOEXEC"
+probe "$bin/huge-signed"
+exec_failed "$bin/huge-signed" EPERM
+check $? "a signed binary grown over 1 GiB is refused at once with EPERM"
+verdict_of "$bin/huge-signed"
+[ "$state" = "refused in_force=True" ] &&
+	grep -q "path=$bin/huge-signed .*verdict=refused reason=a signature section in a file larger than 1 GiB" "$log"
+check $? "... cached as refused, and logged ($state)"
 probe "$bin/truncated-elf"
 exec_failed "$bin/truncated-elf" EPERM
 check $? "a truncated ELF file is refused with EPERM"

@@ -4,7 +4,9 @@
  * bind mounts, hard links, symlinks, "..", /proc/self/root, /proc/PID/fd re-opens of
  * O_PATH fds, openat2 with RESOLVE_* flags, O_PATH then fstat or openat, chroot, a new
  * mount namespace, renaming the object or its directory, replacing it by rename, a
- * restricted path created after the rule, and io_uring opens.
+ * restricted path created after the rule, io_uring opens, inotify watches (they tell
+ * the names created in a directory), and a file received over SCM_RIGHTS from an
+ * unrestricted process.
  *
  * The test process (unrestricted) sets each route up in a scratch tmpfs; a child that
  * carries the layer tries it. Every denial is EACCES, next to a positive control.
@@ -13,7 +15,10 @@
 #include <linux/io_uring.h>
 #include <linux/openat2.h>
 #include <sched.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 
 #include "test-fs-util.h"
 
@@ -165,6 +170,171 @@ static int probe_io_uring_open(void *arg)
 		close(cqe->res);
 	close(ring);
 	return r;
+}
+
+/* inotify_add_watch(2) on the path. */
+static int probe_inotify(void *arg)
+{
+	const struct fs_op *op = arg;
+	int fd = inotify_init1(IN_CLOEXEC), r;
+
+	if (fd < 0)
+		return PROBE_SETUP_FAILED;
+	r = inotify_add_watch(fd, op->path, IN_CREATE | IN_DELETE) < 0 ? errno : 0;
+	close(fd);
+	return r;
+}
+
+/* The socket to the unrestricted sender of start_sender(). */
+static int sender_sock = -1;
+
+/* Asks the sender for the file op->path names (its index in op->flags) and reads
+ * through the fd received: EACCES when the kernel dropped it (MSG_CTRUNC). */
+static int probe_scm_receive(void *arg)
+{
+	const struct fs_op *op = arg;
+	char which = (char)op->flags, byte, cbuf[CMSG_SPACE(sizeof(int))], data[8];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cmsg;
+	int fd;
+
+	if (write(sender_sock, &which, 1) != 1 || recvmsg(sender_sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return PROBE_SETUP_FAILED;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
+		return (msg.msg_flags & MSG_CTRUNC) ? EACCES : PROBE_SETUP_FAILED;
+	memcpy(&fd, CMSG_DATA(cmsg), sizeof(fd));
+	if (read(fd, data, sizeof(data)) < 0) {
+		close(fd);
+		return errno;
+	}
+	close(fd);
+	return 0;
+}
+
+/* A process with no layer that sends, for each byte it reads, an fd of paths[byte]. */
+static pid_t start_sender(const char *const paths[2])
+{
+	int sp[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char which;
+
+		close(sp[1]);
+		while (read(sp[0], &which, 1) == 1) {
+			char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+			struct iovec iov = { &which, 1 };
+			struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+					      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+			struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+			int fd = open(paths[which & 1], O_RDONLY | O_CLOEXEC);
+
+			cmsg->cmsg_level = SOL_SOCKET;
+			cmsg->cmsg_type = SCM_RIGHTS;
+			cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cmsg), &fd, sizeof(fd));
+			if (fd < 0 || sendmsg(sp[0], &msg, 0) != 1)
+				_exit(1);
+			close(fd);
+		}
+		_exit(0);
+	}
+	close(sp[0]);
+	if (pid < 0) {
+		close(sp[1]);
+		return -1;
+	}
+	sender_sock = sp[1];
+	return pid;
+}
+
+static void test_watch_and_receive(struct umbrella_bpf *skel, __u32 r)
+{
+	const char *paths[2];
+	pid_t sender;
+
+	TAP_EQ(test_probe(skel, r, probe_inotify, OP(fs_path("%s/ok", t))), 0,
+	       "inotify_add_watch on ok works");
+	TAP_EQ(test_probe(skel, r, probe_inotify, OP(fs_path("%s/r", t))), EACCES,
+	       "inotify_add_watch on r fails with EACCES");
+
+	paths[0] = strdup(fs_path("%s/ok/f", t));
+	paths[1] = strdup(fs_path("%s/r/f", t));
+	sender = paths[0] && paths[1] ? start_sender(paths) : -1;
+	if (!TAP_OK(sender > 0, "setup: an unrestricted sender of fds runs"))
+		goto out;
+	TAP_EQ(test_probe(skel, r, probe_scm_receive, OP(paths[0], .flags = 0)), 0,
+	       "receiving an fd of ok/f over SCM_RIGHTS works");
+	TAP_EQ(test_probe(skel, r, probe_scm_receive, OP(paths[1], .flags = 1)), EACCES,
+	       "receiving an fd of r/f over SCM_RIGHTS is refused (the fd is dropped)");
+	close(sender_sock);
+	sender_sock = -1;
+	waitpid(sender, NULL, 0);
+out:
+	free((void *)paths[0]);
+	free((void *)paths[1]);
+}
+
+/* The handle test's file handle and the directory its mount_fd opens. */
+static struct {
+	struct file_handle fh;
+	unsigned char bytes[MAX_HANDLE_SZ];
+} handle;
+static const char handle_mount[] = "/tmp/umbrella-handle-ext4";
+
+static int probe_open_by_handle(void *arg __attribute__((unused)))
+{
+	int mount_fd = open(handle_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd, r = 0;
+
+	if (mount_fd < 0)
+		return PROBE_SETUP_FAILED;
+	fd = open_by_handle_at(mount_fd, &handle.fh, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		r = errno;
+	else
+		close(fd);
+	close(mount_fd);
+	return r;
+}
+
+/*
+ * open_by_handle_at() of a file whose dentry was evicted: the kernel makes a
+ * disconnected dentry, with no directory above it. On ext4 (a loop device in the VM's
+ * /tmp; tmpfs never evicts a dentry). The walk must deny, not end at that dentry.
+ */
+static void test_handles(struct umbrella_bpf *skel)
+{
+	int mount_id;
+	__u32 d;
+
+	if (!TAP_EQ(system("img=/tmp/umbrella-handle.img dir=/tmp/umbrella-handle-ext4; "
+			   "truncate -s 16M $img && mkfs.ext4 -q -F $img && mkdir -p $dir && "
+			   "mount -o loop $img $dir && rm -f $img && mkdir $dir/d && "
+			   "echo data >$dir/d/f"),
+		    0, "setup: an ext4 file system on a loop device with d/f"))
+		return;
+	handle.fh.handle_bytes = MAX_HANDLE_SZ;
+	d = test_layer(skel, fs_path("fs:%s/d", handle_mount));
+	if (TAP_OK(d && name_to_handle_at(AT_FDCWD, fs_path("%s/d/f", handle_mount), &handle.fh,
+					  &mount_id, 0) == 0,
+		   "setup: the layer fs:ext4/d, and a handle of d/f")) {
+		/* Evict the dentries (nobody holds d/f): the next open by handle makes a
+		 * disconnected one. */
+		(void)system("sync; echo 2 >/proc/sys/vm/drop_caches");
+		TAP_EQ(test_probe(skel, d, probe_open_by_handle, NULL), EACCES,
+		       "open_by_handle_at of d/f after its dentry was evicted fails with EACCES");
+		TAP_EQ(test_probe(skel, 0, probe_open_by_handle, NULL), 0,
+		       "unrestricted: open_by_handle_at of d/f works");
+		TAP_EQ(test_probe(skel, d, probe_read, OP(fs_path("%s/d/f", handle_mount))), EACCES,
+		       "reading d/f by its path fails with EACCES");
+	}
+	(void)umount2(handle_mount, MNT_DETACH);
 }
 
 static void test_bind_mounts(struct umbrella_bpf *skel, __u32 r)
@@ -381,6 +551,8 @@ int main(void)
 	test_chroot_ns(skel, r);
 	test_renames(skel);
 	test_io_uring(skel, r);
+	test_watch_and_receive(skel, r);
+	test_handles(skel);
 
 out_scratch:
 	(void)umount2(fs_path("%s/bind", t), MNT_DETACH);

@@ -136,6 +136,28 @@ check $? "once its processes exit, the user can rfork again: 60 in a row ($out)"
 converge "$base_layers" "$base_rules"
 check $? "and every layer is freed again"
 
+# The same for rules: layers of 1024 names each (the review filled the name map with 63
+# such requests) stop at max_rules_per_user (8192 by default), and root is not held up.
+mkdir -m 755 "$tmp/n"
+items=fs:/etc
+for i in $(seq 1023); do items+=",fs:$tmp/n/$i"; done
+setpriv --reuid 65534 --regid 65534 --clear-groups "$churn" until-refused "$items" \
+	>"$tmp/rules.out" 2>&1 &
+nobody=$!
+for _ in $(seq 600); do [ -s "$tmp/rules.out" ] && break; sleep 0.1; done
+out=$(cat "$tmp/rules.out")
+held=$(printf '%s\n' "$out" | sed -n 's/^held=\([0-9]*\) denied=\1 error=.*/\1/p')
+[ -n "$held" ] && [ "$held" -ge 1 ] && [ "$held" -le 8 ] &&
+	[[ "$out" == *"limit of 8192 fs rules per user"* ]]
+check $? "an unprivileged user is refused past max_rules_per_user, with the limit named"
+out=$("$churn" rforks 20 "$items" 2>&1)
+[ $? = 0 ]
+check $? "meanwhile root's rforks with 1024 rules each all work ($out)"
+kill -TERM "$nobody"
+wait "$nobody"
+converge "$base_layers" "$base_rules"
+check $? "and every rule is freed again"
+
 # 6. Root is exempt from the per-user limits, but not a root process Umbrella confines.
 "$cli" run -r fs:/root -- "$churn" until-refused fs:/etc >"$tmp/rroot.out" 2>&1 &
 rroot=$!

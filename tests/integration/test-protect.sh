@@ -3,6 +3,8 @@
 # VM test: self-protection (TAP). While umbrellad is up, root itself cannot write
 # Umbrella's maps (through a pin or by id), detach its links, or remove or rename what
 # it pinned; reading stays allowed, and maps that are not Umbrella's are untouched.
+# A restricted task cannot set umbrellad's limits or oom_score_adj, and cannot remove the
+# pins or unmount /sys/fs/bpf while umbrellad is down.
 # A second umbrellad is refused naming the first. After kill -9 of umbrellad, a new one
 # adopts the pinned state, and once it is stopped --reset-pins removes everything.
 set -u
@@ -190,6 +192,34 @@ rc=$?
 [ "$rc" != 0 ] && [ -e "$pin/umb_layers" ] && [[ "$out" == *"(pid $daemon)"* ]]
 check $? "--reset-pins is refused while umbrellad is up (exit $rc)"
 
+# A restricted root task (the scope of every layer, bpf/lib/scope.bpf.h) cannot make the
+# kernel kill umbrellad, nor make it the OOM killer's first choice.
+out=$("$cli" run -r fs:/etc -- prlimit --pid "$daemon" --cpu=0:0 2>&1)
+rc=$?
+sleep 1
+[ "$rc" != 0 ] && kill -0 "$daemon" && [[ "$(prlimit --pid "$daemon" --cpu -o SOFT --noheadings)" != *0* ]]
+check $? "a restricted task's prlimit --cpu=0:0 on umbrellad is refused; umbrellad lives (exit $rc)"
+
+adj=$(cat "/proc/$daemon/oom_score_adj")
+out=$("$cli" run -r fs:/etc -- sh -c "echo 1000 > /proc/$daemon/oom_score_adj" 2>&1)
+rc=$?
+[ "$rc" != 0 ] && [ "$(cat "/proc/$daemon/oom_score_adj")" = "$adj" ]
+check $? "a restricted task cannot write umbrellad's oom_score_adj (exit $rc)"
+
+out=$("$cli" run -r fs:/etc -- sh -c "echo 500 > /proc/self/oom_score_adj && cat /proc/self/oom_score_adj" 2>&1)
+[ "$out" = 500 ]
+check $? "the control: it writes its own oom_score_adj"
+
+# A restricted task that outlives umbrellad: the pins stay out of its reach.
+"$cli" run -r fs:/etc -- sh -c "touch $tmp/ready; while [ ! -e $tmp/go ]; do sleep 0.1; done
+	rm -f $pin/umb_layers $pin/links/umb_file_open 2>$tmp/rm.err; echo \$? >$tmp/rm.rc
+	umount -l /sys/fs/bpf 2>$tmp/umount.err; echo \$? >$tmp/umount.rc
+	cat /etc/hostname >/dev/null 2>&1; echo \$? >$tmp/cat.rc" &
+restricted=$!
+for _ in $(seq 100); do
+	[ -e "$tmp/ready" ] && break
+	sleep 0.1
+done
 # A crash: the registration goes with the process; a new umbrellad adopts.
 kill -9 "$daemon"
 wait "$daemon" 2>/dev/null
@@ -202,6 +232,18 @@ done
 out=$(ctl_daemon_tgid 2>&1)
 [ "$out" = 0 ]
 check $? "after kill -9 of umbrellad ($old), umb_ctl.daemon_tgid is cleared"
+
+touch "$tmp/go"
+wait "$restricted"
+out="rm: $(cat "$tmp/rm.rc" "$tmp/rm.err" 2>&1) umount: $(cat "$tmp/umount.rc" "$tmp/umount.err" 2>&1)"
+[ -s "$tmp/rm.rc" ] && [ "$(cat "$tmp/rm.rc")" != 0 ] && [ -e "$pin/umb_layers" ] &&
+	[ -e "$pin/links/umb_file_open" ] && [ -s "$tmp/umount.rc" ] &&
+	[ "$(cat "$tmp/umount.rc")" != 0 ] && mountpoint -q /sys/fs/bpf
+check $? "while umbrellad is down, a restricted task can neither remove pins nor unmount /sys/fs/bpf"
+
+out="cat /etc/hostname: exit $(cat "$tmp/cat.rc" 2>&1)"
+[ -s "$tmp/cat.rc" ] && [ "$(cat "$tmp/cat.rc")" != 0 ]
+check $? "with umbrellad down, the pinned programs still enforce on that task ($out)"
 
 start_daemon "$tmp/d2.log" --pin-dir "$pin"
 rc=$?

@@ -50,8 +50,9 @@ int main(void)
 	TAP_OFFSET(struct umb_fs_key, layer, 4);
 	TAP_EQ(sizeof(struct umb_fs_name_key), 24, "struct umb_fs_name_key is 24 bytes");
 	TAP_OFFSET(struct umb_fs_name_key, name_hash, 16);
-	TAP_EQ(sizeof(struct umb_arm), 16, "struct umb_arm is 16 bytes");
+	TAP_EQ(sizeof(struct umb_arm), 24, "struct umb_arm is 24 bytes");
 	TAP_OFFSET(struct umb_arm, state, 12);
+	TAP_OFFSET(struct umb_arm, start, 16);
 	TAP_EQ(sizeof(struct umb_live), 8, "struct umb_live is 8 bytes");
 	TAP_EQ(sizeof(struct umb_release), 8, "struct umb_release is 8 bytes");
 	TAP_EQ(sizeof(struct umb_ctl), 32, "struct umb_ctl is 32 bytes");
@@ -103,7 +104,7 @@ int main(void)
 	TAP_OK(UMB_VERDICT_PENDING == 1 && UMB_VERDICT_UNSIGNED == 2 && UMB_VERDICT_SIGNED == 3 &&
 		       UMB_VERDICT_REFUSED == 4 && UMB_VERDICT_STALE == 5,
 	       "verdict states are 1..5 (0 stands for a miss in denial records)");
-	TAP_OK(UMB_ABI_VERSION >= 5, "UMB_ABI_VERSION counts the freed layers (5)");
+	TAP_OK(UMB_ABI_VERSION >= 6, "UMB_ABI_VERSION counts the arm's start time (6)");
 	TAP_OK(UMB_PRCTL_YES != 22 && UMB_PRCTL_YES != 1,
 	       "Umbrella's prctl yes is neither the kernel's EINVAL nor EPERM");
 	return tap_finish();

@@ -648,6 +648,56 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 	}
+	/* signed_elf_begin(): a file without a signature section is decided on its
+	 * headers, whatever its size; a signed one is hashed step by step. */
+	{
+		struct signed_elf_reader *rd = NULL;
+		struct signed_elf e, whole;
+		size_t self_len;
+		uint8_t *self = read_whole("/proc/self/exe", &self_len);
+		int fd, steps = 0;
+
+		write_whole(scratch, self, self_len);
+		free(self);
+		fd = open(scratch, O_RDWR | O_CLOEXEC);
+		r = fd >= 0 && ftruncate(fd, 2LL << 30) == 0 ? 0 : -errno;
+		if (r == 0)
+			r = signed_elf_begin(fd, 0, &e, &rd, &error);
+		TAP_OK(r == 0 && !rd && e.is_elf && !e.has_signature && e.size == 2ULL << 30,
+		       "begin: an unsigned ELF file of 2 GiB is decided on its headers (%d: %s)",
+		       r, error ? error : "");
+		free(error);
+		error = NULL;
+		signed_elf_release(&e);
+		if (fd >= 0)
+			close(fd);
+
+		write_whole(scratch, orig, orig_len);
+		fd = open(scratch, O_RDWR | O_CLOEXEC);
+		r = signed_elf_begin(fd, 0, &e, &rd, &error);
+		while (r == 0 && rd) {
+			steps++;
+			r = signed_elf_step(rd, 1, &error);
+			if (r == 1)
+				r = 0;
+			else
+				rd = NULL;
+		}
+		TAP_OK(r == 0 && e.has_signature && signed_elf_read(fd, 0, &whole, NULL) == 0 &&
+			       !memcmp(e.digest, whole.digest, sizeof(e.digest)),
+		       "begin and step: a signed file's digest, as signed_elf_read()'s (%d steps)",
+		       steps);
+		signed_elf_release(&e);
+		signed_elf_release(&whole);
+		r = ftruncate(fd, (1LL << 30) + 1) == 0 ? signed_elf_begin(fd, 0, &e, &rd, &error) :
+							  -errno;
+		TAP_EQ(r, -EFBIG, "begin: a signature section in a file over 1 GiB: -EFBIG (%s)",
+		       error);
+		free(error);
+		error = NULL;
+		if (fd >= 0)
+			close(fd);
+	}
 	/* A key ring file that is not a key, or not named by its id. */
 	{
 		char p[4200];

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Umbrella - the scope of every layer (UMB_ITEM_SCOPE): what a restricted task may not do,
+ * whatever its layers' items, because it would act outside its layers. README "Security
+ * model and limits" gives the reasons; each rule is recorded with layer 0 and enforced in
+ * permissive mode too (umb_deny_strict()), like the protection of umbrellad:
+ *
+ *   UMB_SCOPE_PROCESS   reaching a task outside the domain (proc.bpf.c): tracing it and
+ *                       the ptrace access modes; writing the /proc/PID files of another
+ *                       process (umb_scope_file_write()).
+ *   UMB_SCOPE_KERNEL    writing kernel settings: the files of /proc that belong to no
+ *                       process (sysctls: core_pattern, modprobe, hotplug...), and every
+ *                       file of the kernel's configuration file systems (sysfs:
+ *                       uevent_helper; binfmt_misc; cgroupfs: cgroup.kill, the limits
+ *                       of umbrellad's cgroup...). Judged by the file's super block, so
+ *                       a new mount of one of them is the same.
+ *                       And the capabilities that reach the kernel's memory or
+ *                       replace it (UMB_SCOPE_CAPABILITIES), CPU-wide and kernel perf
+ *                       events, clone3(CLONE_INTO_CGROUP), fanotify permission events
+ *                       (a mark that never answers stalls umbrellad and every exec).
+ *   UMB_SCOPE_TERMINAL  pushing input into a terminal (TIOCSTI, TIOCLINUX, a virtual
+ *                       console's keymap) or into every session's input (uinput,
+ *                       /dev/input), which a reader outside the layers would act on.
+ */
+#ifndef UMBRELLA_SCOPE_BPF_H
+#define UMBRELLA_SCOPE_BPF_H
+
+#include "../maps.bpf.h"
+#include "audit.bpf.h"
+
+/* include/uapi/linux/magic.h */
+#define UMB_PROC_SUPER_MAGIC 0x9fa0
+#define UMB_SYSFS_MAGIC 0x62656572
+#define UMB_CGROUP_SUPER_MAGIC 0x27e0eb
+#define UMB_CGROUP2_SUPER_MAGIC 0x63677270
+#define UMB_SECURITYFS_MAGIC 0x73636673
+#define UMB_DEBUGFS_MAGIC 0x64626720
+#define UMB_TRACEFS_MAGIC 0x74726163
+#define UMB_CONFIGFS_MAGIC 0x62656570
+#define UMB_BINFMTFS_MAGIC 0x42494e4d
+#define UMB_EFIVARFS_MAGIC 0xde5e81e4
+#define UMB_PSTOREFS_MAGIC 0x6165676c
+#define UMB_SELINUX_MAGIC 0xf97cff8c
+#define UMB_SMACK_MAGIC 0x43415d53
+#define UMB_FUSECTL_MAGIC 0x65735543
+#define UMB_RDTGROUP_MAGIC 0x7655821
+
+/* include/uapi/asm-generic/ioctls.h, include/uapi/linux/kd.h: pushing input into a
+ * terminal, and changing what the keys of a virtual console type (the keymap is the
+ * whole console's: the operator's next key press would type the attacker's text) */
+#define UMB_TIOCSTI 0x5412
+#define UMB_TIOCLINUX 0x541c
+#define UMB_KDSKBENT 0x4b47
+#define UMB_KDSKBSENT 0x4b49
+#define UMB_KDSKBDIACR 0x4b4b
+#define UMB_KDSETKEYCODE 0x4b4d
+#define UMB_KDSKBDIACRUC 0x4bfb
+
+/* The kernel's dev_t: MAJOR << 20 | MINOR (include/linux/kdev_t.h) */
+#define UMB_KDEV_MAJOR(dev) ((dev) >> 20)
+#define UMB_KDEV_MINOR(dev) ((dev) & 0xfffff)
+
+/* Capabilities no restricted task uses, whatever its layers: they reach the kernel's or
+ * every process's memory (CAP_SYS_RAWIO: /dev/mem, /dev/port, MSRs, iopl, /proc/kcore),
+ * replace the kernel (CAP_SYS_BOOT: kexec, reboot) or load code into it
+ * (CAP_SYS_MODULE). include/uapi/linux/capability.h */
+#define UMB_SCOPE_CAPABILITIES (1ULL << 17 /* CAP_SYS_RAWIO */ | 1ULL << 22 /* CAP_SYS_BOOT */ | \
+				1ULL << 16 /* CAP_SYS_MODULE */)
+
+/* Whether the character device @rdev injects input for everyone: uinput (10:223) and
+ * the input event devices (13:*), which every session's keyboard reads. */
+static __always_inline bool umb_is_input_device(__u32 rdev)
+{
+	return UMB_KDEV_MAJOR(rdev) == 13 || (UMB_KDEV_MAJOR(rdev) == 10 && UMB_KDEV_MINOR(rdev) == 223);
+}
+
+static __always_inline int umb_scope_deny(__u32 hook, enum umb_scope scope, __u32 target_pid)
+{
+	return umb_deny_strict(hook, 0, UMB_ITEM_SCOPE, scope, target_pid);
+}
+
+/* Whether files of a super block with @magic are kernel settings as a whole. procfs is
+ * not: a process's own files are its to write (umb_scope_file_write()). */
+static __always_inline bool umb_is_kernel_settings_fs(unsigned long magic)
+{
+	switch (magic) {
+	case UMB_SYSFS_MAGIC:
+	case UMB_CGROUP_SUPER_MAGIC:
+	case UMB_CGROUP2_SUPER_MAGIC:
+	case UMB_SECURITYFS_MAGIC:
+	case UMB_DEBUGFS_MAGIC:
+	case UMB_TRACEFS_MAGIC:
+	case UMB_CONFIGFS_MAGIC:
+	case UMB_BINFMTFS_MAGIC:
+	case UMB_EFIVARFS_MAGIC:
+	case UMB_PSTOREFS_MAGIC:
+	case UMB_SELINUX_MAGIC:
+	case UMB_SMACK_MAGIC:
+	case UMB_FUSECTL_MAGIC:
+	case UMB_RDTGROUP_MAGIC:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The thread group id of the task a /proc inode belongs to (/proc/PID/..., also
+ * /proc/PID/task/TID/...), 0 for one that belongs to no task (sysctls, sysrq-trigger,
+ * /proc/net/...), or -1 when the task is gone. fs/proc/internal.h: PROC_I(inode)->pid,
+ * and pid_task(pid, PIDTYPE_PID) by hand: the first task on the pid's list. Fault-safe
+ * reads only; the answer is compared, never dereferenced.
+ */
+static __always_inline __s64 umb_proc_inode_tgid(const struct inode *inode)
+{
+	const void *proc_inode = (const void *)inode - bpf_core_field_offset(struct proc_inode, vfs_inode);
+	struct hlist_node *first;
+	struct pid *pid;
+	__s32 tgid;
+
+	pid = BPF_CORE_READ((struct proc_inode *)proc_inode, pid);
+	if (!pid)
+		return 0;
+	first = BPF_CORE_READ(pid, tasks[PIDTYPE_PID].first);
+	if (!first)
+		return -1;
+	if (bpf_core_read(&tgid, sizeof(tgid),
+			  (const void *)first - bpf_core_field_offset(struct task_struct, pid_links) +
+				  bpf_core_field_offset(struct task_struct, tgid)))
+		return -1;
+	return tgid;
+}
+
+/*
+ * umb_scope_file_write() - the scope at the open of @file for writing by a restricted task
+ *
+ * Kernel settings are refused; on /proc, only the files of the task's own process may be
+ * written (its oom_score_adj, uid_map, attr/...): another process's, umbrellad's first of
+ * all, are not. Cheap for the usual case: one load and a compare of the super block's
+ * magic. Return: 0 or -EPERM.
+ */
+static __always_inline int umb_scope_file_write(struct file *file, __u32 hook)
+{
+	const struct inode *inode = file->f_inode;
+	unsigned long magic = inode->i_sb->s_magic;
+	__s64 owner;
+
+	if (umb_is_kernel_settings_fs(magic))
+		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
+	if ((inode->i_mode & S_IFMT) == S_IFCHR && umb_is_input_device(inode->i_rdev))
+		return umb_scope_deny(hook, UMB_SCOPE_TERMINAL, 0);
+	if (magic != UMB_PROC_SUPER_MAGIC)
+		return 0;
+	owner = umb_proc_inode_tgid(inode);
+	if (owner == 0)
+		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
+	if (owner != (__s64)(bpf_get_current_pid_tgid() >> 32))
+		return umb_scope_deny(hook, UMB_SCOPE_PROCESS, owner > 0 ? (__u32)owner : 0);
+	return 0;
+}
+
+/* umb_scope_ioctl() - the scope at ioctl(2) @cmd by a restricted task: no terminal
+ * injection. Return: 0 or -EPERM. */
+static __always_inline bool umb_is_injecting_ioctl(unsigned int cmd)
+{
+	return cmd == UMB_TIOCSTI || cmd == UMB_TIOCLINUX || cmd == UMB_KDSKBENT ||
+	       cmd == UMB_KDSKBSENT || cmd == UMB_KDSKBDIACR || cmd == UMB_KDSETKEYCODE ||
+	       cmd == UMB_KDSKBDIACRUC;
+}
+
+static __always_inline int umb_scope_ioctl(unsigned int cmd)
+{
+	if (umb_is_injecting_ioctl(cmd))
+		return umb_scope_deny(UMB_HOOK_FILE_IOCTL, UMB_SCOPE_TERMINAL, 0);
+	return 0;
+}
+
+#endif /* UMBRELLA_SCOPE_BPF_H */

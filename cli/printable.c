@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* umbrella-cli - text that others control, made safe to print (printable.h) */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "printable.h"
+
+/* The length of the valid UTF-8 sequence at @s that is not a control character (C1
+ * included), or 0. Overlong forms, surrogates and code points above U+10FFFF are not
+ * valid. */
+static size_t utf8_printable_len(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t len;
+
+	if (s[0] >= 0x20 && s[0] < 0x7f)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0; /* C0, DEL, a continuation byte, or never valid */
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* also the terminating NUL */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+		return 0;
+	return len;
+}
+
+const char *cli_printable(const char *s, char *buf, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t out = 0;
+
+	if (!size)
+		return buf;
+	while (*p) {
+		size_t len = *p == '\\' ? 0 : utf8_printable_len(p);
+
+		if (len == 0) {
+			if (out + 4 >= size)
+				break;
+			snprintf(buf + out, 5, "\\x%02x", *p);
+			out += 4;
+			p++;
+			continue;
+		}
+		if (out + len >= size)
+			break;
+		for (size_t i = 0; i < len; i++)
+			buf[out++] = (char)*p++;
+	}
+	buf[out] = '\0';
+	return buf;
+}

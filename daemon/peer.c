@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrellad - who is calling (peer.h)
+ *
+ * The attack this closes: a process connects, hands the socket to a child and exits;
+ * its pid is reused by another process (root's, say); the child then asks for a layer
+ * on "its own" thread, which SO_PEERCRED's pid now names in the other process.
+ * Linux 6.5 and later hand out a pidfd of the process that connected (SO_PEERPIDFD):
+ * none once it has exited, so the request is refused. Before 6.5 there is only the
+ * number: the request must have been sent by the process that had it when it
+ * connected (SCM_CREDENTIALS, which an unprivileged sender cannot forge), and the
+ * process that has it now must be alive and have the connector's effective uid. What
+ * remains there (the sender exits right after sending, and a process of the same uid
+ * gets its pid before umbrellad reads the request; a root sender may also forge its
+ * credentials) is in the README's security section.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "peer.h"
+#include "thread-start.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* Linux 6.5, asm-generic/socket.h */
+#endif
+
+/* The pid of the process behind @pidfd in umbrellad's pid namespace (its fdinfo), or
+ * -ESRCH when it has exited. */
+static pid_t pidfd_pid(int pidfd)
+{
+	char path[64], line[128];
+	pid_t pid = -ESRCH;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Pid: %d", &pid) == 1)
+			break;
+	}
+	fclose(f);
+	return pid > 0 ? pid : -ESRCH;
+}
+
+/* Whether the process behind @pidfd has not exited (a zombie has: it runs nothing). */
+static bool pidfd_alive(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 0;
+}
+
+/* The pid the sender of @msg had when it sent it (SCM_CREDENTIALS), or 0. */
+static pid_t sender_pid(const struct msghdr *msg)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
+		struct ucred cred;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_CREDENTIALS ||
+		    c->cmsg_len != CMSG_LEN(sizeof(cred)))
+			continue;
+		memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+		return cred.pid;
+	}
+	return 0;
+}
+
+/*
+ * The pidfd of the process that connected @sock (pid @pid then), or -errno. Before
+ * Linux 6.5, of the process that has @pid now (*@ret_exact false): the caller checks it.
+ */
+static int connector_pidfd(int sock, pid_t pid, bool *ret_exact, const char **ret_error)
+{
+	socklen_t len = sizeof(int);
+	int pidfd;
+
+	*ret_exact = true;
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0) {
+		/* The pid names it in the fdinfo only while it has not been reaped. */
+		if (pidfd_pid(pidfd) != pid) {
+			close(pidfd);
+			*ret_error = "the calling process has exited";
+			return -ESRCH;
+		}
+		return pidfd;
+	}
+	if (errno != ENOPROTOOPT) {
+		/* EINVAL: the kernel has no task for the connector's pid any more. */
+		*ret_error = "the calling process has exited";
+		return errno == EINVAL ? -ESRCH : -errno;
+	}
+	/* Before Linux 6.5: whoever has the pid now, checked by the caller. */
+	*ret_exact = false;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		*ret_error = errno == ESRCH ? "the calling process has exited" :
+					      "cannot open the calling process (pidfd_open)";
+		return -errno;
+	}
+	return pidfd;
+}
+
+/* The effective uid of the process whose /proc directory is @proc_fd, or -errno. */
+static int64_t proc_euid(int proc_fd)
+{
+	char line[256];
+	unsigned int ruid, euid;
+	int64_t r = -EBADMSG;
+	FILE *f;
+	int fd;
+
+	fd = openat(proc_fd, "status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "re");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2) {
+			r = euid;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+int peer_identify(int sock, const struct msghdr *msg, struct peer *ret, const char **ret_error)
+{
+	struct ucred cred;
+	bool exact;
+	socklen_t len = sizeof(cred);
+	char path[64];
+	int r;
+
+	*ret = (struct peer){ .pidfd = -1, .proc_fd = -1 };
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		*ret_error = "cannot identify the caller (SO_PEERCRED)";
+		return -errno;
+	}
+	if (cred.pid <= 0) {
+		*ret_error = "the calling process is not in umbrellad's pid namespace";
+		return -EPERM;
+	}
+	/* A request from another process than the one that connected (one it handed the
+	 * socket to) would be taken for the connector's; so would one sent by the
+	 * connector's pid after it was reused, before Linux 6.5. */
+	if (sender_pid(msg) != cred.pid) {
+		*ret_error = "the request does not come from the process that connected";
+		return -EPERM;
+	}
+	r = connector_pidfd(sock, cred.pid, &exact, ret_error);
+	if (r < 0)
+		return r;
+	*ret = (struct peer){ .pid = cred.pid, .uid = cred.uid, .gid = cred.gid, .pidfd = r,
+			      .proc_fd = -1 };
+	/* The pidfd's process had the pid before this open and still runs after it: the
+	 * directory is that process's (a pid is not reused while its process lives). */
+	snprintf(path, sizeof(path), "/proc/%d", cred.pid);
+	ret->proc_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ret->proc_fd < 0 || !pidfd_alive(ret->pidfd)) {
+		peer_release(ret);
+		*ret_error = "the calling process has exited";
+		return -ESRCH;
+	}
+	/* Before 6.5, a process that got the pid after the sender exited must at least
+	 * not be another user's (SO_PEERCRED's uid is the connector's euid). */
+	if (!exact && proc_euid(ret->proc_fd) != (int64_t)cred.uid) {
+		peer_release(ret);
+		*ret_error = "the calling process has exited (its pid belongs to another user)";
+		return -ESRCH;
+	}
+	return 0;
+}
+
+int peer_thread(const struct peer *p, uint32_t tid, uint64_t *ret_start)
+{
+	char path[64];
+	int r;
+
+	/* task/TID of a process's directory is a thread of that process, or nothing. */
+	snprintf(path, sizeof(path), "task/%u/stat", tid);
+	r = thread_start(p->proc_fd, path, ret_start);
+	if (r == -ENOENT)
+		return pidfd_alive(p->pidfd) ? -EPERM : -ESRCH;
+	if (r < 0)
+		return r;
+	return pidfd_alive(p->pidfd) ? 0 : -ESRCH;
+}
+
+void peer_release(struct peer *p)
+{
+	if (p->proc_fd >= 0)
+		close(p->proc_fd);
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	p->proc_fd = p->pidfd = -1;
+}

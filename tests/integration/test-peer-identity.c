@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VM test: umbrellad knows its caller by a pidfd, not by a pid number that another
+ * process may have by the time the request is read.
+ *
+ *   test ─ starts umbrellad (--socket in /run)
+ *    ├─ nobody: rfork("net")                 the child's socket() -> EPERM (control)
+ *    ├─ A (nobody) asks for "net" on its own thread, forks: the child's socket() -> EPERM
+ *    │                                       (control: the raw request works)
+ *    ├─ A (nobody) connects ─ C (its child)  C asks for "net" on A's thread: refused
+ *    ├─ A (nobody) connects ─ C, A exits, R (root) gets A's pid:
+ *    │                                       C asks for "net" on R's thread: refused;
+ *    │                                       R's next child creates sockets
+ *    └─ umbrellad stopped; A (nobody) connects, asks for "net" on its own thread, exits;
+ *       R (root) gets A's pid; umbrellad goes on: refused, R's child creates sockets
+ *       (Linux 6.5+: SO_PEERPIDFD has no process; before: R is another user's)
+ * R gets the pid through /proc/sys/kernel/ns_last_pid (pid-reuse.h).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <umbrella/protocol.h>
+#include <umbrella/umbrella.h>
+
+#include "pid-reuse.h"
+#include "tap.h"
+
+#define SOCKET_PATH "/run/umbrella-peer-test/umbrellad.sock"
+#define NOBODY 65534
+
+static pid_t start_daemon(const char *umbrellad)
+{
+	struct stat st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (!freopen("/tmp/umbrellad-test-peer-identity.log", "w", stderr))
+			_exit(126);
+		execl(umbrellad, "umbrellad", "--socket", SOCKET_PATH, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 600 && stat(SOCKET_PATH, &st) < 0; i++)
+		usleep(100 * 1000);
+	return pid;
+}
+
+static int wait_status(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int socket_errno(void)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* A child that runs socket_errno(): its result, or -1. */
+static int child_socket_errno(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(socket_errno());
+	return wait_status(pid);
+}
+
+static void become_nobody(void)
+{
+	if (setresgid(NOBODY, NOBODY, NOBODY) < 0 || setresuid(NOBODY, NOBODY, NOBODY) < 0)
+		_exit(125);
+}
+
+static int connect_daemon(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX, .sun_path = SOCKET_PATH };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return -1;
+	return fd;
+}
+
+/* Sends UMB_OP_ARM_CHILD for thread @tid with @text, the way libumbrella does. */
+static int send_request(int fd, __u32 tid, const char *text)
+{
+	char msg[sizeof(struct umb_request) + 64];
+	struct umb_request req = { .version = UMB_PROTOCOL_VERSION, .op = UMB_OP_ARM_CHILD,
+				   .tid = tid };
+	size_t len = strlen(text) + 1;
+
+	memcpy(msg, &req, sizeof(req));
+	memcpy(msg + sizeof(req), text, len);
+	return send(fd, msg, sizeof(req) + len, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+/* Reads the reply: its error (0 or -errno, with the message in @ret_message). */
+static int read_reply(int fd, char *ret_message, size_t size)
+{
+	char buf[sizeof(struct umb_reply) + 512];
+	struct umb_reply rep;
+	ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+
+	ret_message[0] = '\0';
+	if (n < (ssize_t)sizeof(rep))
+		return -EPROTO;
+	buf[n] = '\0';
+	memcpy(&rep, buf, sizeof(rep));
+	if (rep.error < 0)
+		snprintf(ret_message, size, "%s", buf + sizeof(rep));
+	return rep.error;
+}
+
+/* Writes and reads one int through a pipe. */
+static void put_int(int fd, int v)
+{
+	if (write(fd, &v, sizeof(v)) != sizeof(v))
+		_exit(124);
+}
+
+static int get_int(int fd)
+{
+	int v = -1;
+
+	return read(fd, &v, sizeof(v)) == sizeof(v) ? v : -1;
+}
+
+/*
+ * Forks a process with pid @want, which waits for an int on @go, forks a child that
+ * tries socket() and writes that child's result on @result. Returns its pid, or -1.
+ */
+static pid_t fork_reusing(pid_t want, int go, int result)
+{
+	pid_t pid = fork_as(want);
+
+	if (pid == 0) {
+		(void)get_int(go);
+		put_int(result, child_socket_errno());
+		_exit(0);
+	}
+	return pid;
+}
+
+/* nobody's rfork("net"): the child's socket() result, through the exit status. */
+static int rfork_as_nobody(void)
+{
+	struct umb_restrictions *net = umb_restrictions__new();
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pid_t child;
+
+		become_nobody();
+		if (!net || umb_restrictions__parse(net, "net", NULL) < 0)
+			_exit(125);
+		child = rfork(net);
+		if (child == 0)
+			_exit(socket_errno());
+		_exit(child < 0 ? 124 : wait_status(child));
+	}
+	umb_restrictions__free(net);
+	return wait_status(pid);
+}
+
+/* A (nobody) asks for "net" on its own thread with the raw request, then forks: the
+ * child's socket() result, or 120 when the request is refused. */
+static int raw_request_control(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char message[256];
+		int fd, r;
+
+		become_nobody();
+		fd = connect_daemon();
+		if (fd < 0 || send_request(fd, (__u32)gettid(), "net") < 0)
+			_exit(125);
+		r = read_reply(fd, message, sizeof(message));
+		_exit(r < 0 ? 120 : child_socket_errno());
+	}
+	return wait_status(pid);
+}
+
+/* A (nobody) connects, its child C asks for "net" on A's thread while A lives: the
+ * reply's error. */
+static int request_from_handed_socket(char *message, size_t size)
+{
+	int res[2], r = -1;
+	pid_t pid;
+
+	if (pipe(res) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		pid_t a = getpid(), c;
+		int fd;
+
+		become_nobody();
+		fd = connect_daemon();
+		if (fd < 0)
+			_exit(125);
+		c = fork();
+		if (c == 0) {
+			char m[256];
+			int e = send_request(fd, (__u32)a, "net") ?: read_reply(fd, m, sizeof(m));
+
+			put_int(res[1], e);
+			if (write(res[1], m, sizeof(m)) < 0)
+				_exit(124);
+			_exit(0);
+		}
+		_exit(wait_status(c));
+	}
+	close(res[1]);
+	r = get_int(res[0]);
+	if (read(res[0], message, size) <= 0)
+		message[0] = '\0';
+	message[size - 1] = '\0';
+	close(res[0]);
+	(void)wait_status(pid);
+	return r;
+}
+
+/*
+ * The attack: A (nobody) connects and forks C, A exits, R (root) gets A's pid, C asks
+ * for "net" on R's thread. *@ret_reply: the reply's error; returns the socket() result
+ * of R's next child, or -1 when the pid could not be reused.
+ */
+static int reused_connector(int *ret_reply, char *message, size_t size)
+{
+	int a_ready[2], c_go[2], c_res[2], r_go[2], r_res[2];
+	pid_t a, r, p;
+	int child;
+
+	if (pipe(a_ready) < 0 || pipe(c_go) < 0 || pipe(c_res) < 0 || pipe(r_go) < 0 ||
+	    pipe(r_res) < 0)
+		return -1;
+	a = fork();
+	if (a == 0) {
+		int fd;
+
+		become_nobody();
+		fd = connect_daemon();
+		if (fd < 0)
+			_exit(125);
+		if (fork() == 0) {
+			char m[256] = "";
+			pid_t tid = get_int(c_go[0]);
+			int e = send_request(fd, (__u32)tid, "net") ?: read_reply(fd, m, sizeof(m));
+
+			put_int(c_res[1], e);
+			if (write(c_res[1], m, sizeof(m)) < 0)
+				_exit(124);
+			_exit(0);
+		}
+		put_int(a_ready[1], 1);
+		_exit(0); /* the connector is gone; C keeps the socket */
+	}
+	(void)get_int(a_ready[0]);
+	p = a;
+	(void)wait_status(a);
+	r = fork_reusing(p, r_go[0], r_res[1]);
+	if (r < 0) {
+		TAP_DIAG("could not give pid %d to a new process", p);
+		return -1;
+	}
+	put_int(c_go[1], r);
+	*ret_reply = get_int(c_res[0]);
+	if (read(c_res[0], message, size) <= 0)
+		message[0] = '\0';
+	message[size - 1] = '\0';
+	put_int(r_go[1], 1);
+	child = get_int(r_res[0]);
+	(void)wait_status(r);
+	return child;
+}
+
+/*
+ * The same with the request sent by A itself, for its own thread, before it exits,
+ * while umbrellad is stopped: umbrellad reads it when R has A's pid. Returns the
+ * socket() result of R's next child, or -1.
+ */
+static int reused_sender(pid_t daemon)
+{
+	int a_ready[2], r_go[2], r_res[2];
+	pid_t a, r;
+	int child;
+
+	if (pipe(a_ready) < 0 || pipe(r_go) < 0 || pipe(r_res) < 0)
+		return -1;
+	kill(daemon, SIGSTOP);
+	a = fork();
+	if (a == 0) {
+		int fd;
+
+		become_nobody();
+		fd = connect_daemon();
+		if (fd < 0 || send_request(fd, (__u32)getpid(), "net") < 0)
+			_exit(125);
+		put_int(a_ready[1], 1);
+		_exit(0);
+	}
+	(void)get_int(a_ready[0]);
+	(void)wait_status(a);
+	r = fork_reusing(a, r_go[0], r_res[1]);
+	kill(daemon, SIGCONT);
+	if (r < 0) {
+		TAP_DIAG("could not give pid %d to a new process", a);
+		return -1;
+	}
+	/* umbrellad answers the request (to no one) before this one: a barrier. */
+	(void)rfork_as_nobody();
+	put_int(r_go[1], 1);
+	child = get_int(r_res[0]);
+	(void)wait_status(r);
+	return child;
+}
+
+int main(int argc, char *argv[])
+{
+	char umbrellad[4096], *slash, message[256];
+	int reply = 1;
+	pid_t daemon;
+
+	(void)argc;
+	/* The daemon binary of the same build tree: BUILD/tests/integration/THIS. */
+	snprintf(umbrellad, sizeof(umbrellad), "%s", argv[0]);
+	slash = strrchr(umbrellad, '/');
+	snprintf(slash ? slash + 1 : umbrellad, sizeof(umbrellad) - (slash ? slash + 1 - umbrellad : 0),
+		 "../../daemon/umbrellad");
+	setenv("UMBRELLA_SOCKET", SOCKET_PATH, 1);
+	daemon = start_daemon(umbrellad);
+	if (!TAP_OK(daemon > 0, "umbrellad starts"))
+		return tap_finish();
+
+	TAP_EQ(rfork_as_nobody(), EPERM, "nobody's rfork(\"net\"): the child's socket() fails");
+	TAP_EQ(raw_request_control(), EPERM,
+	       "a raw request for the caller's own thread: its child's socket() fails");
+
+	TAP_EQ(request_from_handed_socket(message, sizeof(message)), -EPERM,
+	       "a request sent by a child of the connector is refused (%s)", message);
+
+	TAP_EQ(reused_connector(&reply, message, sizeof(message)), 0,
+	       "connector exited, its pid reused by root: root's next child creates sockets");
+	TAP_OK(reply < 0, "connector exited, its pid reused: the request is refused (%d: %s)",
+	       reply, message);
+
+	TAP_EQ(reused_sender(daemon), 0,
+	       "sender exited before umbrellad read its request, pid reused by root: "
+	       "root's next child creates sockets");
+
+	TAP_EQ(rfork_as_nobody(), EPERM, "umbrellad still serves: rfork(\"net\") works");
+	kill(daemon, SIGTERM);
+	(void)wait_status(daemon);
+	return tap_finish();
+}

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VM test: the scope every layer has, whatever its items (bpf/lib/scope.bpf.h), and the
+ * protection of umbrellad and its pins from restricted tasks. Each route a security
+ * review used to act outside the layers is tried by a task whose only layer says "net"
+ * ([X]), beside the same call by an unrestricted task (the control):
+ *
+ *   kernel settings   opening for writing: /proc/sys/kernel/core_pattern and modprobe
+ *                     (the kernel runs them as root, outside every layer), the
+ *                     binfmt_misc register file, /sys/kernel/uevent_helper,
+ *                     /proc/sysrq-trigger, cgroup.procs; and the real attack: writing
+ *                     "|/bin/sh ..." to core_pattern leaves it unchanged.
+ *   other processes   /proc/PID/oom_score_adj of another process and of umbrellad (the
+ *                     task's own stays writable); prlimit(2) of umbrellad, and of any
+ *                     process outside the domain under "signal"; setpriority(2) of
+ *                     umbrellad.
+ *   the terminal      TIOCSTI and TIOCLINUX on a pseudo-terminal.
+ *   the pins          unlinking a pin of the pin directory while no umbrellad is
+ *                     registered; unmounting a bpf file system, or a mount with mounts
+ *                     below it (umount -l /sys would take /sys/fs/bpf along).
+ *   the kernel        CAP_SYS_RAWIO (/proc/kcore), CPU-wide perf events, mknod of a
+ *                     device node,
+ *                     clone3(CLONE_INTO_CGROUP), fanotify permission events.
+ */
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <sys/fanotify.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <umbrella/kdev.h>
+
+#include "cap-test.h"
+
+static pid_t target;
+static const char *path;
+
+/* Opens @path for writing (and closes it: nothing is written). */
+static int probe_open_write(void *arg UNUSED)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int probe_open_read(void *arg UNUSED)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* The review's route: a core pattern that runs a program. */
+static int probe_core_pattern_attack(void *arg UNUSED)
+{
+	static const char pattern[] = "|/bin/sh -c true";
+	int fd = open("/proc/sys/kernel/core_pattern", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, pattern, sizeof(pattern) - 1) < 0) {
+		int r = errno;
+
+		close(fd);
+		return r;
+	}
+	close(fd);
+	return 0;
+}
+
+static int probe_oom_score_adj(void *arg UNUSED)
+{
+	char file[64];
+	int fd;
+
+	snprintf(file, sizeof(file), "/proc/%d/oom_score_adj", target ? target : getpid());
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (write(fd, "0", 1) < 0) {
+		int r = errno;
+
+		close(fd);
+		return r;
+	}
+	close(fd);
+	return 0;
+}
+
+static int probe_prlimit_cpu(void *arg UNUSED)
+{
+	struct rlimit limit;
+
+	if (prlimit(target, RLIMIT_CPU, NULL, &limit) < 0)
+		return PROBE_SETUP_FAILED;
+	/* The same limit again: the hook is asked all the same. */
+	return cap_errno(prlimit(target, RLIMIT_CPU, &limit, NULL));
+}
+
+static int probe_setpriority(void *arg UNUSED)
+{
+	errno = 0;
+	int prio = getpriority(PRIO_PROCESS, target);
+
+	if (prio == -1 && errno)
+		return PROBE_SETUP_FAILED;
+	return cap_errno(setpriority(PRIO_PROCESS, target, prio));
+}
+
+/* ioctl @arg (TIOCSTI or TIOCLINUX) on a new pseudo-terminal. */
+static int probe_tty_ioctl(void *arg)
+{
+	unsigned long cmd = (unsigned long)arg;
+	char c = 'x', linux_arg[2] = { 7 /* TIOCL_GETSHIFTSTATE */ };
+	int master, slave, r;
+
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0)
+		return PROBE_SETUP_FAILED;
+	slave = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0) {
+		close(master);
+		return PROBE_SETUP_FAILED;
+	}
+	r = cap_errno(ioctl(slave, cmd, cmd == TIOCSTI ? &c : linux_arg));
+	close(slave);
+	close(master);
+	return r;
+}
+
+static int probe_unlink(void *arg UNUSED)
+{
+	return cap_errno(unlink(path));
+}
+
+static int probe_umount(void *arg UNUSED)
+{
+	return cap_errno(umount2(path, 0));
+}
+
+static int probe_umount_detach(void *arg UNUSED)
+{
+	return cap_errno(umount2(path, MNT_DETACH));
+}
+
+/* Opens @path (/proc/kcore: CAP_SYS_RAWIO) for reading. */
+static int probe_open_rdonly(void *arg UNUSED)
+{
+	return probe_open_read(NULL);
+}
+
+/* A fanotify permission mark on /tmp (a listener that never answers would hold every
+ * open there). */
+static int probe_fanotify_perm(void *arg UNUSED)
+{
+	int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY), r;
+
+	if (fd < 0)
+		return PROBE_SETUP_FAILED;
+	r = cap_errno(fanotify_mark(fd, FAN_MARK_ADD, FAN_OPEN_PERM, AT_FDCWD, "/tmp"));
+	close(fd);
+	return r;
+}
+
+/* A software perf event counting on CPU 0 for every task. */
+static int probe_perf_cpu(void *arg UNUSED)
+{
+	struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+					.config = PERF_COUNT_SW_CPU_CLOCK, .disabled = 1 };
+	int fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* clone3(CLONE_INTO_CGROUP) of a child that exits at once, into the cgroup @path. */
+static int probe_clone_into_cgroup(void *arg UNUSED)
+{
+	int cgroup = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+				   .cgroup = (__u64)cgroup };
+	long pid;
+
+	if (cgroup < 0)
+		return PROBE_SETUP_FAILED;
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		_exit(0);
+	close(cgroup);
+	if (pid < 0)
+		return errno;
+	waitpid((pid_t)pid, NULL, 0);
+	return 0;
+}
+
+/* mknod of /dev/kmsg's device (1:11), or of an overlayfs whiteout (0:0) with @arg. */
+static int probe_mknod(void *arg)
+{
+	int r = cap_errno(mknod(path, S_IFCHR | 0600, arg ? makedev(0, 0) : makedev(1, 11)));
+
+	if (r == 0)
+		unlink(path);
+	return r;
+}
+
+static void check_kernel(struct umbrella_bpf *skel, __u32 X)
+{
+	const char *cgroup = "/tmp/scope-cgroup2";
+
+	path = "/tmp/scope-kmsg";
+	TAP_EQ(cap_run1(skel, 0, probe_mknod, NULL), 0,
+	       "unrestricted: mknod of a node for /dev/kmsg's device works");
+	TAP_EQ(cap_run1(skel, X, probe_mknod, NULL), EPERM,
+	       "[net]: mknod of a node for /dev/kmsg's device fails with EPERM");
+	TAP_EQ(cap_run1(skel, X, probe_mknod, (void *)1), 0,
+	       "[net]: mknod of a whiteout (0:0) works");
+
+	path = "/proc/kcore";
+	TAP_EQ(cap_run1(skel, 0, probe_open_rdonly, NULL), 0,
+	       "unrestricted: opening /proc/kcore (CAP_SYS_RAWIO) works");
+	TAP_EQ(cap_run1(skel, X, probe_open_rdonly, NULL), EPERM,
+	       "[net]: opening /proc/kcore (CAP_SYS_RAWIO) fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_perf_cpu, NULL), 0,
+	       "unrestricted: a CPU-wide perf event works");
+	TAP_EQ(cap_run1(skel, X, probe_perf_cpu, NULL), EPERM,
+	       "[net]: a CPU-wide perf event fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_fanotify_perm, NULL), 0,
+	       "unrestricted: a fanotify FAN_OPEN_PERM mark works");
+	TAP_EQ(cap_run1(skel, X, probe_fanotify_perm, NULL), EPERM,
+	       "[net]: a fanotify FAN_OPEN_PERM mark fails with EPERM");
+	(void)mkdir(cgroup, 0755);
+	if (!TAP_OK(mount("cgroup2", cgroup, "cgroup2", 0, NULL) == 0, "cgroup2 is mounted"))
+		return;
+	path = cgroup;
+	TAP_EQ(cap_run1(skel, 0, probe_clone_into_cgroup, NULL), 0,
+	       "unrestricted: clone3(CLONE_INTO_CGROUP) works");
+	TAP_EQ(cap_run1(skel, X, probe_clone_into_cgroup, NULL), EPERM,
+	       "[net]: clone3(CLONE_INTO_CGROUP) fails with EPERM");
+	(void)umount(cgroup);
+}
+
+static char *read_file(const char *file, char *buf, size_t size)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Writing @file: denied to [X], allowed to an unrestricted task (opened only). */
+static void check_setting(struct umbrella_bpf *skel, __u32 X, const char *file)
+{
+	if (access(file, W_OK) < 0) {
+		TAP_DIAG("skipped: %s: not on this kernel or not mounted", file);
+		return;
+	}
+	path = file;
+	TAP_EQ(cap_run1(skel, 0, probe_open_write, NULL), 0,
+	       "unrestricted: opening %s for writing works", file);
+	TAP_EQ(cap_run1(skel, X, probe_open_write, NULL), EPERM,
+	       "[net]: opening %s for writing fails with EPERM", file);
+}
+
+static void check_kernel_settings(struct umbrella_bpf *skel, __u32 X)
+{
+	char before[256], after[256];
+	const char *cgroup = "/tmp/scope-cgroup", *binfmt = "/proc/sys/fs/binfmt_misc";
+
+	check_setting(skel, X, "/proc/sys/kernel/core_pattern");
+	check_setting(skel, X, "/proc/sys/kernel/modprobe");
+	check_setting(skel, X, "/proc/sysrq-trigger");
+	check_setting(skel, X, "/sys/kernel/uevent_helper"); /* CONFIG_UEVENT_HELPER */
+	check_setting(skel, X, "/sys/kernel/mm/transparent_hugepage/enabled");
+	if (access("/proc/sys/fs/binfmt_misc/register", F_OK) < 0)
+		(void)mount("binfmt_misc", binfmt, "binfmt_misc", 0, NULL);
+	check_setting(skel, X, "/proc/sys/fs/binfmt_misc/register");
+	(void)mkdir(cgroup, 0755);
+	if (mount("cgroup2", cgroup, "cgroup2", 0, NULL) == 0) {
+		check_setting(skel, X, "/tmp/scope-cgroup/cgroup.procs");
+		(void)umount(cgroup);
+	} else {
+		TAP_DIAG("skipped: cgroup2 cannot be mounted here");
+	}
+
+	path = "/proc/sys/kernel/core_pattern";
+	TAP_EQ(cap_run1(skel, X, probe_open_read, NULL), 0,
+	       "[net]: reading /proc/sys/kernel/core_pattern works");
+	if (TAP_OK(read_file(path, before, sizeof(before)) != NULL, "core_pattern is read")) {
+		TAP_EQ(cap_run1(skel, X, probe_core_pattern_attack, NULL), EPERM,
+		       "[net]: writing \"|/bin/sh ...\" to core_pattern fails with EPERM");
+		TAP_OK(read_file(path, after, sizeof(after)) && strcmp(before, after) == 0,
+		       "core_pattern is unchanged");
+	}
+}
+
+static void check_processes(struct umbrella_bpf *skel, __u32 X, __u32 S)
+{
+	pid_t other = cap_sleeper(skel, NULL, 0), daemon = cap_sleeper(skel, NULL, 0);
+
+	if (!TAP_OK(other > 0 && daemon > 0 && cap_set_daemon(skel, daemon) == 0,
+		    "a stand-in for umbrellad and another process are started"))
+		goto out;
+	target = 0;
+	TAP_EQ(cap_run1(skel, X, probe_oom_score_adj, NULL), 0,
+	       "[net]: writing its own /proc/PID/oom_score_adj works");
+	target = other;
+	TAP_EQ(cap_run1(skel, 0, probe_oom_score_adj, NULL), 0,
+	       "unrestricted: writing another process's oom_score_adj works");
+	TAP_EQ(cap_run1(skel, X, probe_oom_score_adj, NULL), EPERM,
+	       "[net]: writing another process's oom_score_adj fails with EPERM");
+	TAP_EQ(cap_run1(skel, X, probe_prlimit_cpu, NULL), 0,
+	       "[net]: prlimit(RLIMIT_CPU) of a process outside the domain works");
+	TAP_EQ(cap_run1(skel, S, probe_prlimit_cpu, NULL), EPERM,
+	       "[signal]: prlimit(RLIMIT_CPU) of a process outside the domain fails with EPERM");
+	TAP_EQ(cap_run1(skel, X, probe_setpriority, NULL), 0,
+	       "[net]: setpriority(2) of another process works");
+
+	target = daemon;
+	TAP_EQ(cap_run1(skel, 0, probe_oom_score_adj, NULL), 0,
+	       "unrestricted: writing umbrellad's oom_score_adj works");
+	TAP_EQ(cap_run1(skel, X, probe_oom_score_adj, NULL), EPERM,
+	       "[net]: writing umbrellad's oom_score_adj fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_prlimit_cpu, NULL), 0,
+	       "unrestricted: prlimit(RLIMIT_CPU) of umbrellad works");
+	TAP_EQ(cap_run1(skel, X, probe_prlimit_cpu, NULL), EPERM,
+	       "[net]: prlimit(RLIMIT_CPU) of umbrellad fails with EPERM");
+	TAP_EQ(cap_run1(skel, X, probe_setpriority, NULL), EPERM,
+	       "[net]: setpriority(2) of umbrellad fails with EPERM");
+	cap_set_daemon(skel, 0);
+out:
+	cap_stop(other);
+	cap_stop(daemon);
+}
+
+static void check_terminal(struct umbrella_bpf *skel, __u32 X)
+{
+	int r = cap_run1(skel, 0, probe_tty_ioctl, (void *)(unsigned long)TIOCSTI);
+
+	if (r == PROBE_SETUP_FAILED) {
+		TAP_DIAG("skipped: no pseudo-terminal");
+		return;
+	}
+	TAP_EQ(r, 0, "unrestricted: TIOCSTI on a terminal works");
+	TAP_EQ(cap_run1(skel, X, probe_tty_ioctl, (void *)(unsigned long)TIOCSTI), EPERM,
+	       "[net]: TIOCSTI on a terminal fails with EPERM");
+	TAP_EQ(cap_run1(skel, X, probe_tty_ioctl, (void *)(unsigned long)TIOCLINUX), EPERM,
+	       "[net]: TIOCLINUX on a terminal fails with EPERM");
+}
+
+/* The pin directory of a stand-in umbrellad that has exited: ctl.pin_dev/pin_ino
+ * set, daemon_tgid 0. */
+static void check_pins(struct umbrella_bpf *skel, __u32 X)
+{
+	const char *dir = "/sys/fs/bpf/umbrella-scope-test", *bpffs = "/tmp/scope-bpffs";
+	char pin_path[128];
+	struct umb_ctl ctl = {};
+	struct stat st;
+	__u32 zero = 0;
+	int ctl_fd = bpf_map__fd(skel->maps.umb_ctl);
+
+	snprintf(pin_path, sizeof(pin_path), "%s/umb_stats", dir);
+	(void)unlink(pin_path);
+	(void)rmdir(dir);
+	if (!TAP_OK(mkdir(dir, 0700) == 0 && stat(dir, &st) == 0 &&
+			    bpf_map__pin(skel->maps.umb_stats, pin_path) == 0 &&
+			    bpf_map_lookup_elem(ctl_fd, &zero, &ctl) == 0,
+		    "a map is pinned in a pin directory"))
+		return;
+	ctl.pin_dev = umb_kdev(st.st_dev);
+	ctl.pin_ino = st.st_ino;
+	ctl.daemon_tgid = 0;
+	(void)bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY);
+	path = pin_path;
+	TAP_EQ(cap_run1(skel, X, probe_unlink, NULL), EPERM,
+	       "[net]: unlinking a pin while no umbrellad runs fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_unlink, NULL), 0,
+	       "unrestricted: unlinking a pin while no umbrellad runs works");
+	ctl.pin_dev = 0;
+	ctl.pin_ino = 0;
+	(void)bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY);
+	(void)rmdir(dir);
+
+	(void)mkdir(bpffs, 0700);
+	if (!TAP_OK(mount("bpf", bpffs, "bpf", 0, NULL) == 0, "a bpf file system is mounted"))
+		return;
+	path = bpffs;
+	TAP_EQ(cap_run1(skel, X, probe_umount, NULL), EPERM,
+	       "[net]: unmounting a bpf file system fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_umount, NULL), 0,
+	       "unrestricted: unmounting a bpf file system works");
+	(void)umount(bpffs);
+
+	/* A tmpfs with a tmpfs below it: "umount -l" of the upper one. */
+	if (!TAP_OK(mount("tmpfs", bpffs, "tmpfs", 0, NULL) == 0 &&
+			    mkdir("/tmp/scope-bpffs/below", 0700) == 0 &&
+			    mount("tmpfs", "/tmp/scope-bpffs/below", "tmpfs", 0, NULL) == 0,
+		    "a mount with a mount below it"))
+		return;
+	TAP_EQ(cap_run1(skel, X, probe_umount_detach, NULL), EPERM,
+	       "[net]: umount -l of a mount with mounts below it fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_umount_detach, NULL), 0,
+	       "unrestricted: umount -l of a mount with mounts below it works");
+	(void)umount2(bpffs, MNT_DETACH);
+	(void)rmdir(bpffs);
+}
+
+int main(void)
+{
+	struct umbrella_bpf *skel = test_load();
+	__u32 X, S;
+
+	if (!skel)
+		return tap_finish();
+	X = cap_layer(skel, UMB_CR_NET, 0);
+	S = cap_layer(skel, UMB_CR_SIGNAL, 0);
+	if (TAP_OK(X && S, "layers are written")) {
+		check_kernel_settings(skel, X);
+		check_processes(skel, X, S);
+		check_terminal(skel, X);
+		check_pins(skel, X);
+		check_kernel(skel, X);
+	}
+	umbrella_bpf__destroy(skel);
+	return tap_finish();
+}

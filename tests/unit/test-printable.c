@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit test: umbrella-cli's cli_printable(), which stands between text others control
+ * (command names, paths) and root's terminal. */
+#include "../../cli/printable.h"
+#include "tap.h"
+
+static void check(const char *in, const char *expected, size_t size, const char *what)
+{
+	char buf[256] = "";
+
+	cli_printable(in, buf, size);
+	TAP_OK(strcmp(buf, expected) == 0, "%s: \"%s\"", what, tap_show(buf));
+}
+
+int main(void)
+{
+	check("plain name", "plain name", 256, "ASCII stays");
+	check("caf\xc3\xa9 \xe2\x9c\x93", "caf\xc3\xa9 \xe2\x9c\x93", 256, "valid UTF-8 stays");
+	check("\x1b]0;pwned\x07\x1b[2J", "\\x1b]0;pwned\\x07\\x1b[2J", 256,
+	      "escape sequences are written as \\xNN");
+	check("a\\x1b", "a\\x5cx1b", 256, "a backslash is escaped (no forged escape)");
+	check("\xc2\x9b" "31m", "\\xc2\\x9b31m", 256, "a C1 control in UTF-8 (CSI) is escaped");
+	check("\x9b" "31m", "\\x9b31m", 256, "a raw C1 byte is escaped");
+	check("\xc0\xaf \xed\xa0\x80", "\\xc0\\xaf \\xed\\xa0\\x80", 256,
+	      "overlong forms and surrogates are escaped");
+	check("\xe2\x9c", "\\xe2\\x9c", 256, "a truncated sequence is escaped");
+	check("abc\x1b", "abc", 7, "truncation never cuts an escape");
+	check("abcdef", "abcde", 6, "truncation fits the buffer");
+	return tap_finish();
+}
