@@ -43,7 +43,7 @@ converge() {
 }
 
 # A low per-user limit, so that the unprivileged test reaches it quickly.
-printf 'max_layers_per_user = 20\n' >"$conf"
+printf 'max_layers_per_user = 20\nmax_rules_per_user = 1000\n' >"$conf"
 start_daemon "$log" --config "$conf"
 rc=$?
 out=$(cat "$log")
@@ -136,11 +136,12 @@ check $? "once its processes exit, the user can rfork again: 60 in a row ($out)"
 converge "$base_layers" "$base_rules"
 check $? "and every layer is freed again"
 
-# The same for rules: layers of 1024 names each (the review filled the name map with 63
-# such requests) stop at max_rules_per_user (8192 by default), and root is not held up.
+# The same for rules: layers of 126 fs items each (the most one request carries; the
+# review filled the name map with requests of 1024 names) stop at max_rules_per_user
+# (1000 here), and root is not held up.
 mkdir -m 755 "$tmp/n"
 items=fs:/etc
-for i in $(seq 1023); do items+=",fs:$tmp/n/$i"; done
+for i in $(seq 125); do items+=",fs:$tmp/n/$i"; done
 setpriv --reuid 65534 --regid 65534 --clear-groups "$churn" until-refused "$items" \
 	>"$tmp/rules.out" 2>&1 &
 nobody=$!
@@ -148,11 +149,11 @@ for _ in $(seq 600); do [ -s "$tmp/rules.out" ] && break; sleep 0.1; done
 out=$(cat "$tmp/rules.out")
 held=$(printf '%s\n' "$out" | sed -n 's/^held=\([0-9]*\) denied=\1 error=.*/\1/p')
 [ -n "$held" ] && [ "$held" -ge 1 ] && [ "$held" -le 8 ] &&
-	[[ "$out" == *"limit of 8192 fs rules per user"* ]]
+	[[ "$out" == *"limit of 1000 fs rules per user"* ]]
 check $? "an unprivileged user is refused past max_rules_per_user, with the limit named"
 out=$("$churn" rforks 20 "$items" 2>&1)
 [ $? = 0 ]
-check $? "meanwhile root's rforks with 1024 rules each all work ($out)"
+check $? "meanwhile root's rforks with 126 fs items each all work ($out)"
 kill -TERM "$nobody"
 wait "$nobody"
 converge "$base_layers" "$base_rules"
