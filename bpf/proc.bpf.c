@@ -269,7 +269,7 @@ static __always_inline int file_ioctl(struct file *file, unsigned int cmd)
 	if (!umb_is_restricted(state))
 		return 0;
 	if (umb_is_injecting_ioctl(cmd))
-		return umb_scope_ioctl(cmd);
+		return umb_scope_deny(UMB_HOOK_FILE_IOCTL, UMB_SCOPE_TERMINAL, 0);
 	if (!(state->denied_caps & UMB_CR_SIGNAL))
 		return 0;
 	if (cmd != FIOASYNC || !may_own_sigio(file, false, 0))

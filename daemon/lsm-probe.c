@@ -36,9 +36,9 @@ int lsm_probe_bpf_active(void)
 const char *lsm_probe_hint(int r)
 {
 	if (r == -ENOENT)
-		return "the BPF LSM is not active: boot with 'bpf' in lsm= (e.g. "
-		       "lsm=lockdown,capability,landlock,yama,bpf) on a kernel with "
-		       "CONFIG_BPF_LSM=y";
+		return "the BPF LSM is not active: boot with lsm= set to the list in "
+		       LSM_LIST " followed by ',bpf' (keep every LSM listed there) on a "
+		       "kernel with CONFIG_BPF_LSM=y";
 	return "cannot read " LSM_LIST ": is securityfs mounted? "
 	       "(mount -t securityfs securityfs /sys/kernel/security)";
 }

@@ -158,20 +158,13 @@ static __always_inline int umb_scope_file_write(struct file *file, __u32 hook)
 	return 0;
 }
 
-/* umb_scope_ioctl() - the scope at ioctl(2) @cmd by a restricted task: no terminal
- * injection. Return: 0 or -EPERM. */
+/* umb_is_injecting_ioctl() - whether ioctl(2) @cmd injects input into a terminal or
+ * rewrites the console's keymap: the scope of a restricted task refuses these. */
 static __always_inline bool umb_is_injecting_ioctl(unsigned int cmd)
 {
 	return cmd == UMB_TIOCSTI || cmd == UMB_TIOCLINUX || cmd == UMB_KDSKBENT ||
 	       cmd == UMB_KDSKBSENT || cmd == UMB_KDSKBDIACR || cmd == UMB_KDSETKEYCODE ||
 	       cmd == UMB_KDSKBDIACRUC;
-}
-
-static __always_inline int umb_scope_ioctl(unsigned int cmd)
-{
-	if (umb_is_injecting_ioctl(cmd))
-		return umb_scope_deny(UMB_HOOK_FILE_IOCTL, UMB_SCOPE_TERMINAL, 0);
-	return 0;
 }
 
 #endif /* UMBRELLA_SCOPE_BPF_H */
