@@ -7,7 +7,7 @@
 
 #include "json-writer.h"
 
-/* Exit codes, listed by "umbrella-cli help". "run" exits with the command's status. */
+/* Exit codes, listed by "umbrella-cli help". "run" exits with the command's status (run.c). */
 enum {
 	EXIT_OK = 0,
 	EXIT_ERROR = 1,	      /* the command failed */
@@ -18,7 +18,6 @@ enum {
 	EXIT_UNSIGNED = 5,    /* binary verify: the file has no signature */
 	EXIT_REFUSED = 6,     /* binary verify: a signature that does not verify, a revoked
 			       * or unknown key, or a malformed file: umbrellad refuses it */
-	EXIT_NO_EXEC = 127,   /* run: CMD could not be started (as the shell does) */
 };
 
 extern bool arg_json;		/* -j, --json: JSON on stdout */

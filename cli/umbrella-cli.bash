@@ -154,8 +154,13 @@ _umbrella_cli()
 				mount module setid cap:' -- "$cur"))
 			[[ $COMPREPLY == *: ]] && compopt -o nospace
 			;;
+		--profile)
+			local dir=${UMBRELLA_PROFILE_DIR:-/etc/umbrella/profiles}
+			COMPREPLY=($(compgen -W "$(ls "$dir" 2>/dev/null)" -- "$cur"))
+			;;
 		*)
-			COMPREPLY=($(compgen -W '-r --' -- "$cur"))
+			COMPREPLY=($(compgen -W '-r --profile --no-fork --die-with-parent --help --' \
+				-- "$cur"))
 			;;
 		esac
 		;;

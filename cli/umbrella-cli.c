@@ -3,7 +3,7 @@
  * umbrella-cli - the operators' tool, in bpftool's OBJECT COMMAND grammar.
  *
  * This file holds the grammar (global options, the command table) and the commands
- * that need no BPF: run (a command under restrictions, through rfork()), version, help.
+ * that need no BPF: version, help.
  * Each object's commands have their own file (status.c, task.c, layer.c, events.c);
  * they read the pinned maps, not umbrellad, so they work while umbrellad is down.
  * Still to come with what they inspect (DESIGN.md section 5): verdict, key, binary.
@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <umbrella/umbrella.h>
@@ -24,6 +23,7 @@
 #include "events.h"
 #include "key.h"
 #include "layer.h"
+#include "run.h"
 #include "status.h"
 #include "task.h"
 #include "verdict.h"
@@ -67,7 +67,8 @@ static int usage(FILE *out)
 		     "       umbrella-cli [OPTIONS] events [--follow] [-n N]\n"
 		     "       umbrella-cli [OPTIONS] binary {sign | verify | inspect | help} ...\n"
 		     "       umbrella-cli [OPTIONS] key {generate | list | add | remove | revoke | help}\n"
-		     "       umbrella-cli run [-r ITEM]... -- CMD [ARG]...\n"
+		     "       umbrella-cli run [-r ITEM]... [--profile NAME] [--no-fork]\n"
+		     "                        [--die-with-parent] [--] CMD [ARG]...\n"
 		     "       umbrella-cli version\n"
 		     "       umbrella-cli help\n"
 		     "\n"
@@ -95,7 +96,8 @@ static int usage(FILE *out)
 		     "  5    binary verify: the file has no signature\n"
 		     "  6    binary verify: umbrellad refuses the file (bad signature, unknown or\n"
 		     "       revoked key, malformed)\n"
-		     "  run: the command's exit status; 127 when it could not be started\n");
+		     "  run: the command's exit status; 125 when run failed, 126 when the\n"
+		     "       command could not be executed, 127 when it was not found\n");
 	return out == stdout ? EXIT_OK : EXIT_USAGE;
 }
 
@@ -112,68 +114,6 @@ static int cmd_help(int argc, char **argv)
 {
 	(void)argv;
 	return usage(argc > 1 ? stderr : stdout);
-}
-
-/*
- * run: CMD starts through rfork() with the restrictions taking effect at its exec, so
- * CMD itself starts ("run -r exec -- sh -c /bin/true" runs sh and denies sh's exec).
- */
-static int cmd_run(int argc, char *argv[])
-{
-	struct umb_restrictions *r = umb_restrictions__new();
-	int c, status, ret = EXIT_ERROR;
-	pid_t pid;
-
-	if (!r) {
-		fprintf(stderr, "umbrella-cli: %s\n", strerror(errno));
-		return EXIT_ERROR;
-	}
-	optind = 1;
-	while ((c = getopt(argc, argv, "+r:h")) >= 0) {
-		char *error = NULL;
-
-		switch (c) {
-		case 'r':
-			if (umb_restrictions__parse(r, optarg, &error) < 0) {
-				fprintf(stderr, "umbrella-cli: %s\n", error ? error : optarg);
-				free(error);
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			break;
-		case 'h':
-			ret = usage(stdout);
-			goto out;
-		default:
-			ret = usage(stderr);
-			goto out;
-		}
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "umbrella-cli: run: no command given\n");
-		ret = usage(stderr);
-		goto out;
-	}
-
-	pid = umb_rfork(r, UMB_RFORK_ON_EXEC);
-	if (pid < 0) {
-		fprintf(stderr, "umbrella-cli: %s\n",
-			umb_last_error() ? umb_last_error() : strerror(errno));
-		goto out;
-	}
-	if (pid == 0) {
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "umbrella-cli: %s: %s\n", argv[optind], strerror(errno));
-		_exit(EXIT_NO_EXEC);
-	}
-	if (waitpid(pid, &status, 0) < 0) {
-		fprintf(stderr, "umbrella-cli: waitpid: %s\n", strerror(errno));
-		goto out;
-	}
-	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-out:
-	umb_restrictions__free(r);
-	return ret;
 }
 
 static int cmd_events(int argc, char **argv)
@@ -194,7 +134,7 @@ static const struct command {
 	{ "binary", cli_binary, false },
 	{ "key", cli_key, false },
 	{ "verdict", cli_verdict, false },
-	{ "run", cmd_run, true },
+	{ "run", cli_run, true },
 	{ "version", cmd_version, false },
 	{ "help", cmd_help, false },
 };
@@ -270,7 +210,6 @@ int main(int argc, char *argv[])
 			return EXIT_USAGE;
 		}
 	}
-	opterr = 1; /* run's getopt() speaks for itself, as before */
 	if (optind >= argc)
 		return usage(stderr);
 	argc -= optind;

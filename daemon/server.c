@@ -149,9 +149,9 @@ static void handle_arm(struct server *s, int fd, const struct peer *peer,
 		reply(fd, -ENOMEM, 0, NULL);
 		return;
 	}
-	if (req->flags & ~(__u32)UMB_ARM_ON_EXEC || (self && req->flags)) {
+	if (req->flags & ~(__u32)UMB_ARM_ON_EXEC) {
 		ret = -EINVAL;
-		error = strdup("unknown or unsupported flags");
+		error = strdup("unknown flags");
 		goto out;
 	}
 	/* An empty list is a valid, empty layer (the parser wants at least one item). */

@@ -198,9 +198,11 @@ pid_t rfork(const struct umb_restrictions *r)
 	return umb_rfork(r, 0);
 }
 
-int umb_restrict_self(const struct umb_restrictions *r)
+/* Arms a layer made of @r for the calling thread with @flags (UMB_ARM_ON_EXEC or 0)
+ * and has the kernel apply it. Returns 0 or -errno. */
+static int restrict_self(const struct umb_restrictions *r, __u32 flags)
 {
-	long layer = arm(r, UMB_OP_ARM_SELF, 0);
+	long layer = arm(r, UMB_OP_ARM_SELF, flags);
 	int err;
 
 	if (layer < 0)
@@ -212,4 +214,14 @@ int umb_restrict_self(const struct umb_restrictions *r)
 	snprintf(last_error, sizeof(last_error), "the kernel did not apply the layer: %s",
 		 err == EPERM ? "the task has the most layers it can carry" : strerror(err));
 	return err == ENOMEM ? -ENOMEM : -EPERM;
+}
+
+int umb_restrict_self(const struct umb_restrictions *r)
+{
+	return restrict_self(r, 0);
+}
+
+int umb_restrict_self_on_exec(const struct umb_restrictions *r)
+{
+	return restrict_self(r, UMB_ARM_ON_EXEC);
 }

@@ -26,7 +26,8 @@
  *                     The layer is pushed on the next process the thread forks (or
  *                     pending until that child's next exec, with UMB_ARM_ON_EXEC).
  *   UMB_OP_ARM_SELF   the same, for the thread itself, applied by its
- *                     prctl(UMB_PRCTL_APPLY).
+ *                     prctl(UMB_PRCTL_APPLY) (pending until its next exec, with
+ *                     UMB_ARM_ON_EXEC).
  *                     The caller learns from the kernel whether the layer was
  *                     applied (prctl UMB_PRCTL_DISARM, UMB_PRCTL_CARRIES): one round
  *                     trip per rfork.
@@ -60,7 +61,7 @@ struct umb_request {
 	__u32 version; /* UMB_PROTOCOL_VERSION */
 	__u32 op;      /* enum umb_op */
 	__u32 tid;     /* the calling thread */
-	__u32 flags;   /* UMB_ARM_ON_EXEC (UMB_OP_ARM_CHILD) */
+	__u32 flags;   /* UMB_ARM_ON_EXEC or 0 */
 };
 
 _Static_assert(sizeof(struct umb_request) == 16, "struct umb_request is ABI");

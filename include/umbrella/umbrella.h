@@ -189,6 +189,21 @@ pid_t rfork(const struct umb_restrictions *r);
 int umb_restrict_self(const struct umb_restrictions *r);
 
 /**
+ * umb_restrict_self_on_exec() - add a layer made of @r to the calling thread at its
+ * next exec
+ *
+ * Until then the thread runs with the restrictions it had, so it can exec a program
+ * that @r would keep it from executing; the kernel refuses an exec that could not take
+ * the layer, and the layer is on the new program before its first instruction. This is
+ * how a launcher restricts the program it becomes ("umbrella-cli run --no-fork"). The
+ * layer waits on the calling thread only: an exec by another thread of the process
+ * runs without it.
+ *
+ * Return: 0, or -errno as for umb_rfork().
+ */
+int umb_restrict_self_on_exec(const struct umb_restrictions *r);
+
+/**
  * umb_last_error() - the message umbrellad gave with the calling thread's last refusal
  *
  * Return: the message (valid until the thread's next call into the library), or NULL.

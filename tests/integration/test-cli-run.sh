@@ -11,6 +11,7 @@ umbrellad=$build/daemon/umbrellad
 cli=$build/cli/umbrella-cli
 export UMBRELLA_SOCKET=/run/umbrella-test/umbrellad.sock
 log=$(mktemp)
+tmp=$(mktemp -d)
 
 run() { out=$("$cli" run "$@" 2>&1); rc=$?; }
 
@@ -54,11 +55,11 @@ run -r net:inet6 -- bash -c 'exec 3<>/dev/udp/127.0.0.1/9'
 check $? "run -r net:inet6: an IPv4 socket still works"
 
 run -r fs:etc -- true
-[ "$rc" = 2 ] && [[ "$out" == "umbrella-cli: fs:etc"* ]] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]
+[ "$rc" = 125 ] && [[ "$out" == "umbrella-cli: fs:etc"* ]] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]
 check $? "a malformed item is refused in one line naming it (exit $rc)"
 
 run -r fs:/nonexistent-dir/file -- true
-[ "$rc" = 1 ] && [[ "$out" == *"fs:/nonexistent-dir/file"* ]]
+[ "$rc" = 125 ] && [[ "$out" == *"fs:/nonexistent-dir/file"* ]]
 check $? "a path whose directory does not exist is refused by umbrellad, naming it"
 
 out=$(python3 - "$UMBRELLA_SOCKET" <<'PY' 2>&1
@@ -79,11 +80,106 @@ run -r fs:/tmp -- cat /etc/hostname
 [ "$rc" = 0 ]
 check $? "umbrellad still serves after bad requests"
 
+# --- run as env(1) and the sandbox tools do: exit codes, in place, signals, profiles ---
+run -- /nonexistent/command
+[ "$rc" = 127 ] && [[ "$out" == *"/nonexistent/command: No such file or directory"* ]]
+check $? "a command that is not found exits 127 (exit $rc)"
+
+printf 'data\n' >"$tmp/not-executable"
+run -- "$tmp/not-executable"
+[ "$rc" = 126 ] && [[ "$out" == *"Permission denied"* ]]
+check $? "a command that cannot be executed exits 126 (exit $rc)"
+
+run --frobnicate -- true
+[ "$rc" = 125 ] && [[ "$out" == *"--frobnicate: unknown option"* ]]
+check $? "run's own errors exit 125, never a status the command could give (exit $rc)"
+
+run help
+[ "$rc" = 0 ] && [[ "$out" == "Usage: umbrella-cli run"* ]]
+check $? "run help prints run's usage and runs nothing"
+
+run -- help
+[ "$rc" = 127 ]
+check $? "run -- help runs a program named help (exit $rc)"
+
+out=$("$cli" run --no-fork -r fs:/etc -- sh -c 'echo $$; cat /etc/hostname' 2>&1 &
+	echo "cli=$!"; wait $!; echo "rc=$?")
+cli_pid=$(printf '%s\n' "$out" | sed -n 's/^cli=//p')
+[ -n "$cli_pid" ] && printf '%s\n' "$out" | grep -qx "$cli_pid" && [[ "$out" == *"/etc/hostname: Permission denied"* ]] &&
+	[[ "$out" == *"rc=1"* ]]
+check $? "run --no-fork: the command is the process run was (pid $cli_pid), and it is restricted"
+
+run --no-fork -r exec -- sh -c '/bin/true; echo status=$?'
+[ "$rc" = 0 ] && [[ "$out" == *"/bin/true: Operation not permitted"*"status=126" ]]
+check $? "run --no-fork -r exec: the layer takes effect at the exec, so sh starts and its exec is denied"
+
+run --no-fork -- sh -c 'cat /etc/hostname'
+[ "$rc" = 0 ] && [ "$out" = "$(cat /etc/hostname)" ]
+check $? "run --no-fork with no restriction: the command runs and reads /etc/hostname"
+
+"$cli" run -r fs:/etc -- sh -c 'trap "echo got-term; exit 3" TERM; echo ready; while :; do sleep 0.1; done' \
+	>"$tmp/sig.out" 2>&1 &
+cli_pid=$!
+for _ in $(seq 100); do grep -q ready "$tmp/sig.out" && break; sleep 0.1; done
+kill -TERM "$cli_pid"
+wait "$cli_pid"
+rc=$?
+out=$(cat "$tmp/sig.out")
+[ "$rc" = 3 ] && [[ "$out" == *got-term* ]]
+check $? "SIGTERM sent to run reaches the command, and run exits with its status (exit $rc)"
+
+# --die-with-parent: a parent shell starts run in the background and exits.
+setsid sh -c "\"$cli\" run --die-with-parent -- sleep 3001 & sleep 1" >/dev/null 2>&1
+sleep 1
+pgrep -fx 'sleep 3001' >/dev/null
+survivors=$?
+setsid sh -c "\"$cli\" run -- sleep 3002 & sleep 1" >/dev/null 2>&1
+sleep 1
+pgrep -fx 'sleep 3002' >/dev/null
+control=$?
+pkill -fx 'sleep 3002'
+[ "$survivors" = 1 ] && [ "$control" = 0 ]
+check $? "--die-with-parent: the command dies with run's parent; without it, it lives on"
+
+printf '# a profile\n\n  fs:/etc  \n# fs:/tmp\nnet:inet4,net:inet6\n' >"$tmp/profile"
+run -r @"$tmp/profile" -- bash -c 'cat /etc/hostname; cat /tmp/profile-probe 2>&1; exec 3<>/dev/udp/127.0.0.1/9'
+[ "$rc" != 0 ] && [[ "$out" == *"/etc/hostname: Permission denied"* ]] &&
+	[[ "$out" == *"/tmp/profile-probe: No such file"* ]] && [[ "$out" == *"Operation not permitted"* ]]
+check $? "-r @FILE: the profile's items apply, its comments and blank lines do not"
+
+printf 'fs:/etc\nfrobnicate\n' >"$tmp/bad-profile"
+run -r @"$tmp/bad-profile" -- true
+[ "$rc" = 125 ] && [[ "$out" == *"$tmp/bad-profile:2: "* ]]
+check $? "a profile with a bad item is refused, naming the file and the line (exit $rc)"
+
+printf '# nothing\n\n' >"$tmp/empty-profile"
+run -r @"$tmp/empty-profile" -- true
+[ "$rc" = 125 ] && [[ "$out" == *"no restriction in it"* ]]
+check $? "a profile with no item is refused, never an empty layer"
+
+mkdir -p "$tmp/profiles"
+cp "$tmp/profile" "$tmp/profiles/no-etc"
+UMBRELLA_PROFILE_DIR=$tmp/profiles run --profile no-etc -- cat /etc/hostname
+[ "$rc" = 1 ] && [[ "$out" == *"/etc/hostname: Permission denied"* ]]
+check $? "--profile NAME applies the profile of that name"
+
+UMBRELLA_PROFILE_DIR=$tmp/profiles run --profile ../profile -- true
+rc1=$rc out1=$out
+UMBRELLA_PROFILE_DIR=$tmp/profiles run --profile missing -- true
+out="$out1"$'\n'"$out"
+[ "$rc1" = 125 ] && [[ "$out1" == *"not a profile name"* ]] &&
+	[ "$rc" = 125 ] && [[ "$out" == *"missing: No such file"* ]]
+check $? "--profile refuses a name with a slash and a profile that does not exist"
+
 kill "$daemon"
 wait "$daemon"
 run -r fs:/etc -- cat /etc/hostname
-[ "$rc" = 1 ] && [[ "$out" == *"cannot reach umbrellad"* ]]
-check $? "without umbrellad, run refuses to start the command (fail closed)"
+[ "$rc" = 125 ] && [[ "$out" == *"cannot reach umbrellad"* ]]
+check $? "without umbrellad, run refuses to start the command (fail closed, exit $rc)"
 
-rm -f "$log"
+run --no-fork -r fs:/etc -- cat /etc/hostname
+[ "$rc" = 125 ] && [[ "$out" == *"cannot reach umbrellad"* ]] && [[ "$out" != *"$(cat /etc/hostname)"* ]]
+check $? "without umbrellad, run --no-fork does not exec the command either (exit $rc)"
+
+rm -rf "$log" "$tmp"
 tap_done

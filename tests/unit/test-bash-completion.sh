@@ -42,5 +42,14 @@ check $? "events --f completes to --follow ($out)"
 out=$(completions run -r ex)
 [ "$out" = "exec exec-unsigned" ]
 check $? "run -r ex offers exec and exec-unsigned ($out)"
+out=$(completions run --no)
+[ "$out" = --no-fork ]
+check $? "run --no completes to --no-fork ($out)"
+profiles=$(mktemp -d)
+touch "$profiles/web-server" "$profiles/worker"
+out=$(UMBRELLA_PROFILE_DIR=$profiles completions run --profile w)
+rm -rf "$profiles"
+[ "$out" = "web-server worker" ]
+check $? "run --profile offers the profiles' names ($out)"
 
 tap_done
