@@ -108,6 +108,7 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 	ctl = umb_ctl_get();
 	v = umb_verdict_lookup(file->f_inode);
 	verdict = umb_verdict_effective(v, ctl);
+	umb_counter_inc(verdict ? UMB_COUNTER_VERDICT_HITS : UMB_COUNTER_VERDICT_MISSES);
 	if (verdict == UMB_VERDICT_SIGNED && v && v->layer)
 		return carry_layer(task, v->layer);
 

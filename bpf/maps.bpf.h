@@ -205,6 +205,22 @@ UMB_MAP struct {
 	__type(value, __u64);
 } umb_stats SEC(".maps");
 
+/* umb_counters: per-CPU counters indexed by enum umb_counter (umbrella-cli metrics). */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UMB_COUNTER_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} umb_counters SEC(".maps");
+
+/* umb_gate_stats: the exec gate's figures, written by umbrellad only (bpf-abi.h). */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct umb_gate_stats);
+} umb_gate_stats SEC(".maps");
+
 /*
  * The state of @task, or NULL when it is unrestricted.
  *

@@ -173,7 +173,25 @@ int pinned_ctl_read(const struct pinned_maps *m, struct umb_ctl *ret_ctl)
 	return 0;
 }
 
+int pinned_map_open_optional(const char *name, __u32 value_size)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s", arg_pin_dir, name) >= (int)sizeof(path)) {
+		cli_error("%s/%s: %s", arg_pin_dir, name, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	if (access(path, F_OK) < 0 && errno == ENOENT)
+		return -ENOENT;
+	return map_open(name, value_size);
+}
+
 int pinned_stat_read(const struct pinned_maps *m, __u32 index, __u64 *ret_sum)
+{
+	return pinned_percpu_sum(m->stats, "umb_stats", index, ret_sum);
+}
+
+int pinned_percpu_sum(int fd, const char *name, __u32 index, __u64 *ret_sum)
 {
 	int cpus = libbpf_num_possible_cpus(), r;
 	__u64 *values, sum = 0;
@@ -185,9 +203,9 @@ int pinned_stat_read(const struct pinned_maps *m, __u32 index, __u64 *ret_sum)
 	values = calloc((size_t)cpus, sizeof(*values));
 	if (!values)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(m->stats, &index, values) < 0) {
+	if (bpf_map_lookup_elem(fd, &index, values) < 0) {
 		r = -errno;
-		cli_error("%s/umb_stats: %s", arg_pin_dir, strerror(-r));
+		cli_error("%s/%s: %s", arg_pin_dir, name, strerror(-r));
 		free(values);
 		return r;
 	}

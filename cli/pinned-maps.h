@@ -39,6 +39,16 @@ int pinned_ctl_read(const struct pinned_maps *m, struct umb_ctl *ret_ctl);
 /* Sums the per-CPU counter @index of umb_stats. Return: 0 or -errno (printed). */
 int pinned_stat_read(const struct pinned_maps *m, __u32 index, __u64 *ret_sum);
 
+/* Sums the per-CPU counter @index of the per-CPU array @fd (@name in errors).
+ * Return: 0 or -errno (printed). */
+int pinned_percpu_sum(int fd, const char *name, __u32 index, __u64 *ret_sum);
+
+/* Opens the map pinned as @name read-only, checking its value size (0: any): one that
+ * came after ABI 6 without a bump, which a pin directory made by an older umbrellad
+ * lacks until umbrellad restarts. Return: the fd, -ENOENT (not pinned, nothing
+ * printed), or -errno (printed). */
+int pinned_map_open_optional(const char *name, __u32 value_size);
+
 /* Reads the live layer @id (its slot, if the slot still holds that id).
  * Return: 0, -ENOENT (no such layer: never made, or freed), or -errno (printed). */
 int pinned_layer_get(const struct pinned_maps *m, __u32 id, struct umb_layer *ret_layer);

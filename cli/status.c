@@ -37,8 +37,7 @@ struct status {
 	struct umb_meta meta;
 };
 
-/* Is @pid an umbrellad? */
-static bool is_umbrellad(__u32 pid)
+bool status_is_umbrellad(__u32 pid)
 {
 	char path[64], comm[UMB_COMM_LEN] = "";
 	FILE *f;
@@ -166,7 +165,7 @@ static int read_status(struct status *s)
 	pinned_maps_close(&m);
 	if (r < 0)
 		return r;
-	s->daemon_running = is_umbrellad(s->ctl.daemon_tgid);
+	s->daemon_running = status_is_umbrellad(s->ctl.daemon_tgid);
 	return read_links(s);
 }
 

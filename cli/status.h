@@ -3,8 +3,15 @@
 #ifndef UMBRELLA_CLI_STATUS_H
 #define UMBRELLA_CLI_STATUS_H
 
+#include <stdbool.h>
+
+#include <linux/types.h>
+
 /* umbrella-cli status; @argv[0] is "status". Returns EXIT_OK only when umbrellad runs
  * and programs are attached, EXIT_NOT_RUNNING when either is not so. */
 int cli_status(int argc, char **argv);
+
+/* Is the process @pid an umbrellad (its comm says so)? */
+bool status_is_umbrellad(__u32 pid);
 
 #endif /* UMBRELLA_CLI_STATUS_H */

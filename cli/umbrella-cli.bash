@@ -73,7 +73,7 @@ _umbrella_cli()
 	fi
 
 	local globals='-j --json -p --pretty --pin-dir'
-	local objects='status task layer verdict events binary key run version help'
+	local objects='status task layer verdict events metrics binary key run version help'
 	local i object='' command='' nwords=0
 
 	# Find OBJECT and COMMAND past the global options.
@@ -133,6 +133,12 @@ _umbrella_cli()
 		-n) return ;;
 		esac
 		COMPREPLY=($(compgen -W '--follow -n -j --json -p --pretty' -- "$cur"))
+		;;
+	metrics)
+		case $prev in
+		-o | --output) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W '-o --output help' -- "$cur")) ;;
+		esac
 		;;
 	run)
 		# After "--": the command and its arguments.

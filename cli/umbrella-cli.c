@@ -23,6 +23,7 @@
 #include "events.h"
 #include "key.h"
 #include "layer.h"
+#include "metrics.h"
 #include "run.h"
 #include "status.h"
 #include "task.h"
@@ -65,6 +66,7 @@ static int usage(FILE *out)
 		     "       umbrella-cli [OPTIONS] layer {list | show ID | help}\n"
 		     "       umbrella-cli [OPTIONS] verdict {list | flush | help}\n"
 		     "       umbrella-cli [OPTIONS] events [--follow] [-n N]\n"
+		     "       umbrella-cli metrics [-o FILE]\n"
 		     "       umbrella-cli [OPTIONS] binary {sign | verify | inspect | help} ...\n"
 		     "       umbrella-cli [OPTIONS] key {generate | list | add | remove | revoke | help}\n"
 		     "       umbrella-cli run [-r ITEM]... [--profile NAME] [--no-fork]\n"
@@ -131,6 +133,7 @@ static const struct command {
 	{ "task", cli_task, false },
 	{ "layer", cli_layer, false },
 	{ "events", cmd_events, false },
+	{ "metrics", cli_metrics, false },
 	{ "binary", cli_binary, false },
 	{ "key", cli_key, false },
 	{ "verdict", cli_verdict, false },

@@ -16,9 +16,6 @@ struct ring_buffer *events_open(int ringbuf_fd);
 /* The text of @e's restriction item ("fs:r", "net", "net:inet6", "cap:net_raw") in @buf. */
 const char *event_item_text(const struct umb_event *e, char *buf, size_t size);
 
-/* The name of @hook ("file_open", ...), or "unknown". */
-const char *event_hook_name(__u32 hook);
-
 /*
  * At most @burst denials are logged per @interval_sec seconds; the rest are counted and
  * summed up in one message when the interval ends. 0 for either turns the limit off.

@@ -52,6 +52,7 @@
 #include "events.h"
 #include "exec-gate.h"
 #include "gate-marks.h"
+#include "gate-stats.h"
 #include "gate-mounts.h"
 #include "keyring.h"
 #include "signed-elf.h"
@@ -85,6 +86,7 @@ struct exec_gate {
 	struct policy_layer *policies;
 	size_t policy_count;
 	struct gate_job *jobs; /* the execs held while their files are read, oldest first */
+	struct gate_stats stats;
 };
 
 static uint64_t monotonic_usec(void)
@@ -308,6 +310,7 @@ struct gate_job {
 	uint32_t kdev;	 /* the super block's s_dev, as BPF names the inode */
 	int attempt;	 /* reads begun: a file that changed while read is read twice at most */
 	uint64_t deadline; /* CLOCK_MONOTONIC µs: the current read gives up after it */
+	uint64_t event_us; /* CLOCK_MONOTONIC µs: when the gate got the exec's event */
 	struct signed_elf e;
 	struct signed_elf_reader *reader; /* while the body is being hashed */
 	struct outcome o;
@@ -553,6 +556,10 @@ static void answer(struct exec_gate *g, int fd, bool allow)
 /* Answers @j's exec as decided (and frees @j). */
 static void job_finish(struct exec_gate *g, struct gate_job *j)
 {
+	/* A file read (not a verdict found cached, nor an exec refused unread). */
+	if (j->attempt)
+		gate_stats_record(&g->stats, j->o.cached ? j->o.verdict.state : 0,
+				  monotonic_usec() - j->event_us);
 	if (j->o.cached)
 		ignore_mark(g, j);
 	answer(g, j->fd, j->o.allow);
@@ -649,7 +656,8 @@ static void handle_exec(struct exec_gate *g, int fd, __u32 pid)
 		close(fd);
 		return;
 	}
-	*j = (struct gate_job){ .fd = fd, .pid = pid, .event = true };
+	*j = (struct gate_job){ .fd = fd, .pid = pid, .event = true,
+				.event_us = monotonic_usec() };
 	fd_path(fd, j->path, sizeof(j->path));
 	if (job_locate(g, j) || job_cached(g, j)) {
 		job_finish(g, j);
@@ -952,6 +960,7 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 		return -ENOMEM;
 	g->maps = *maps;
 	g->keyring_dir = keyring_dir;
+	gate_stats_open(&g->stats, maps->gate_stats);
 	g->fan_fd = g->mountinfo_fd = g->inotify_fd = -1;
 
 	r = keyring_load(keyring_dir, &g->keyring, &error);

@@ -28,6 +28,7 @@ struct exec_gate_maps {
 	int verdict_log; /* umb_verdict_log: what "umbrella-cli verdict list" shows */
 	int ctl;	 /* umb_ctl: verdict_epoch */
 	int invalidated; /* umb_invalidated (ring buffer) */
+	int gate_stats;	 /* umb_gate_stats: the figures of "umbrella-cli metrics" */
 	struct layers *layers; /* the layers of signed policies: made, and held, here */
 };
 

@@ -529,6 +529,7 @@ int main(int argc, char *argv[])
 				  .verdict_log = bpf_map__fd(skel->maps.umb_verdict_log),
 				  .ctl = ctl_fd,
 				  .invalidated = bpf_map__fd(skel->maps.umb_invalidated),
+				  .gate_stats = bpf_map__fd(skel->maps.umb_gate_stats),
 				  .layers = &layers,
 			  },
 			  arg_keyring, &gate);

@@ -13,6 +13,15 @@ static __always_inline void umb_stat_inc(__u32 stat)
 		*counter += 1; /* per-CPU: no atomic needed */
 }
 
+/* Adds one to the counter @index of umb_counters (enum umb_counter). */
+static __always_inline void umb_counter_inc(__u32 index)
+{
+	__u64 *counter = bpf_map_lookup_elem(&umb_counters, &index);
+
+	if (counter)
+		*counter += 1; /* per-CPU: no atomic needed */
+}
+
 /*
  * umb_deny_flags() - the flags of a denial's record (struct umb_event.flags)
  *
@@ -43,6 +52,7 @@ static __always_inline struct umb_event *umb_event_begin(__u32 hook, __u32 layer
 	__u64 pid_tgid;
 
 	umb_stat_inc(UMB_STAT_DENIALS);
+	umb_counter_inc(umb_counter_denials(hook, item_kind));
 	e = bpf_ringbuf_reserve(&umb_events, sizeof(*e), 0);
 	if (!e) {
 		umb_stat_inc(UMB_STAT_EVENTS_DROPPED);

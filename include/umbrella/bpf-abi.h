@@ -513,6 +513,59 @@ enum umb_stat {
 	UMB_STAT_MAX,
 };
 
+/*
+ * Indexes of the per-CPU counter array umb_counters (umbrella-cli metrics). Producer:
+ * the BPF programs. Added after ABI 6 without a bump: a pin directory of an older
+ * umbrellad gets the map at the next start, and readers take a missing map for zeros.
+ *   UMB_COUNTER_VERDICT_HITS, _MISSES: files exec'd (each interpreter too) that had a
+ *	valid verdict in umb_verdicts, or none (umb_verdict_effective() gave 0).
+ *   umb_counter_denials(hook, item_kind): denials by enum umb_hook and enum
+ *	umb_item_kind, whether or not their record reached the ring buffer.
+ */
+enum umb_counter {
+	UMB_COUNTER_VERDICT_HITS = 0,
+	UMB_COUNTER_VERDICT_MISSES = 1,
+	UMB_COUNTER_DENIALS = 64, /* the first of UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS */
+};
+
+#define UMB_COUNTER_HOOKS 64
+#define UMB_COUNTER_ITEM_KINDS 16
+#define UMB_COUNTER_MAX (UMB_COUNTER_DENIALS + UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS)
+
+_Static_assert(UMB_HOOK_MAX <= UMB_COUNTER_HOOKS, "umb_counters has a row per hook");
+
+/* The index in umb_counters of the denials by @hook and @item_kind, or
+ * UMB_COUNTER_MAX for numbers that have no counter. */
+static inline __u32 umb_counter_denials(__u32 hook, __u32 item_kind)
+{
+	if (hook >= UMB_COUNTER_HOOKS || item_kind >= UMB_COUNTER_ITEM_KINDS)
+		return UMB_COUNTER_MAX;
+	return UMB_COUNTER_DENIALS + hook * UMB_COUNTER_ITEM_KINDS + item_kind;
+}
+
+/* Upper bounds (in microseconds) of the histogram of verification times in struct
+ * umb_gate_stats; the last bucket has none (+Inf). */
+#define UMB_GATE_LATENCY_BOUNDS_US \
+	{ 1000, 5000, 10000, 50000, 100000, 500000, 1000000, 5000000 }
+#define UMB_GATE_LATENCY_BUCKETS 9
+
+/*
+ * The one entry of the array map umb_gate_stats: the exec gate's verifications since
+ * the map was made (umbrellad adds to what a previous instance left). Producer:
+ * umbrellad (exec-gate.c). Consumer: umbrella-cli metrics. Added after ABI 6 (see
+ * enum umb_counter); its layout only grows at the end.
+ */
+struct umb_gate_stats {
+	__u64 signed_ok;  /* files whose signature verified */
+	__u64 unsigned_;  /* files with no signature section */
+	__u64 refused;	  /* files refused: bad signature, unknown or revoked key, malformed */
+	__u64 errors;	  /* files the gate could not read or verify (left without a verdict) */
+	__u64 latency_sum_us;				/* the time of all verifications */
+	__u64 latency_buckets[UMB_GATE_LATENCY_BUCKETS]; /* not cumulative */
+};
+
+_Static_assert(sizeof(struct umb_gate_stats) == 112, "struct umb_gate_stats is ABI");
+
 #define UMB_DESC_PATH_MAX 256
 #define UMB_DESC_TEXT_MAX 2048
 #define UMB_DESC_KEY_ID_LEN 32
