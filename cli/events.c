@@ -8,6 +8,7 @@
  * gaps too. With --json: an array (bpftool style), or with --follow one object per line
  * (an array never ends while following).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -31,12 +32,18 @@ enum entry_kind { ENTRY_DENIED, ENTRY_SUPPRESSED, ENTRY_DROPPED, ENTRY_OTHER };
 
 static int events_usage(void)
 {
-	printf("Usage: umbrella-cli [OPTIONS] events [--follow] [-n N]\n"
+	printf("Usage: umbrella-cli [OPTIONS] events [--follow] [-n N | --since TIME]\n"
+	       "                                    [--pid PID] [--layer ID]\n"
 	       "\n"
 	       "Shows the last N (default %d) denials umbrellad logged to the journal,\n"
 	       "newest last, and how many the rate limit or a full ring buffer left out.\n"
-	       "  -f, --follow   then wait for new ones and print them as they come\n"
-	       "  -n, --lines N  show the last N (0: none; with --follow, only new ones)\n"
+	       "  -f, --follow    then wait for new ones and print them as they come\n"
+	       "  -n, --lines N   show the last N (0: none; with --follow, only new ones)\n"
+	       "  --since TIME    every one since TIME: @SECONDS (since the epoch),\n"
+	       "                  -N{s,min,h,d} (that long ago), YYYY-MM-DD[ HH:MM[:SS]]\n"
+	       "  --pid PID       only the denials of process PID\n"
+	       "  --layer ID      only the denials by layer ID\n"
+	       "(--pid and --layer leave out the counts of records not logged.)\n"
 	       "With --json a JSON array; with --follow one JSON object per line instead\n"
 	       "(an array that never ends is no use to a reader). Reading the system\n"
 	       "journal takes root or the systemd-journal group.\n",
@@ -224,8 +231,19 @@ static int print_entry(sd_journal *j, json_writer_t *w, bool json, bool follow)
  * Only umbrellad's entries: its MESSAGE_IDs (ORed, one field), from a root process
  * (_UID is set by journald, so an unprivileged sd_journal_send cannot fake a denial).
  */
-static int add_matches(sd_journal *j)
+/* What the command line asks for. */
+struct events_args {
+	bool follow;
+	unsigned long lines;
+	bool lines_given;
+	const char *pid;   /* --pid: only this process's denials (decimal) */
+	const char *layer; /* --layer: only this layer's denials (decimal) */
+	uint64_t since;	   /* --since: CLOCK_REALTIME µs, 0 for none */
+};
+
+static int add_matches(sd_journal *j, const struct events_args *a)
 {
+	char match[64];
 	int r;
 
 	r = sd_journal_add_match(j, "MESSAGE_ID=" UMB_MESSAGE_DENIED, 0);
@@ -235,14 +253,92 @@ static int add_matches(sd_journal *j)
 		r = sd_journal_add_match(j, "MESSAGE_ID=" UMB_MESSAGE_DROPPED, 0);
 	if (r >= 0)
 		r = sd_journal_add_match(j, "_UID=0", 0);
+	/* Fields of denials only: the counts of suppressed and dropped records name no
+	 * process or layer, so these leave them out. */
+	if (r >= 0 && a->pid) {
+		snprintf(match, sizeof(match), "%s=%s", UMB_FIELD_PID, a->pid);
+		r = sd_journal_add_match(j, match, 0);
+	}
+	if (r >= 0 && a->layer) {
+		snprintf(match, sizeof(match), "%s=%s", UMB_FIELD_LAYER, a->layer);
+		r = sd_journal_add_match(j, match, 0);
+	}
 	return r;
 }
 
-static int parse_args(int argc, char **argv, bool *follow, unsigned long *lines)
+/* Whether @s is a decimal number from 1 to UINT32_MAX (a pid or a layer id). */
+static bool is_id(const char *s)
 {
+	unsigned long long v;
+	char *end;
+
+	if (!s[0] || s[0] == '0' || strspn(s, "0123456789") != strlen(s))
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	return !errno && v <= UINT32_MAX;
+}
+
+/*
+ * --since TIME: "@SECONDS" (since the epoch), "-N" with a unit s, min, h or d (that long
+ * ago), or a local "YYYY-MM-DD[ HH:MM[:SS]]". Return: CLOCK_REALTIME µs, or 0 when
+ * @s is none of these.
+ */
+static uint64_t parse_since(const char *s)
+{
+	static const struct {
+		const char *unit;
+		uint64_t sec;
+	} units[] = { { "s", 1 }, { "min", 60 }, { "h", 3600 }, { "d", 86400 } };
+	struct tm tm = { .tm_isdst = -1 };
+	unsigned long long n;
+	struct timespec now;
+	const char *end;
+	char *num_end;
+	time_t t;
+
+	if (s[0] == '@' || s[0] == '-') {
+		if (!isdigit((unsigned char)s[1]))
+			return 0;
+		errno = 0;
+		n = strtoull(s + 1, &num_end, 10);
+		if (errno || n > UINT32_MAX)
+			return 0;
+		if (s[0] == '@')
+			return *num_end ? 0 : (uint64_t)n * 1000000;
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			if (strcmp(num_end, units[i].unit))
+				continue;
+			clock_gettime(CLOCK_REALTIME, &now);
+			if ((uint64_t)n * units[i].sec >= (uint64_t)now.tv_sec)
+				return 0;
+			return ((uint64_t)now.tv_sec - n * units[i].sec) * 1000000;
+		}
+		return 0;
+	}
+	end = strptime(s, "%Y-%m-%d", &tm);
+	if (end && *end == ' ') {
+		const char *clock = end + 1;
+
+		end = strptime(clock, "%H:%M:%S", &tm);
+		if (!end || *end)
+			end = strptime(clock, "%H:%M", &tm);
+	}
+	if (!end || *end)
+		return 0;
+	t = mktime(&tm);
+	return t > 0 ? (uint64_t)t * 1000000 : 0;
+}
+
+static int parse_args(int argc, char **argv, struct events_args *a)
+{
+	enum { OPT_PID = 0x100, OPT_LAYER, OPT_SINCE };
 	static const struct option options[] = {
 		{ "follow", no_argument, NULL, 'f' },
 		{ "lines", required_argument, NULL, 'n' },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "layer", required_argument, NULL, OPT_LAYER },
+		{ "since", required_argument, NULL, OPT_SINCE },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -254,13 +350,32 @@ static int parse_args(int argc, char **argv, bool *follow, unsigned long *lines)
 	while ((c = getopt_long(argc, argv, "+:fn:h", options, NULL)) >= 0) {
 		switch (c) {
 		case 'f':
-			*follow = true;
+			a->follow = true;
 			break;
 		case 'n':
 			errno = 0;
-			*lines = strtoul(optarg, &end, 10);
+			a->lines = strtoul(optarg, &end, 10);
 			if (errno || !*optarg || *end || *optarg == '-') {
 				cli_error("events: -n %s: not a number", optarg);
+				return -EINVAL;
+			}
+			a->lines_given = true;
+			break;
+		case OPT_PID:
+		case OPT_LAYER:
+			if (!is_id(optarg)) {
+				cli_error("events: %s %s: not a %s", c == OPT_PID ? "--pid" : "--layer",
+					  optarg, c == OPT_PID ? "process id" : "layer id");
+				return -EINVAL;
+			}
+			*(c == OPT_PID ? &a->pid : &a->layer) = optarg;
+			break;
+		case OPT_SINCE:
+			a->since = parse_since(optarg);
+			if (!a->since) {
+				cli_error("events: --since %s: not a time (@SECONDS, -N{s,min,h,d}, "
+					  "YYYY-MM-DD[ HH:MM[:SS]])",
+					  optarg);
 				return -EINVAL;
 			}
 			break;
@@ -279,18 +394,22 @@ static int parse_args(int argc, char **argv, bool *follow, unsigned long *lines)
 		cli_error("events: unexpected argument '%s'", argv[optind]);
 		return -EINVAL;
 	}
+	if (a->since && a->lines_given) {
+		cli_error("events: --since shows every entry since then: give it or -n, not both");
+		return -EINVAL;
+	}
 	return 1;
 }
 
 int cli_events(int argc, char **argv, bool json)
 {
-	unsigned long lines = EVENTS_DEFAULT_LINES;
+	struct events_args a = { .lines = EVENTS_DEFAULT_LINES };
 	json_writer_t *w = NULL;
-	bool follow = false;
 	sd_journal *j = NULL;
-	int r, skipped, ret = EXIT_ERROR;
+	int r, skipped = 0, ret = EXIT_ERROR;
+	bool follow, print_current;
 
-	r = parse_args(argc, argv, &follow, &lines);
+	r = parse_args(argc, argv, &a);
 	if (r <= 0)
 		return r == 0 ? events_usage() : EXIT_USAGE;
 
@@ -299,7 +418,7 @@ int cli_events(int argc, char **argv, bool json)
 		cli_error("events: cannot open the journal: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
-	r = add_matches(j);
+	r = add_matches(j, &a);
 	if (r < 0) {
 		cli_error("events: journal match: %s", strerror(-r));
 		goto out;
@@ -310,19 +429,26 @@ int cli_events(int argc, char **argv, bool json)
 	 * has fewer), printing the one we land on and then those after it. With @lines 0,
 	 * step back one so that sd_journal_next() yields only entries yet to come.
 	 */
-	r = sd_journal_seek_tail(j);
-	if (r >= 0)
-		r = skipped = sd_journal_previous_skip(j, lines ? lines : 1);
-	if (r < 0) {
-		goto err;
+	follow = a.follow;
+	if (a.since) {
+		/* Every entry from @since on: sd_journal_next() yields the first. */
+		r = sd_journal_seek_realtime_usec(j, a.since);
+		print_current = false;
+	} else {
+		r = sd_journal_seek_tail(j);
+		if (r >= 0)
+			r = skipped = sd_journal_previous_skip(j, a.lines ? a.lines : 1);
+		print_current = skipped > 0 && a.lines > 0;
 	}
+	if (r < 0)
+		goto err;
 	if (json && !follow) {
 		w = cli_json_new();
 		if (!w)
 			goto out;
 		jsonw_start_array(w);
 	}
-	if (skipped > 0 && lines > 0) {
+	if (print_current) {
 		r = print_entry(j, w, json, follow);
 		if (r < 0)
 			goto err;

@@ -130,9 +130,10 @@ _umbrella_cli()
 		;;
 	events)
 		case $prev in
-		-n) return ;;
+		-n | --since | --pid | --layer) return ;;
 		esac
-		COMPREPLY=($(compgen -W '--follow -n -j --json -p --pretty' -- "$cur"))
+		COMPREPLY=($(compgen -W '--follow -n --since --pid --layer -j --json -p --pretty' \
+			-- "$cur"))
 		;;
 	metrics)
 		case $prev in

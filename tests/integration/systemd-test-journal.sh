@@ -111,6 +111,20 @@ printf '%s\n' "$out" | jq -e --argjson pid "$pid" 'type == "array" and
 	 | length) == 1' >/dev/null
 check $? "umbrella-cli events --json shows it in a JSON array"
 
+other=$(deny_cat)
+wait_for entries "$start" "$denied" "UMBRELLA_PID=$other"
+out=$("$cli" events --pid "$pid" 2>&1; echo "--"; "$cli" events --pid "$other" 2>&1)
+[[ "$out" == *"pid=$pid "*"--"* ]] && [[ "$out" != *"pid=$other "*"--"* ]] &&
+	[[ "$out" == *"--"*"pid=$other "* ]] && [[ "$out" != *"--"*"pid=$pid "* ]]
+check $? "umbrella-cli events --pid shows that process's denials, not another's"
+layer=$(printf '%s\n' "$out" | sed -n "s/.*pid=$other .*layer=\([0-9]*\) .*/\1/p" | head -n 1)
+out=$("$cli" events --layer "$layer" 2>&1)
+[ -n "$layer" ] && [[ "$out" == *"pid=$other "* ]] && [[ "$out" != *"pid=$pid "* ]]
+check $? "umbrella-cli events --layer shows that layer's denials only (layer $layer)"
+out=$("$cli" events --since -1h 2>&1; echo "--"; "$cli" events --since "@$(($(date +%s) + 60))" 2>&1)
+[[ "$out" == *"pid=$other "*"--" ]]
+check $? "umbrella-cli events --since shows the denials since then, none from the future"
+
 "$cli" events --follow -n 0 >"$tmp/follow.log" 2>&1 &
 follow=$!
 "$cli" events --json --follow -n 0 >"$tmp/follow.json" 2>&1 &
