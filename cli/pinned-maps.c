@@ -59,12 +59,17 @@ static int map_open(const char *name, __u32 value_size)
 	return fd;
 }
 
-bool pinned_state_exists(void)
+int pinned_state_access(void)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/umb_meta", arg_pin_dir);
-	return access(path, F_OK) == 0;
+	return access(path, F_OK) == 0 ? 0 : -errno;
+}
+
+bool pinned_state_exists(void)
+{
+	return pinned_state_access() == 0;
 }
 
 /* Reads umb_meta and checks that the pinned state is of our ABI. */

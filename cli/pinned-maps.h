@@ -33,6 +33,10 @@ void pinned_maps_close(struct pinned_maps *m);
 /* Is anything pinned under arg_pin_dir (umb_meta exists)? */
 bool pinned_state_exists(void);
 
+/* Whether umb_meta exists under arg_pin_dir: 0, -ENOENT (nothing pinned), or another
+ * -errno such as -EACCES, when this user cannot tell (bpffs is root's, mode 0700). */
+int pinned_state_access(void);
+
 /* Reads umb_ctl. Return: 0 or -errno (printed). */
 int pinned_ctl_read(const struct pinned_maps *m, struct umb_ctl *ret_ctl);
 

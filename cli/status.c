@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 
 #include "cli.h"
+#include "daemon-socket.h"
 #include "pinned-maps.h"
 #include "status.h"
 
@@ -27,6 +28,7 @@
 
 struct status {
 	bool pinned;	       /* umb_meta exists: umbrellad has run */
+	int unreadable;	       /* -errno: this user cannot see the pins (not root) */
 	struct umb_ctl ctl;
 	bool daemon_running;
 	char **hooks;	       /* the attached programs' hooks, sorted */
@@ -142,7 +144,20 @@ static int read_status(struct status *s)
 	struct pinned_maps m;
 	int r;
 
-	s->pinned = pinned_state_exists();
+	r = pinned_state_access();
+	s->pinned = r == 0;
+	if (r < 0 && r != -ENOENT) {
+		/* What a user who may not read the pins can still tell: whether umbrellad
+		 * answers on its socket (it attaches the programs before it listens). */
+		const char *path;
+		int fd = cli_daemon_connect(&path);
+
+		s->unreadable = r;
+		s->daemon_running = fd >= 0;
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
 	if (!s->pinned)
 		return 0;
 	r = pinned_maps_open(&m);
@@ -229,6 +244,35 @@ static void status_json(const struct status *s)
 	jsonw_destroy(&jw);
 }
 
+/* What a user who cannot read the pins is told: what umbrellad's socket says. */
+static void status_unreadable(const struct status *s)
+{
+	if (arg_json) {
+		json_writer_t *jw = cli_json_new();
+
+		if (!jw)
+			return;
+		jsonw_start_object(jw);
+		jsonw_name(jw, "umbrellad");
+		jsonw_start_object(jw);
+		jsonw_bool_field(jw, "running", s->daemon_running);
+		jsonw_string_field(jw, "seen_by", "socket");
+		jsonw_end_object(jw);
+		jsonw_string_field(jw, "pin_dir", arg_pin_dir);
+		jsonw_null_field(jw, "pinned");
+		jsonw_string_field(jw, "error", strerror(-s->unreadable));
+		jsonw_end_object(jw);
+		jsonw_destroy(&jw);
+		return;
+	}
+	printf("umbrellad: %s\n", s->daemon_running ?
+					  "running (its socket answers)" :
+					  "not answering on its socket (it may be down; the pinned "
+					  "programs, if any, still enforce)");
+	printf("pin directory: %s: %s as uid %u: the details need root\n", arg_pin_dir,
+	       strerror(-s->unreadable), (unsigned)getuid());
+}
+
 static void status_text(const struct status *s)
 {
 	if (s->daemon_running)
@@ -281,6 +325,11 @@ int cli_status(int argc, char **argv)
 	}
 	if (read_status(&s) < 0) {
 		ret = EXIT_ERROR;
+		goto out;
+	}
+	if (s.unreadable) {
+		status_unreadable(&s);
+		ret = s.daemon_running ? EXIT_OK : EXIT_NOT_RUNNING;
 		goto out;
 	}
 	if (arg_json)

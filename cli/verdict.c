@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +28,7 @@
 #include <umbrella/protocol.h>
 
 #include "cli.h"
+#include "daemon-socket.h"
 #include "verdict.h"
 
 /* Opens the map pinned as @name read-only. Return: the fd, or -errno (printed). */
@@ -245,31 +245,18 @@ out:
 /* Asks umbrellad to forget every verdict (UMB_OP_FLUSH_VERDICTS). */
 static int verdict_flush(void)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct umb_request req = { .version = UMB_PROTOCOL_VERSION, .op = UMB_OP_FLUSH_VERDICTS,
 				   .tid = (__u32)gettid() };
-	const char *path = getenv("UMBRELLA_SOCKET");
 	char buf[sizeof(struct umb_reply) + 512];
 	struct umb_reply rep;
+	const char *path;
 	ssize_t n;
 	int fd;
 
-	if (!path || !path[0])
-		path = UMB_SOCKET_PATH;
-	if (strlen(path) >= sizeof(addr.sun_path)) {
-		cli_error("%s: %s", path, strerror(ENAMETOOLONG));
-		return EXIT_ERROR;
-	}
-	strcpy(addr.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = cli_daemon_connect(&path);
 	if (fd < 0) {
-		cli_error("socket: %s", strerror(errno));
-		return EXIT_ERROR;
-	}
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		cli_error("cannot reach umbrellad at %s: %s", path, strerror(errno));
-		close(fd);
-		return EXIT_NOT_RUNNING;
+		cli_error("cannot reach umbrellad at %s: %s", path, strerror(-fd));
+		return fd == -ENAMETOOLONG ? EXIT_ERROR : EXIT_NOT_RUNNING;
 	}
 	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req) ||
 	    (n = recv(fd, buf, sizeof(buf) - 1, 0)) < (ssize_t)sizeof(rep)) {

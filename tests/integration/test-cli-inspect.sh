@@ -46,6 +46,21 @@ cli status --json
 [ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['umbrellad']['pid'] == $daemon and j['programs']['attached'] > 10 and 'file_open' in j['programs']['hooks'] and j['abi_version'] == 6"
 check $? "status --json parses and says the same"
 
+# A user who may not read the pins is told what umbrellad's socket says, not "nothing
+# pinned" (the pin directory is root's).
+as_nobody() {
+	out=$(setpriv --reuid 65534 --regid 65534 --clear-groups \
+		"$build/cli/umbrella-cli" --pin-dir "$pin" "$@" 2>&1)
+	rc=$?
+}
+as_nobody status
+[ "$rc" = 0 ] && [[ "$out" == *"umbrellad: running (its socket answers)"* ]] &&
+	[[ "$out" == *"the details need root"* ]] && [[ "$out" != *"nothing pinned"* ]]
+check $? "status as a user who cannot read the pins: umbrellad runs, exit 0 (exit $rc)"
+as_nobody status --json
+[ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['pinned'] is None"
+check $? "... and --json says the same"
+
 "$build/cli/umbrella-cli" run -r fs:/etc -r net -- sleep 600 &
 runner=$!
 sleep_pid=
@@ -125,6 +140,10 @@ check $? "after kill -9: status says not running, still enforced, exit 3 (exit $
 cli status -j
 [ "$rc" = 3 ] && json_ok && json_is "not j['umbrellad']['running'] and j['programs']['attached'] > 10"
 check $? "after kill -9: status --json parses (exit $rc)"
+
+as_nobody status
+[ "$rc" = 3 ] && [[ "$out" == *"umbrellad: not answering on its socket"* ]]
+check $? "after kill -9, as a user who cannot read the pins: not answering, exit 3 (exit $rc)"
 
 cli task show "$sleep_pid"
 [ "$rc" = 0 ] && [[ "$out" == *"layer $layer"* ]] && [[ "$out" == *"fs:/etc"* ]]
