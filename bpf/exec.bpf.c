@@ -39,6 +39,8 @@ SEC("lsm/bprm_creds_for_exec")
 int BPF_PROG(umb_exec_check, struct linux_binprm *bprm, int ret)
 {
 	const struct umb_task_state *state;
+	struct umb_event *e;
+	__u32 flags;
 
 	if (ret)
 		return ret; /* an earlier BPF LSM program already refused */
@@ -48,9 +50,14 @@ int BPF_PROG(umb_exec_check, struct linux_binprm *bprm, int ret)
 	state = umb_current_state();
 	if (!state || !(state->denied_caps & UMB_CR_EXEC))
 		return 0;
-	return umb_deny(UMB_HOOK_BPRM_CREDS_FOR_EXEC,
-			umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC), UMB_ITEM_CAP,
-			UMB_CR_EXEC, 0);
+	/* The record names the file the task tried to run. */
+	flags = umb_deny_flags();
+	e = umb_event_begin(UMB_HOOK_BPRM_CREDS_FOR_EXEC,
+			    umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC), UMB_ITEM_CAP,
+			    UMB_CR_EXEC, flags);
+	umb_event_set_file(e, bprm->file, true);
+	umb_event_submit(e);
+	return umb_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }
 
 /*

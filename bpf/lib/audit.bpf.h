@@ -74,6 +74,28 @@ static __always_inline struct umb_event *umb_event_begin(__u32 hook, __u32 layer
 	return e;
 }
 
+/*
+ * umb_event_set_file() - name @file as the object of the record @e (if any): its
+ * inode, and its whole path with @full_path (bpf_d_path(), which the kernel allows in
+ * the hooks that may sleep, such as the exec hooks), else its name only.
+ */
+static __always_inline void umb_event_set_file(struct umb_event *e, struct file *file,
+					       bool full_path)
+{
+	struct inode *inode;
+
+	if (!e)
+		return;
+	inode = file->f_inode;
+	e->dev = inode->i_sb->s_dev;
+	e->ino = inode->i_ino;
+	if (full_path)
+		bpf_d_path(&file->f_path, e->path, sizeof(e->path));
+	else
+		bpf_probe_read_kernel_str(e->path, sizeof(e->path),
+					  file->f_path.dentry->d_name.name);
+}
+
 static __always_inline void umb_event_submit(struct umb_event *e)
 {
 	if (e)

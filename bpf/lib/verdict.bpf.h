@@ -94,27 +94,14 @@ static __always_inline void umb_verdict_invalidate(struct inode *inode)
  * @layer: the layer with exec-unsigned that denied, 0 for the system-wide mode or for
  *	a refused signature
  * @flags: umb_deny_flags(), or 0 for a denial that stands in permissive mode too
- * @full_path: record the whole path (bpf_d_path(), allowed in bprm_check_security),
- *	else the file's name only
- *
- * The record carries the file's inode as well.
+ * @full_path: record the whole path, else the file's name (umb_event_set_file())
  */
 static __always_inline int umb_verdict_deny(__u32 hook, __u32 layer, __u32 state,
 					    struct file *file, __u32 flags, bool full_path)
 {
 	struct umb_event *e = umb_event_begin(hook, layer, UMB_ITEM_VERDICT, state, flags);
-	struct inode *inode;
 
-	if (e) {
-		inode = file->f_inode;
-		e->dev = inode->i_sb->s_dev;
-		e->ino = inode->i_ino;
-		if (full_path)
-			bpf_d_path(&file->f_path, e->path, sizeof(e->path));
-		else
-			bpf_probe_read_kernel_str(e->path, sizeof(e->path),
-						  file->f_path.dentry->d_name.name);
-	}
+	umb_event_set_file(e, file, full_path);
 	umb_event_submit(e);
 	return umb_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }

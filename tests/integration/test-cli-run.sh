@@ -41,6 +41,10 @@ check $? "umbrellad reports the denial (pid, comm, hook, restriction, layer, obj
 run -r exec -- sh -c '/bin/true; echo status=$?'
 [ "$rc" = 0 ] && [[ "$out" == *"status=126"* ]]
 check $? "run -r exec -- sh -c /bin/true: sh starts, its exec of /bin/true is denied"
+sleep 0.5
+out=$(grep 'hook=bprm_creds_for_exec restriction=exec ' "$log")
+[[ "$out" == *"object=$(realpath /bin/true) "* || "$out" == *"object=$(realpath /bin/true)" ]]
+check $? "the record of the denied exec names the file (not '-')"
 
 run -- sh -c '/bin/true; echo status=$?'
 [ "$rc" = 0 ] && [ "$out" = "status=0" ]
