@@ -4,12 +4,17 @@
  *
  * Architecture:
  *   lsm/socket_create   denies creating sockets (socket(2), socketpair(2)) to tasks
- *                       restricted with "net" (any family) or "net:FAMILY". Sockets
- *                       the kernel creates for itself are not the task's doing.
+ *                       restricted with "net:all" (any family), "net" (any family but
+ *                       AF_UNIX) or "net:FAMILY". Sockets the kernel creates for
+ *                       itself are not the task's doing.
  */
 #include "maps.bpf.h"
 #include "lib/audit.bpf.h"
 #include "lib/layers.bpf.h"
+
+#ifndef AF_UNIX
+#define AF_UNIX 1 /* a macro of the UAPI: vmlinux.h has no macros */
+#endif
 
 SEC("lsm/socket_create")
 int BPF_PROG(umb_socket_create, int family, int type, int protocol, int kern, int ret)
@@ -27,7 +32,13 @@ int BPF_PROG(umb_socket_create, int family, int type, int protocol, int kern, in
 	if (!state)
 		return 0;
 
-	if (state->denied_caps & UMB_CR_NET)
+	if (state->denied_caps & UMB_CR_NET_ALL)
+		return umb_deny(UMB_HOOK_SOCKET_CREATE,
+				umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_NET_ALL),
+				UMB_ITEM_CAP, UMB_CR_NET_ALL, 0);
+	/* "net" leaves local sockets: a task that may not reach the network still reaches
+	 * umbrellad (rfork), nscd and systemd (sd_notify). */
+	if (family != AF_UNIX && state->denied_caps & UMB_CR_NET)
 		return umb_deny(UMB_HOOK_SOCKET_CREATE,
 				umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_NET), UMB_ITEM_CAP,
 				UMB_CR_NET, 0);

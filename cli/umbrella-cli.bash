@@ -15,6 +15,23 @@ _umbrella_cli_layers()
 	umbrella-cli layer list 2>/dev/null | awk 'NR > 1 { print $1 }'
 }
 
+# The items of -r. "net" is every address family but unix, "net:unix" local sockets,
+# "net:all" both; after "net:" the family names of the grammar.
+_umbrella_cli_restrictions()
+{
+	local items='fs: net net:all net:unix net: signal fork exec exec-unsigned ptrace
+		mount module setid cap:'
+	[[ $cur == net:* ]] && items='net:all net:unix net:inet net:inet4 net:inet6 net:netlink
+		net:packet net:bluetooth net:vsock net:can net:alg net:xdp net:key net:tipc
+		net:rds net:smc net:mctp net:qipcrtr net:ieee802154 net:nfc net:kcm net:ax25
+		net:x25 net:appletalk net:ipx net:llc net:ib net:mpls net:pppox net:phonet
+		net:caif net:rxrpc net:iucv net:isdn'
+	COMPREPLY=($(compgen -W "$items" -- "$cur"))
+	[[ $COMPREPLY == *: ]] && compopt -o nospace 2>/dev/null
+	# With ':' in COMP_WORDBREAKS, bash replaces only the text after the colon.
+	declare -F __ltrim_colon_completions >/dev/null && __ltrim_colon_completions "$cur"
+}
+
 # binary and key: their commands, options, and files or key ids.
 _umbrella_cli_signing()
 {
@@ -26,9 +43,7 @@ _umbrella_cli_signing()
 		return
 		;;
 	-r)
-		COMPREPLY=($(compgen -W 'fs: net net: signal fork exec exec-unsigned ptrace
-			mount module setid cap:' -- "$cur"))
-		[[ $COMPREPLY == *: ]] && compopt -o nospace 2>/dev/null
+		_umbrella_cli_restrictions
 		return
 		;;
 	esac
@@ -66,7 +81,7 @@ _umbrella_cli()
 {
 	local cur prev words cword
 	if declare -F _init_completion >/dev/null; then
-		_init_completion || return
+		_init_completion -n : || return # "net:unix" is one word
 	else # without the bash-completion package
 		cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 		words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
@@ -157,9 +172,7 @@ _umbrella_cli()
 		done
 		case $prev in
 		-r)
-			COMPREPLY=($(compgen -W 'fs: net net: signal fork exec exec-unsigned ptrace
-				mount module setid cap:' -- "$cur"))
-			[[ $COMPREPLY == *: ]] && compopt -o nospace
+			_umbrella_cli_restrictions
 			;;
 		--profile)
 			local dir=${UMBRELLA_PROFILE_DIR:-/etc/umbrella/profiles}

@@ -9,12 +9,18 @@
 
 #include "restriction-names.h"
 
-/* The one table from names to bits: the parser and every printer go through it. */
+/*
+ * The one table from names to bits: the parser and every printer go through it.
+ * "net:all" is a name of its own, not a family: it denies every family, AF_UNIX and
+ * families that do not exist yet included, which "net" (every family but AF_UNIX) and
+ * "net:unix" together also do.
+ */
 static const struct {
 	const char *name;
 	uint64_t bit;
 } cap_restrictions[] = {
 	{ "net", UMB_CR_NET },
+	{ "net:all", UMB_CR_NET_ALL },
 	{ "signal", UMB_CR_SIGNAL },
 	{ "fork", UMB_CR_FORK },
 	{ "exec", UMB_CR_EXEC },

@@ -33,6 +33,10 @@
  * - "net:FAMILY" also takes the family's number (1 to 63, no leading zero), so that every
  *   family the builder accepts has a text form; the formatter writes a number only for a
  *   family without a name. "net:inet" adds two items, AF_INET then AF_INET6.
+ * - "net" is every family but AF_UNIX (UMB_CR_NET), "net:all" every family
+ *   (UMB_CR_NET_ALL, one item, not a family): "net,net:unix" denies the same sockets.
+ *   A signed binary's policy of version 1 was written when "net" meant every family:
+ *   signed-elf.c reads its "net" as "net:all".
  * - Names are case-sensitive and lowercase: "Fork", "net:INET", "cap:NET_RAW" and
  *   "cap:cap_net_raw" are errors. The same item given twice is added twice.
  * - An error message is "ITEM: why" with the item as written (in double quotes when it
@@ -236,12 +240,13 @@ static int parse_item(struct umb_restrictions *r, const char *item, char **ret_e
 	if (is_space(item[strlen(item) - 1]))
 		return fail_item(ret_error, item, "white space after the item");
 
+	/* Before "net:FAMILY": "net:all" is a name of its own. */
+	if (umb_cap_restriction_from_name(item, &bit) == 0)
+		return umb_restrictions__add_cap(r, bit);
 	if (starts_with(item, "net:"))
 		return parse_net(r, item, ret_error);
 	if (starts_with(item, "cap:"))
 		return parse_linux_cap(r, item, ret_error);
-	if (umb_cap_restriction_from_name(item, &bit) == 0)
-		return umb_restrictions__add_cap(r, bit);
 	if (strcmp(item, "fs") == 0)
 		return fail_item(ret_error, item, "no path (fs:PATH or fs:PATH:MODES)");
 	if (strcmp(item, "cap") == 0)

@@ -42,12 +42,24 @@ static int connect_daemon(void)
 
 	if (!path || !path[0])
 		path = UMB_SOCKET_PATH;
-	if (strlen(path) >= sizeof(addr.sun_path))
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		snprintf(last_error, sizeof(last_error),
+			 "cannot reach umbrellad: its socket path %s is too long", path);
 		return -ENAMETOOLONG;
+	}
 	strcpy(addr.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		int r = -errno;
+
+		/* EPERM here is most likely a layer of the caller's own: say which items. */
+		snprintf(last_error, sizeof(last_error),
+			 "cannot reach umbrellad: socket(AF_UNIX): %s%s", strerror(-r),
+			 r == -EPERM ? " (the caller's own restrictions deny local sockets: "
+				       "\"net:unix\" or \"net:all\")" :
+				       "");
+		return r;
+	}
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		int r = -errno;
 
@@ -57,6 +69,13 @@ static int connect_daemon(void)
 		return r;
 	}
 	return fd;
+}
+
+/* Sets last_error to "@what: ERROR" and returns @err (-errno). */
+static int transport_error(const char *what, int err)
+{
+	snprintf(last_error, sizeof(last_error), "%s: %s", what, strerror(-err));
+	return err;
 }
 
 /*
@@ -95,15 +114,15 @@ static int call(int fd, __u32 op, __u32 flags, const char *text, const unsigned 
 	}
 	n = sendmsg(fd, &msg, MSG_NOSIGNAL);
 	if (n < 0)
-		return -errno;
+		return transport_error("cannot send the request to umbrellad", -errno);
 
 	do
 		n = recv(fd, buf, sizeof(buf) - 1, 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return -errno;
+		return transport_error("no reply from umbrellad", -errno);
 	if ((size_t)n < sizeof(*ret_reply))
-		return -EPROTO;
+		return transport_error("umbrellad's reply is too short", -EPROTO);
 	memcpy(ret_reply, buf, sizeof(*ret_reply));
 	if (ret_reply->error < 0) {
 		buf[n] = '\0';

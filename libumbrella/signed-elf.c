@@ -14,6 +14,7 @@
 #include <gelf.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,8 +322,61 @@ static int check_signature(const struct umb_signature *sig, char **ret_error)
 	return 0;
 }
 
+/*
+ * A policy of version 1 was signed when "net" denied every address family; today's "net"
+ * leaves AF_UNIX. Its signer's word stands: @r's "net" becomes "net:all", and *@ret_text
+ * (malloc'd) the policy in today's grammar, or NULL when @r has no "net" (the text
+ * means today what it meant then). Return: 0 or -ENOMEM.
+ */
+static int policy_v1_text(const struct umb_restrictions *r, char **ret_text)
+{
+	struct umb_restrictions *now;
+	bool has_net = false;
+	int ret = 0;
+
+	*ret_text = NULL;
+	for (size_t i = 0; i < umb_restrictions__count(r); i++) {
+		const struct umb_item *item = umb_restrictions__item(r, i);
+
+		has_net |= item->kind == UMB_ITEM_CAP && item->value == UMB_CR_NET;
+	}
+	if (!has_net)
+		return 0;
+
+	now = umb_restrictions__new();
+	if (!now)
+		return -ENOMEM;
+	for (size_t i = 0; i < umb_restrictions__count(r) && ret == 0; i++) {
+		const struct umb_item *item = umb_restrictions__item(r, i);
+
+		switch (item->kind) {
+		case UMB_ITEM_FS:
+			ret = umb_restrictions__add_fs(now, item->path, item->fs_access);
+			break;
+		case UMB_ITEM_CAP:
+			ret = umb_restrictions__add_cap(now, item->value == UMB_CR_NET ?
+								    UMB_CR_NET_ALL :
+								    item->value);
+			break;
+		case UMB_ITEM_NET_FAMILY:
+			ret = umb_restrictions__add_net_family(now, (int)item->value);
+			break;
+		case UMB_ITEM_LINUX_CAP:
+			ret = umb_restrictions__add_linux_cap(now, (int)item->value);
+			break;
+		default:
+			ret = -EINVAL; /* the parser made it: cannot happen */
+			break;
+		}
+	}
+	if (ret == 0)
+		ret = umb_restrictions__format(now, ret_text);
+	umb_restrictions__free(now);
+	return ret;
+}
+
 /* Checks the policy section's bytes @p (@len, within POLICY_SECTION_MAX); @ret_text: the
- * text, NUL-terminated, malloc'd (NULL: only check). */
+ * text in today's grammar, NUL-terminated, malloc'd (NULL: only check). */
 static int check_policy(const uint8_t *p, uint64_t len, char **ret_text, char **ret_error)
 {
 	struct umb_policy_header h;
@@ -333,7 +387,7 @@ static int check_policy(const uint8_t *p, uint64_t len, char **ret_text, char **
 	memcpy(&h, p, sizeof(h));
 	if (memcmp(h.magic, UMB_POLICY_MAGIC, sizeof(h.magic)))
 		return set_error(ret_error, "bad magic in " UMB_POLICY_SECTION);
-	if (h.version != UMB_POLICY_VERSION)
+	if (h.version != UMB_POLICY_VERSION && h.version != 1)
 		return set_error(ret_error, UMB_POLICY_SECTION " has unknown version %u",
 				 h.version);
 	if (h.text_len == 0 || h.text_len > UMB_POLICY_TEXT_MAX ||
@@ -354,6 +408,15 @@ static int check_policy(const uint8_t *p, uint64_t len, char **ret_text, char **
 		return -ENOMEM;
 	}
 	ret = umb_restrictions__parse(r, text, &error);
+	if (ret == 0 && h.version == 1) {
+		char *now;
+
+		ret = policy_v1_text(r, &now);
+		if (ret == 0 && now) {
+			free(text);
+			text = now;
+		}
+	}
 	umb_restrictions__free(r);
 	if (ret == -ENOMEM) {
 		free(error);

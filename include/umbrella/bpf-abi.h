@@ -16,8 +16,11 @@
  * reference counted and freed: umb_layers is an array of slots (id, refs, uid), fs rules
  * are keyed by (object, layer), umb_task_state grew fs_layers and flags, umb_arm is
  * consumed by the kernel, the maps umb_live and umb_released. 6: umb_arm grew start (the
- * armed thread's start time: a thread id reused by a later task does not match). */
-#define UMB_ABI_VERSION 6
+ * armed thread's start time: a thread id reused by a later task does not match). 7: bit 0
+ * of denied_caps is UMB_CR_NET_ALL (every family, what "net" meant before), the new bit
+ * UMB_CR_NET every family but AF_UNIX: an older umbrellad, whose programs know no bit 9,
+ * must not adopt layers that carry it. */
+#define UMB_ABI_VERSION 7
 
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
@@ -29,7 +32,7 @@
  * "cap:NAME" have bit sets of their own (struct umb_layer).
  */
 enum umb_cap_restriction {
-	UMB_CR_NET = 1 << 0,	       /* net: creating sockets of any family */
+	UMB_CR_NET_ALL = 1 << 0,       /* net:all: creating sockets of any family */
 	UMB_CR_SIGNAL = 1 << 1,	       /* signal: signalling outside the domain */
 	UMB_CR_FORK = 1 << 2,	       /* fork: creating processes (not threads) */
 	UMB_CR_EXEC = 1 << 3,	       /* exec: any exec */
@@ -38,6 +41,11 @@ enum umb_cap_restriction {
 	UMB_CR_MOUNT = 1 << 6,	       /* mount: mount, umount, pivot_root */
 	UMB_CR_MODULE = 1 << 7,	       /* module: loading kernel modules */
 	UMB_CR_SETID = 1 << 8,	       /* setid: changing uid or gid */
+	/* net: creating sockets of every family but AF_UNIX (local sockets stay, so that
+	 * name lookups, sd_notify and rfork() through umbrellad keep working). Until ABI 7
+	 * and policy version 2 "net" was bit 0, now UMB_CR_NET_ALL: a program built against
+	 * the older header still denies every family. */
+	UMB_CR_NET = 1 << 9,
 };
 
 /* Access kinds of a file system restriction (the MODES of "fs:PATH:MODES"). */

@@ -12,7 +12,7 @@
  *
  *   offset size
  *        0    8  magic, UMB_POLICY_MAGIC ("UMBRPOL" and a NUL)
- *        8    4  version, UMB_POLICY_VERSION
+ *        8    4  version, UMB_POLICY_VERSION (2; version 1 is read too, see below)
  *       12    4  text_len: bytes of text that follow
  *       16    n  text: the execute restrictions, a list in the one grammar (DESIGN.md
  *                section 1), UTF-8, not NUL-terminated; 1 <= text_len <= UMB_POLICY_TEXT_MAX
@@ -64,7 +64,9 @@
 #define UMB_SIGNATURE_SECTION ".umbrella.sig"
 
 #define UMB_POLICY_MAGIC "UMBRPOL"	/* with its NUL: 8 bytes */
-#define UMB_POLICY_VERSION 1
+/* 2: "net" leaves AF_UNIX sockets ("net:all" denies every family). A policy of
+ * version 1 is still read, its "net" as "net:all": what it meant when it was signed. */
+#define UMB_POLICY_VERSION 2
 #define UMB_POLICY_TEXT_MAX 65536
 
 struct umb_policy_header {

@@ -19,7 +19,11 @@ extern "C" {
  *
  *   fs:PATH          every access to PATH (a directory: everything under it; "/": all)
  *   fs:PATH:MODES    only the access kinds in MODES (letters r, w, x) on PATH
- *   net              creating sockets of any family
+ *   net              creating sockets of every family but unix: IP, packet, netlink,
+ *                    bluetooth, vsock, ... (local sockets stay: name lookups, sd_notify,
+ *                    rfork() through umbrellad)
+ *   net:unix         creating local (AF_UNIX) sockets; rfork() then cannot reach umbrellad
+ *   net:all          creating sockets of any family (net and net:unix together)
  *   net:FAMILY       creating sockets of FAMILY (inet = inet4 + inet6, inet4, inet6,
  *                    unix, netlink, packet, bluetooth, vsock, can, ...)
  *   signal, fork, exec, exec-unsigned, ptrace, mount, module, setid
@@ -29,6 +33,10 @@ extern "C" {
  * space is escaped with a backslash (white space must be, at the end of a PATH). PATH
  * must be absolute. MODES is the text after the last unescaped colon when it is made of
  * the letters r, w and x only; otherwise that text belongs to the path.
+ *
+ * "net" used to mean every family, unix too (now "net:all"). Written then, a signed
+ * binary's policy (version 1 of the section) keeps that meaning, and so does a program
+ * built then: UMB_CR_NET_ALL has the old value of UMB_CR_NET.
  */
 
 /* One parsed restriction item. */

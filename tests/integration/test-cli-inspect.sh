@@ -39,11 +39,11 @@ check $? "umbrellad starts and listens"
 
 cli status
 [ "$rc" = 0 ] && [[ "$out" == *"umbrellad: running (pid $daemon)"* ]] &&
-	[[ "$out" == *"programs: "*" attached"*"file_open"* ]] && [[ "$out" == *"ABI version 6"* ]]
+	[[ "$out" == *"programs: "*" attached"*"file_open"* ]] && [[ "$out" == *"ABI version 7"* ]]
 check $? "status with umbrellad up: running, programs attached, exit 0 (exit $rc)"
 
 cli status --json
-[ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['umbrellad']['pid'] == $daemon and j['programs']['attached'] > 10 and 'file_open' in j['programs']['hooks'] and j['abi_version'] == 6"
+[ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['umbrellad']['pid'] == $daemon and j['programs']['attached'] > 10 and 'file_open' in j['programs']['hooks'] and j['abi_version'] == 7"
 check $? "status --json parses and says the same"
 
 # A user who may not read the pins is told what umbrellad's socket says, not "nothing

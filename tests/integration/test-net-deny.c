@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: the "net" and "net:FAMILY" restrictions deny socket creation to a restricted
- * task and to everything it starts, and nothing else.
+ * VM test: the "net", "net:unix", "net:all" and "net:FAMILY" restrictions deny socket
+ * creation to a restricted task and to everything it starts, and nothing else. "net" is
+ * every family but AF_UNIX: local sockets stay (name lookups, sd_notify, rfork through
+ * umbrellad; test-rfork checks that last one against a real umbrellad).
  *
  *   test (unrestricted, loads and attaches the BPF object)
- *    |-- child, no layer               socket()/socketpair() work  (positive control)
+ *    |-- child, no layer               every family, socketpair() work  (positive control)
  *    |-- child, layer "fork"           socket() works              (other items)
- *    `-- child, layer "net"            socket()/socketpair() -> EPERM
+ *    |-- child, layer "net"            inet, inet6, packet, netlink -> EPERM;
+ *    |                                 unix socket() and socketpair() work
+ *    |-- child, layer "net:unix"       unix socket()/socketpair() -> EPERM; inet works
+ *    |-- child, layer "net:all"        every family, socketpair() -> EPERM
+ *    |-- child, layer "net,net:unix"   the same as net:all
+ *    `-- child, layer "net"            socket(AF_INET) -> EPERM
  *         |-- its forked child         socket() -> EPERM           (fork inheritance)
  *         |-- its thread               socket() -> EPERM           (thread inheritance)
  *         `-- after execve             socket() -> EPERM           (kept across exec)
@@ -15,6 +22,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +37,12 @@ static int probe_socket_family(int family)
 		return errno;
 	close(fd);
 	return 0;
+}
+
+/* socket(@arg's family, SOCK_DGRAM): 0 or the errno. */
+static int probe_family(void *arg)
+{
+	return probe_socket_family(*(const int *)arg);
 }
 
 static int probe_socket(void *arg)
@@ -94,10 +108,34 @@ static int probe_socket_after_exec(void *arg)
 	return PROBE_SETUP_FAILED;
 }
 
+static const struct {
+	int family;
+	const char *name;
+} families[] = {
+	{ AF_UNIX, "AF_UNIX" },	    { AF_INET, "AF_INET" },	{ AF_INET6, "AF_INET6" },
+	{ AF_PACKET, "AF_PACKET" }, { AF_NETLINK, "AF_NETLINK" },
+};
+
+/* Every family of families[] and socketpair(AF_UNIX) under @layer (0: none): each
+ * fails with EPERM where @denied_unix / @denied_other says so, else works. */
+static void check_families(struct umbrella_bpf *skel, __u32 layer, const char *what,
+			   bool denied_unix, bool denied_other)
+{
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		bool denied = families[i].family == AF_UNIX ? denied_unix : denied_other;
+
+		TAP_EQ(test_probe(skel, layer, probe_family, (void *)&families[i].family),
+		       denied ? EPERM : 0, "%s: socket(%s) %s", what, families[i].name,
+		       denied ? "fails with EPERM" : "works");
+	}
+	TAP_EQ(test_probe(skel, layer, probe_socketpair, NULL), denied_unix ? EPERM : 0,
+	       "%s: socketpair(AF_UNIX) %s", what, denied_unix ? "fails with EPERM" : "works");
+}
+
 int main(int argc, char *argv[])
 {
 	struct umbrella_bpf *skel;
-	__u32 net, inet6, fork_only;
+	__u32 net, inet6, fork_only, unix_only, all, net_unix;
 
 	if (argc == 2 && strcmp(argv[1], "--probe-socket") == 0)
 		return probe_socket(NULL);
@@ -108,19 +146,20 @@ int main(int argc, char *argv[])
 	net = test_layer(skel, "net");
 	inet6 = test_layer(skel, "net:inet6");
 	fork_only = test_layer(skel, "fork");
-	if (!TAP_OK(net && inet6 && fork_only, "the test layers are installed"))
+	unix_only = test_layer(skel, "net:unix");
+	all = test_layer(skel, "net:all");
+	net_unix = test_layer(skel, "net,net:unix");
+	if (!TAP_OK(net && inet6 && fork_only && unix_only && all && net_unix,
+		    "the test layers are installed"))
 		return tap_finish();
 
-	TAP_EQ(test_probe(skel, 0, probe_socket, NULL), 0,
-	       "unrestricted child: socket(AF_INET) works");
-	TAP_EQ(test_probe(skel, 0, probe_socketpair, NULL), 0,
-	       "unrestricted child: socketpair(AF_UNIX) works");
+	check_families(skel, 0, "unrestricted child", false, false);
 	TAP_EQ(test_probe(skel, fork_only, probe_socket, NULL), 0,
 	       "child restricted with fork only: socket(AF_INET) works");
-	TAP_EQ(test_probe(skel, net, probe_socket, NULL), EPERM,
-	       "child restricted with net: socket(AF_INET) fails with EPERM");
-	TAP_EQ(test_probe(skel, net, probe_socketpair, NULL), EPERM,
-	       "child restricted with net: socketpair(AF_UNIX) fails with EPERM");
+	check_families(skel, net, "net", false, true);
+	check_families(skel, unix_only, "net:unix", true, false);
+	check_families(skel, all, "net:all", true, true);
+	check_families(skel, net_unix, "net,net:unix", true, true);
 	TAP_EQ(test_probe(skel, inet6, probe_socket6, NULL), EPERM,
 	       "child restricted with net:inet6: socket(AF_INET6) fails with EPERM");
 	TAP_EQ(test_probe(skel, inet6, probe_socket, NULL), 0,

@@ -23,7 +23,7 @@
 
 static int socket_probe(void *arg)
 {
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	(void)arg;
 	if (fd < 0)

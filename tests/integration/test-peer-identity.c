@@ -63,7 +63,7 @@ static int wait_status(pid_t pid)
 
 static int socket_errno(void)
 {
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return errno;

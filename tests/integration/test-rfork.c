@@ -6,6 +6,9 @@
  *    ├─ rfork("net")                child: socket() -> EPERM; the parent still can
  *    ├─ rfork("net") ─ fork          grandchild: socket() -> EPERM (inherited)
  *    ├─ child ─ restrict_self("net")  the thread itself: socket() -> EPERM
+ *    ├─ rfork("net") ─ rfork          works: "net" leaves the local socket to umbrellad
+ *    ├─ rfork("net:unix") ─ rfork     EPERM, and umb_last_error() says why (so does
+ *    │                                "net:all")
  *    ├─ rfork ─ rfork ─ ... (16)      the 17th layer: rfork fails with EPERM, no child
  *    └─ rfork with umbrellad gone     -1, and no child runs
  */
@@ -55,7 +58,7 @@ static struct umb_restrictions *restrictions(const char *list)
 
 static int socket_errno(void)
 {
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return errno;
@@ -122,9 +125,41 @@ static int restrict_self_probe(const struct umb_restrictions *r)
 	return wait_status(pid);
 }
 
+/*
+ * A child rfork'ed with @outer rforks again with @inner. Returns 0 when the inner rfork
+ * works and its child runs; 10 when it fails with EPERM and umb_last_error() names the
+ * local socket it could not create; 11 for another failure, 12 without a message.
+ */
+static int nested_rfork(const struct umb_restrictions *outer, const struct umb_restrictions *inner)
+{
+	pid_t pid = rfork(outer), inner_pid;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		const char *error;
+
+		inner_pid = rfork(inner);
+		if (inner_pid == 0)
+			_exit(0);
+		if (inner_pid > 0)
+			_exit(wait_status(inner_pid) == 0 ? 0 : 3);
+		error = umb_last_error();
+		fprintf(stderr, "# the inner rfork: %s (umb_last_error: %s)\n", strerror(errno),
+			error ? error : "NULL");
+		if (!error)
+			_exit(12);
+		_exit(errno == EPERM && strstr(error, "AF_UNIX") && strstr(error, "net:unix") ?
+			      10 :
+			      11);
+	}
+	return wait_status(pid);
+}
+
 int main(int argc, char *argv[])
 {
 	struct umb_restrictions *net = restrictions("net"), *signal_r = restrictions("signal");
+	struct umb_restrictions *unix_r = restrictions("net:unix"), *all = restrictions("net:all");
 	char umbrellad[4096], *slash;
 	pid_t daemon, pid;
 
@@ -136,8 +171,11 @@ int main(int argc, char *argv[])
 		 "../../daemon/umbrellad");
 	setenv("UMBRELLA_SOCKET", SOCKET_PATH, 1);
 	daemon = start_daemon(umbrellad);
-	if (!TAP_OK(daemon > 0 && net && signal_r, "umbrellad starts"))
+	if (!TAP_OK(daemon > 0 && net && signal_r && unix_r && all, "umbrellad starts")) {
+		if (daemon > 0) /* it holds the suite's output pipe open */
+			kill(daemon, SIGTERM);
 		return tap_finish();
+	}
 
 	pid = rfork(net);
 	if (pid == 0)
@@ -155,6 +193,15 @@ int main(int argc, char *argv[])
 	       "umb_restrict_self(\"net\"): the caller's socket() fails with EPERM");
 	TAP_EQ(socket_errno(), 0, "restrict_self in a child leaves the parent alone");
 
+	TAP_EQ(nested_rfork(net, signal_r), 0,
+	       "a child rfork'ed with net reaches umbrellad: its own rfork works");
+	TAP_EQ(nested_rfork(unix_r, signal_r), 10,
+	       "a child rfork'ed with net:unix: its rfork fails with EPERM and "
+	       "umb_last_error() says why");
+	TAP_EQ(nested_rfork(all, signal_r), 10,
+	       "a child rfork'ed with net:all: its rfork fails with EPERM and "
+	       "umb_last_error() says why");
+
 	/* 16 layers fit on a stack; asking for a 17th fails the rfork cleanly. */
 	TAP_EQ(nest(signal_r, 1), 100 + 17, "the 17th nested rfork fails with EPERM");
 
@@ -169,5 +216,7 @@ int main(int argc, char *argv[])
 
 	umb_restrictions__free(net);
 	umb_restrictions__free(signal_r);
+	umb_restrictions__free(unix_r);
+	umb_restrictions__free(all);
 	return tap_finish();
 }

@@ -51,5 +51,14 @@ out=$(UMBRELLA_PROFILE_DIR=$profiles completions run --profile w)
 rm -rf "$profiles"
 [ "$out" = "web-server worker" ]
 check $? "run --profile offers the profiles' names ($out)"
+out=$(completions run -r ne)
+[ "$out" = "net net: net:all net:unix" ]
+check $? "run -r ne offers net, net:all, net:unix and net: ($out)"
+out=$(completions binary sign -r net:u)
+[ "$out" = net:unix ]
+check $? "binary sign -r net:u completes to net:unix ($out)"
+out=$(completions run -r net:inet)
+[ "$out" = "net:inet net:inet4 net:inet6" ]
+check $? "run -r net:inet offers the IP families ($out)"
 
 tap_done

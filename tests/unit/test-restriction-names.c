@@ -14,9 +14,11 @@ int main(void)
 		{ "fork", UMB_CR_FORK },	 { "exec", UMB_CR_EXEC },
 		{ "exec-unsigned", UMB_CR_EXEC_UNSIGNED }, { "ptrace", UMB_CR_PTRACE },
 		{ "mount", UMB_CR_MOUNT },	 { "module", UMB_CR_MODULE },
-		{ "setid", UMB_CR_SETID },
+		{ "setid", UMB_CR_SETID },	 { "net:all", UMB_CR_NET_ALL },
 	};
-	static const char *const bad[] = { "", "NET", "net ", "nett", "exec_unsigned", "fs" };
+	static const char *const bad[] = { "",	   "NET",	    "net ", "nett",
+					   "exec_unsigned", "fs", "net:ALL", "net:all ",
+					   "all",  "net:unix" };
 
 	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
 		uint64_t bit = 0;

@@ -156,6 +156,7 @@ static void test_cap_restrictions(void)
 		{ "mount", UMB_CR_MOUNT },
 		{ "module", UMB_CR_MODULE },
 		{ "setid", UMB_CR_SETID },
+		{ "net:all", UMB_CR_NET_ALL },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(caps); i++)
@@ -416,6 +417,12 @@ static void test_lists(void)
 				      CAP(UMB_CR_MODULE), CAP(UMB_CR_SETID), CAP(UMB_CR_EXEC),
 				      LCAP(CAP_SYS_ADMIN), END },
 		 NULL);
+	/* The three meanings of "net": every family but unix, unix, every family. */
+	parse_ok("net,net:unix,net:all",
+		 (struct umb_item[]){ CAP(UMB_CR_NET), NET(AF_UNIX), CAP(UMB_CR_NET_ALL), END },
+		 NULL);
+	parse_ok("net:all,fork",
+		 (struct umb_item[]){ CAP(UMB_CR_NET_ALL), CAP(UMB_CR_FORK), END }, NULL);
 	/* Duplicates are kept: the daemon merges them. */
 	parse_ok("fork,fork", (struct umb_item[]){ CAP(UMB_CR_FORK), CAP(UMB_CR_FORK), END },
 		 NULL);
@@ -473,7 +480,11 @@ static void test_malformed(void)
 	parse_bad("cap", "cap: no capability name (cap:NAME)");
 	parse_bad("net:bogus", "net:bogus: unknown address family");
 	parse_bad("net:INET", "net:INET: unknown address family");
-	parse_bad("net:all", "net:all: unknown address family");
+	parse_bad("net:ALL", "net:ALL: unknown address family");
+	parse_bad("net:all:", "net:all:: unknown address family");
+	parse_bad("net:all ", "\"net:all \": white space after the item");
+	parse_bad("net:alll", "net:alll: unknown address family");
+	parse_bad("all", "all: unknown restriction");
 	parse_bad("net:inet46", "net:inet46: unknown address family");
 	parse_bad("net: inet", "\"net: inet\": unknown address family");
 	parse_bad("net:", "net:: no address family after \"net:\"");
@@ -592,25 +603,26 @@ static void test_format(void)
 	umb_restrictions__free(r);
 
 	r = umb_restrictions__new();
-	(void)umb_restrictions__add_cap(r, UMB_CR_NET | UMB_CR_FORK | UMB_CR_SETID);
+	(void)umb_restrictions__add_cap(r, UMB_CR_NET_ALL | UMB_CR_NET | UMB_CR_FORK | UMB_CR_SETID);
 	(void)umb_restrictions__add_net_family(r, AF_INET6);
 	(void)umb_restrictions__add_net_family(r, 60);
 	(void)umb_restrictions__add_linux_cap(r, CAP_NET_RAW);
-	check_format(r, "net,fork,setid,net:inet6,net:60,cap:net_raw", "one of each kind");
+	check_format(r, "net:all,fork,setid,net,net:inet6,net:60,cap:net_raw", "one of each kind");
 	umb_restrictions__free(r);
 
 	/* Everything there is, in one set. */
 	r = umb_restrictions__new();
 	(void)umb_restrictions__add_cap(r, UMB_CR_NET | UMB_CR_SIGNAL | UMB_CR_FORK | UMB_CR_EXEC |
 						   UMB_CR_EXEC_UNSIGNED | UMB_CR_PTRACE |
-						   UMB_CR_MOUNT | UMB_CR_MODULE | UMB_CR_SETID);
+						   UMB_CR_MOUNT | UMB_CR_MODULE | UMB_CR_SETID |
+						   UMB_CR_NET_ALL);
 	for (int f = 1; f <= 63; f++)
 		(void)umb_restrictions__add_net_family(r, f);
 	for (int c = 0; c <= CAP_CHECKPOINT_RESTORE; c++)
 		(void)umb_restrictions__add_linux_cap(r, c);
 	for (uint32_t a = 1; a <= UMB_FS_ALL; a++)
 		(void)umb_restrictions__add_fs(r, "/srv/data", a);
-	TAP_EQ(umb_restrictions__count(r), 9 + 63 + 41 + 7, "the big set holds every item");
+	TAP_EQ(umb_restrictions__count(r), 10 + 63 + 41 + 7, "the big set holds every item");
 	check_format(r, NULL, "every capability restriction, family, capability and mode");
 	umb_restrictions__free(r);
 }

@@ -497,6 +497,61 @@ static void test_header_bytes(void)
 	free(b);
 }
 
+/* The policy text that scratch reads back as after its policy's version is set to 1
+ * and it is signed again (malloc'd), or NULL. */
+static char *policy_as_v1(uint8_t *b, size_t len, EVP_PKEY *key)
+{
+	struct signed_elf e;
+	char *error = NULL, *text = NULL;
+	int fd, r;
+
+	b[shdr_of(b, UMB_POLICY_SECTION)->sh_offset + 8] = 1;
+	r = write_whole(scratch, b, len);
+	free(b);
+	r = r ?: signed_elf_sign(scratch, key, NULL, &error);
+	if (r < 0) {
+		TAP_DIAG("re-signing with a version 1 policy: %s", error ? error : strerror(-r));
+		free(error);
+		return NULL;
+	}
+	fd = open(scratch, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && signed_elf_read(fd, 0, &e, &error) == 0) {
+		text = e.policy_text ? strdup(e.policy_text) : NULL;
+		signed_elf_release(&e);
+	} else {
+		TAP_DIAG("reading it: %s", error ? error : "failed");
+	}
+	free(error);
+	if (fd >= 0)
+		close(fd);
+	return text;
+}
+
+/* A policy of version 1 was signed when "net" denied every family: it reads as
+ * "net:all"; a version 1 text without "net" reads as written. */
+static void test_policy_v1(EVP_PKEY *key)
+{
+	char *text = policy_as_v1(fresh(), orig_len, key), *error = NULL;
+	uint8_t *b;
+	size_t len;
+
+	TAP_OK(text && !strcmp(text, "fs:/etc/passwd,net:all"),
+	       "a version 1 policy's net reads as net:all: %s", text ? text : "(none)");
+	free(text);
+
+	if (copy_file(path, scratch, 0755) < 0 ||
+	    signed_elf_sign(scratch, key, "net:inet,net:unix,fork", &error) < 0) {
+		TAP_OK(false, "sign with a policy without net: %s", error ? error : "failed");
+		free(error);
+		return;
+	}
+	b = read_whole(scratch, &len);
+	text = b ? policy_as_v1(b, len, key) : NULL;
+	TAP_OK(text && !strcmp(text, "net:inet,net:unix,fork"),
+	       "a version 1 policy without net reads as written: %s", text ? text : "(none)");
+	free(text);
+}
+
 /* The macro's layout, checked on the section it puts into this very test. */
 UMBRELLA_EXEC_RESTRICTIONS("fs:/etc/passwd,net");
 
@@ -585,6 +640,7 @@ int main(int argc, char **argv)
 	test_flips();
 	test_malformed();
 	test_header_bytes();
+	test_policy_v1(key);
 
 	/* Unknown key: signed by a key that is not in the ring. */
 	r = copy_file(path, scratch, 0755);
