@@ -21,6 +21,12 @@
  *   lsm/path_notify         r: inotify and fanotify watches (they report names).
  *   lsm/file_receive        r, w as file_open: a file received (SCM_RIGHTS,
  *                           pidfd_getfd) from another task.
+ *   lsm/unix_stream_connect, unix_may_send
+ *                           w: a unix socket bound to a path, which connect(2) and
+ *                           sendto(2) reach by its name without opening it (the kernel
+ *                           asks MAY_WRITE on its inode, as for a FIFO): "fs:/run/dbus"
+ *                           keeps the task off the bus. Abstract sockets have no path:
+ *                           "net:unix" is their restriction.
  *   lsm/inode_permission    r: chdir, fchdir (MAY_CHDIR). Gets an inode only: the walk
  *                           stays on the directory's file system.
  *   lsm/path_mknod, path_mkdir, path_symlink
@@ -291,6 +297,41 @@ int BPF_PROG(umb_path_chroot, const struct path *path, int ret)
 	if (!state)
 		return 0;
 	return umb_fs_check(state, UMB_FS_READ, path->dentry, path->mnt, UMB_HOOK_PATH_CHROOT);
+}
+
+/* The verdict on reaching the unix socket @other (a connect's peer or a datagram's
+ * target) from the current task: w on the file it is bound to, if any. */
+static __always_inline int unix_peer_check(struct sock *other, __u32 hook)
+{
+	const struct umb_task_state *state = fs_state(UMB_FS_WRITE);
+	struct unix_sock *u;
+	struct dentry *dentry;
+
+	if (!state)
+		return 0;
+	u = (struct unix_sock *)other; /* struct unix_sock begins with its struct sock */
+	dentry = BPF_CORE_READ(u, path.dentry);
+	if (!dentry)
+		return 0; /* abstract or unbound: no file (net:unix restricts those) */
+	return umb_fs_check_number(state, UMB_FS_WRITE, dentry, BPF_CORE_READ(u, path.mnt),
+				   hook);
+}
+
+SEC("lsm/unix_stream_connect")
+int BPF_PROG(umb_unix_stream_connect, struct sock *sock, struct sock *other,
+	     struct sock *newsk, int ret)
+{
+	if (ret)
+		return ret;
+	return unix_peer_check(other, UMB_HOOK_UNIX_STREAM_CONNECT);
+}
+
+SEC("lsm/unix_may_send")
+int BPF_PROG(umb_unix_may_send, struct socket *sock, struct socket *other, int ret)
+{
+	if (ret)
+		return ret;
+	return unix_peer_check(BPF_CORE_READ(other, sk), UMB_HOOK_UNIX_MAY_SEND);
 }
 
 SEC("lsm/inode_permission")

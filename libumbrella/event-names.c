@@ -51,6 +51,8 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_PATH_NOTIFY] = "path_notify",
 	[UMB_HOOK_FILE_RECEIVE] = "file_receive",
 	[UMB_HOOK_PERF_EVENT_OPEN] = "perf_event_open",
+	[UMB_HOOK_UNIX_STREAM_CONNECT] = "unix_stream_connect",
+	[UMB_HOOK_UNIX_MAY_SEND] = "unix_may_send",
 };
 
 static const char *const item_kind_names[] = {

@@ -441,6 +441,8 @@ enum umb_hook {
 	UMB_HOOK_PATH_NOTIFY,	      /* fs: inotify and fanotify watches */
 	UMB_HOOK_FILE_RECEIVE,	      /* fs: a file received (SCM_RIGHTS, pidfd_getfd) */
 	UMB_HOOK_PERF_EVENT_OPEN,     /* the scope: CPU-wide and kernel perf events */
+	UMB_HOOK_UNIX_STREAM_CONNECT, /* fs: connect(2) to a unix socket bound to a path */
+	UMB_HOOK_UNIX_MAY_SEND,	      /* fs: a datagram to a unix socket bound to a path */
 	UMB_HOOK_MAX,
 };
 

@@ -5,8 +5,8 @@
  * O_PATH fds, openat2 with RESOLVE_* flags, O_PATH then fstat or openat, chroot, a new
  * mount namespace, renaming the object or its directory, replacing it by rename, a
  * restricted path created after the rule, io_uring opens, inotify watches (they tell
- * the names created in a directory), and a file received over SCM_RIGHTS from an
- * unrestricted process.
+ * the names created in a directory), a file received over SCM_RIGHTS from an
+ * unrestricted process, and unix sockets bound to a path (connect(2), sendto(2)).
  *
  * The test process (unrestricted) sets each route up in a scratch tmpfs; a child that
  * carries the layer tries it. Every denial is EACCES, next to a positive control.
@@ -18,6 +18,7 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "test-fs-util.h"
@@ -279,6 +280,75 @@ static void test_watch_and_receive(struct umbrella_bpf *skel, __u32 r)
 out:
 	free((void *)paths[0]);
 	free((void *)paths[1]);
+}
+
+/* A unix socket of @type bound at @path (listening, for a stream): the fd, or -1. */
+static int unix_bound(const char *path, int type)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	    (type == SOCK_STREAM && listen(fd, 8) < 0)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Reaches the unix socket bound at op->path: connect(2) with a socket of type
+ * op->flags, or with op->flags SOCK_RAW (a stand-in) a datagram sent by sendto(2). */
+static int probe_unix_reach(void *arg)
+{
+	const struct fs_op *op = arg;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	bool send = op->flags == SOCK_RAW;
+	int fd = socket(AF_UNIX, (send ? SOCK_DGRAM : op->flags) | SOCK_CLOEXEC, 0), r;
+
+	if (fd < 0)
+		return PROBE_SETUP_FAILED;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", op->path);
+	if (send)
+		r = sendto(fd, "x", 1, 0, (struct sockaddr *)&addr, sizeof(addr)) < 0 ? errno : 0;
+	else
+		r = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ? errno : 0;
+	close(fd);
+	return r;
+}
+
+static void test_unix_sockets(struct umbrella_bpf *skel, __u32 r)
+{
+	static const struct {
+		int type;
+		const char *how;
+	} ways[] = {
+		{ SOCK_STREAM, "connect(2) to a stream socket" },
+		{ SOCK_DGRAM, "connect(2) to a datagram socket" },
+		{ SOCK_RAW, "sendto(2) to a datagram socket" },
+	};
+	int fds[4] = { unix_bound(fs_path("%s/r/stream", t), SOCK_STREAM),
+		       unix_bound(fs_path("%s/ok/stream", t), SOCK_STREAM),
+		       unix_bound(fs_path("%s/r/dgram", t), SOCK_DGRAM),
+		       unix_bound(fs_path("%s/ok/dgram", t), SOCK_DGRAM) };
+
+	if (TAP_OK(fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0 && fds[3] >= 0,
+		   "setup: unix sockets bound in r and in ok")) {
+		for (size_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+			const char *name = ways[i].type == SOCK_STREAM ? "stream" : "dgram";
+
+			TAP_EQ(test_probe(skel, r, probe_unix_reach,
+					  OP(fs_path("%s/ok/%s", t, name), .flags = ways[i].type)),
+			       0, "%s bound in ok works", ways[i].how);
+			TAP_EQ(test_probe(skel, r, probe_unix_reach,
+					  OP(fs_path("%s/r/%s", t, name), .flags = ways[i].type)),
+			       EACCES, "%s bound in r fails with EACCES", ways[i].how);
+		}
+	}
+	for (size_t i = 0; i < 4; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 /* The handle test's file handle and the directory its mount_fd opens. */
@@ -552,6 +622,7 @@ int main(void)
 	test_renames(skel);
 	test_io_uring(skel, r);
 	test_watch_and_receive(skel, r);
+	test_unix_sockets(skel, r);
 	test_handles(skel);
 
 out_scratch:
