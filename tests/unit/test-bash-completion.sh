@@ -42,5 +42,8 @@ check $? "events --f completes to --follow ($out)"
 out=$(completions run -r ex)
 [ "$out" = "exec exec-unsigned" ]
 check $? "run -r ex offers exec and exec-unsigned ($out)"
+out=$(completions binary sign --key k.key --)
+[ "$out" = "--key --no-policy" ]
+check $? "binary sign -- offers --key and --no-policy ($out)"
 
 tap_done

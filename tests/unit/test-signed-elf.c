@@ -543,7 +543,7 @@ int main(int argc, char **argv)
 	TAP_EQ(r, 0, "copy %s", src);
 	TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_UNSIGNED, "unsigned: %s", reason);
 
-	r = signed_elf_sign(path, key, "fs:/etc/passwd,net", &error);
+	r = signed_elf_sign(path, key, "fs:/etc/passwd,net", 0, &error);
 	TAP_EQ(r, 0, "sign a copy of %s: %s", src, error ? error : "ok");
 	free(error);
 	error = NULL;
@@ -570,12 +570,12 @@ int main(int argc, char **argv)
 	}
 
 	orig = read_whole(path, &orig_len);
-	r = signed_elf_sign(path, key, NULL, &error);
+	r = signed_elf_sign(path, key, NULL, 0, &error);
 	free(error);
 	error = NULL;
 	free(read_whole(path, &len));
 	TAP_OK(r == 0 && len == orig_len, "re-signing keeps the size (%zu, %zu)", orig_len, len);
-	r = signed_elf_sign(path, key, "fs:/etc/passwd,net", &error);
+	r = signed_elf_sign(path, key, "fs:/etc/passwd,net", 0, &error);
 	free(error);
 	error = NULL;
 	free(read_whole(path, &len2));
@@ -588,7 +588,7 @@ int main(int argc, char **argv)
 
 	/* Unknown key: signed by a key that is not in the ring. */
 	r = copy_file(path, scratch, 0755);
-	r = r ?: signed_elf_sign(scratch, other, NULL, &error);
+	r = r ?: signed_elf_sign(scratch, other, NULL, 0, &error);
 	free(error);
 	error = NULL;
 	TAP_EQ(r, 0, "sign with a second key");
