@@ -105,8 +105,8 @@ static int parse_modes(const char *item, const char *modes, uint32_t *ret_access
 	uint32_t access = 0;
 
 	if (!*modes)
-		return fail_item(ret_error, item, "no access modes after the ':' (" COLON_IN_PATH
-				 ")");
+		return fail_item(ret_error, item,
+				 "no access modes after the ':' (" COLON_IN_PATH ")");
 	/* Checked whole before any letter, so that "fs:/a:rwz" names the real mistake. */
 	if (strspn(modes, "rwx") != strlen(modes))
 		return fail_item(ret_error, item,

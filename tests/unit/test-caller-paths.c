@@ -33,12 +33,13 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/app/token", dir);
 	r = umb_path_canonical(path, canon, &error);
 	if (asprintf(&want,
-		 "fs:%s: the directory %s/app does not exist: a rule needs an existing file or "
-		 "directory, or a new name in an existing directory (create %s/app first)",
-		 path, dir, dir) < 0)
+		     "fs:%s: the directory %s/app does not exist: a rule needs an existing file or "
+		     "directory, or a new name in an existing directory (create %s/app first)",
+		     path, dir, dir) < 0)
 		want = NULL;
 	TAP_EQ(r, -ENOENT, "a path whose directory does not exist: -ENOENT");
-	if (!TAP_OK(error && want && !strcmp(error, want), "its message says why and what to create"))
+	if (!TAP_OK(error && want && !strcmp(error, want),
+		    "its message says why and what to create"))
 		TAP_DIAG("got '%s'", error ? error : "(null)");
 	free(error);
 	free(want);
@@ -48,10 +49,10 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/.config/app/token", dir);
 	r = umb_path_canonical(path, canon, &error);
 	if (asprintf(&want,
-		 "fs:%s: the directory %s/.config/app does not exist (nor does %s/.config): a "
-		 "rule needs an existing file or directory, or a new name in an existing "
-		 "directory (create %s/.config first)",
-		 path, dir, dir, dir) < 0)
+		     "fs:%s: the directory %s/.config/app does not exist (nor does %s/.config): a "
+		     "rule needs an existing file or directory, or a new name in an existing "
+		     "directory (create %s/.config first)",
+		     path, dir, dir, dir) < 0)
 		want = NULL;
 	TAP_EQ(r, -ENOENT, "a path two directories below what exists: -ENOENT");
 	if (!TAP_OK(error && want && !strcmp(error, want), "its message names the first to create"))
