@@ -24,13 +24,15 @@
 static int binary_usage(FILE *out)
 {
 	fprintf(out, "Usage: umbrella-cli binary sign --key KEYFILE [-r ITEM]... FILE\n"
+		     "       umbrella-cli binary sign --key KEYFILE --no-policy FILE\n"
 		     "       umbrella-cli binary verify [--keyring DIR] FILE\n"
 		     "       umbrella-cli [-j|-p] binary inspect [--keyring DIR] FILE\n"
 		     "       umbrella-cli binary help\n"
 		     "\n"
 		     "sign writes FILE's signature with the private key KEYFILE (from \"key\n"
 		     "generate\"); -r replaces the execute restrictions FILE carries (several -r\n"
-		     "are joined). verify exits 0 only for a valid signature by a key in the\n"
+		     "are joined). A FILE without restrictions of its own is signed only with\n"
+		     "--no-policy. verify exits 0 only for a valid signature by a key in the\n"
 		     "ring that is not revoked: 5 for an unsigned file, 6 for one that umbrellad\n"
 		     "refuses. The ring is --keyring DIR, else $UMBRELLA_KEYRING, else\n"
 		     KEYRING_DIR_DEFAULT ".\n");
@@ -83,7 +85,8 @@ static int add_items(char **list, const char *item)
 	return EXIT_OK;
 }
 
-static int binary_sign(const char *file, const char *key_path, const char *items)
+static int binary_sign(const char *file, const char *key_path, const char *items,
+		       unsigned int flags)
 {
 	char *error = NULL, hex[KEY_ID_HEX_LEN + 1];
 	uint8_t id[UMB_KEY_ID_LEN];
@@ -93,9 +96,13 @@ static int binary_sign(const char *file, const char *key_path, const char *items
 	pkey = load_private_key(key_path);
 	if (!pkey)
 		return EXIT_ERROR;
-	r = signed_elf_sign(file, pkey, items, &error);
+	r = signed_elf_sign(file, pkey, items, flags, &error);
 	if (r < 0) {
-		cli_error("%s: %s", file, error ? error : strerror(-r));
+		cli_error("%s: %s%s", file, error ? error : strerror(-r),
+			  r == -ENODATA ? ": give its restrictions with -r ITEM, or --no-policy to "
+					  "sign it to run without any" :
+			  r == -EEXIST	? " (sign it without --no-policy)" :
+					  "");
 		free(error);
 		EVP_PKEY_free(pkey);
 		return EXIT_ERROR;
@@ -270,10 +277,12 @@ int cli_binary(int argc, char **argv)
 	static const struct option options[] = {
 		{ "key", required_argument, NULL, 'K' },
 		{ "keyring", required_argument, NULL, 'k' },
+		{ "no-policy", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	const char *cmd = argc > 1 ? argv[1] : NULL, *key = NULL, *keyring = NULL;
+	unsigned int sign_flags = 0;
 	char *items = NULL;
 	bool is_sign;
 	int c, ret;
@@ -298,14 +307,17 @@ int cli_binary(int argc, char **argv)
 		switch (c) {
 		case 'K':
 		case 'r':
+		case 'N':
 			if (!is_sign) {
 				cli_error("binary %s: %s: only for binary sign", cmd,
-					  c == 'K' ? "--key" : "-r");
+					  c == 'K' ? "--key" : c == 'r' ? "-r" : "--no-policy");
 				ret = EXIT_USAGE;
 				goto out;
 			}
 			if (c == 'K') {
 				key = optarg;
+			} else if (c == 'N') {
+				sign_flags |= SIGNED_ELF_SIGN_NO_POLICY;
 			} else {
 				ret = add_items(&items, optarg);
 				if (ret != EXIT_OK)
@@ -345,8 +357,13 @@ int cli_binary(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (is_sign && items && (sign_flags & SIGNED_ELF_SIGN_NO_POLICY)) {
+		cli_error("binary sign: -r and --no-policy contradict each other");
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (is_sign)
-		ret = binary_sign(argv[optind], key, items);
+		ret = binary_sign(argv[optind], key, items, sign_flags);
 	else if (!strcmp(cmd, "verify"))
 		ret = binary_verify(argv[optind], cli_keyring_dir(keyring));
 	else

@@ -57,7 +57,7 @@ _umbrella_cli_signing()
 	fi
 	if [[ $cur == -* ]]; then
 		case $object:$command in
-		binary:sign) COMPREPLY=($(compgen -W '--key -r' -- "$cur")) ;;
+		binary:sign) COMPREPLY=($(compgen -W '--key -r --no-policy' -- "$cur")) ;;
 		binary:verify) COMPREPLY=($(compgen -W '--keyring' -- "$cur")) ;;
 		binary:inspect | key:list) COMPREPLY=($(compgen -W '--keyring -j --json -p --pretty' -- "$cur")) ;;
 		key:generate) COMPREPLY=($(compgen -W '--dir' -- "$cur")) ;;

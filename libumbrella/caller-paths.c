@@ -17,6 +17,34 @@
 
 #include <umbrella/caller-paths.h>
 
+/*
+ * The error for @path whose directory @parent does not exist. A rule is keyed on an
+ * inode: an existing object, or a name in an existing directory (the directory's inode
+ * and the name). A path deeper below what exists has neither, and no key would follow
+ * what is created there later, by whatever name route: refused, with what to do.
+ */
+static void missing_directory_error(const char *path, const char *parent, char **ret_error)
+{
+	char top[PATH_MAX], probe[PATH_MAX];
+	char *slash;
+
+	/* The first directory down from the root that is missing: the one to create. */
+	(void)snprintf(top, sizeof(top), "%s", parent);
+	(void)snprintf(probe, sizeof(probe), "%s", parent);
+	while ((slash = strrchr(probe, '/')) && slash != probe) {
+		*slash = '\0';
+		if (access(probe, F_OK) == 0 || errno != ENOENT)
+			break;
+		(void)snprintf(top, sizeof(top), "%s", probe);
+	}
+	(void)asprintf(ret_error,
+		       "fs:%s: the directory %s does not exist%s%s%s: a rule needs an existing "
+		       "file or directory, or a new name in an existing directory (create %s "
+		       "first)",
+		       path, parent, strcmp(top, parent) ? " (nor does " : "",
+		       strcmp(top, parent) ? top : "", strcmp(top, parent) ? ")" : "", top);
+}
+
 int umb_path_canonical(const char *path, char canon[PATH_MAX], char **ret_error)
 {
 	char parent[PATH_MAX], real_parent[PATH_MAX];
@@ -42,8 +70,7 @@ int umb_path_canonical(const char *path, char canon[PATH_MAX], char **ret_error)
 		int r = -errno;
 
 		if (ret_error && r == -ENOENT)
-			(void)asprintf(ret_error, "fs:%s: the directory %s does not exist", path,
-				       parent);
+			missing_directory_error(path, parent, ret_error);
 		return r;
 	}
 	if ((size_t)snprintf(canon, PATH_MAX, "%s/%s", strcmp(real_parent, "/") ? real_parent : "",

@@ -23,11 +23,13 @@
  *   backslash before any other character, or at the very end, is an error. White space
  *   inside a path is allowed as it is ("fs:/my dir"); at the end of the path it must
  *   be escaped ("fs:/dir\ ").
- * - "fs:PATH:MODES": the text after the last unescaped colon is MODES only if it is
- *   non-empty and made of the letters r, w and x alone; any other text after it is part
- *   of the path ("fs:/a:q" is the path "/a:q", "fs:/a:R" the path "/a:R"). Empty MODES
- *   ("fs:/a:") and a letter given twice ("fs:/a:rr") are errors. The letters may come
- *   in any order. "fs:/a:rwx" is the same item as "fs:/a".
+ * - "fs:PATH:MODES": an unescaped colon always starts MODES, so a colon in a PATH is
+ *   always written "\:". MODES must be non-empty and made of the letters r, w and x,
+ *   each at most once, in any order; anything else is an error, never part of the path:
+ *   "fs:/etc:R" and "fs:/etc:rwz" are refused (earlier versions took them as the paths
+ *   "/etc:R" and "/etc:rwz", which restricted nothing that was meant), and so are
+ *   "fs:/a:" and "fs:/a:b:r" (a second unescaped colon). "fs:/a:rwx" is the same item
+ *   as "fs:/a".
  * - PATH must be absolute; it is taken as written (no normalisation of "//", "." or
  *   ".."): umbrellad resolves it.
  * - "net:FAMILY" also takes the family's number (1 to 63, no leading zero), so that every
@@ -98,11 +100,22 @@ __attribute__((format(printf, 3, 4))) static int fail_item(char **ret_error, con
 	return -EINVAL;
 }
 
-/* MODES of "fs:PATH:MODES" (only letters r, w, x, checked by the caller) to UMB_FS_*. */
+/* How the errors about a colon end: the one way to put a colon in a path. */
+#define COLON_IN_PATH "write a ':' in a path as \"\\:\""
+
+/* MODES of "fs:PATH:MODES", as written after the colon, to UMB_FS_*. */
 static int parse_modes(const char *item, const char *modes, uint32_t *ret_access, char **ret_error)
 {
 	uint32_t access = 0;
 
+	if (!*modes)
+		return fail_item(ret_error, item,
+				 "no access modes after the ':' (" COLON_IN_PATH ")");
+	/* Checked whole before any letter, so that "fs:/a:rwz" names the real mistake. */
+	if (strspn(modes, "rwx") != strlen(modes))
+		return fail_item(ret_error, item,
+				 "access modes are the letters r, w and x only (" COLON_IN_PATH
+				 ")");
 	for (const char *m = modes; *m; m++) {
 		uint32_t bit = *m == 'r' ? UMB_FS_READ : *m == 'w' ? UMB_FS_WRITE : UMB_FS_EXEC;
 
@@ -121,6 +134,7 @@ static int parse_fs(struct umb_restrictions *r, const char *item, char **ret_err
 	uint32_t access = UMB_FS_ALL;
 	size_t out = 0, colon_out = 0;
 	bool space = false, colon_space = false; /* path ends with unescaped white space */
+	bool second_colon = false;
 	char *path;
 	int ret;
 
@@ -140,6 +154,7 @@ static int parse_fs(struct umb_restrictions *r, const char *item, char **ret_err
 			continue;
 		}
 		if (*p == ':') {
+			second_colon = second_colon || modes;
 			modes = p + 1;
 			colon_out = out;
 			colon_space = space;
@@ -149,10 +164,10 @@ static int parse_fs(struct umb_restrictions *r, const char *item, char **ret_err
 	}
 	path[out] = '\0';
 
-	/* The text after the last unescaped colon: MODES if it can only be MODES. */
-	if (!why && modes && !*modes)
-		why = "no access modes after the last ':' (write a ':' in a path as \"\\:\")";
-	if (!why && modes && strspn(modes, "rwx") == strlen(modes)) {
+	/* The text after the unescaped colon is MODES, whatever it holds: fail closed. */
+	if (!why && second_colon)
+		why = "more than one unescaped ':' (" COLON_IN_PATH ")";
+	if (!why && modes) {
 		ret = parse_modes(item, modes, &access, ret_error);
 		if (ret < 0)
 			goto out_free_path;

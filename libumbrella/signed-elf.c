@@ -825,7 +825,8 @@ static int replace_file(const char *path, const struct stat *st, const uint8_t *
 	return r;
 }
 
-int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, char **ret_error)
+int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, unsigned int flags,
+		    char **ret_error)
 {
 	uint64_t cut, kept_end, tail_start, policy_len = 0, strtab_len, shoff, out_len, sig_off;
 	size_t text_len = policy_text ? strlen(policy_text) : 0;
@@ -845,6 +846,9 @@ int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, ch
 		*ret_error = NULL;
 	if (EVP_PKEY_get_id(key) != EVP_PKEY_ED25519)
 		return set_error(ret_error, "the key is not an Ed25519 key"), -EINVAL;
+	if (flags & ~(unsigned int)SIGNED_ELF_SIGN_NO_POLICY ||
+	    (policy_text && (flags & SIGNED_ELF_SIGN_NO_POLICY)))
+		return signing_error(ret_error, -EINVAL, "a policy text and no policy at once");
 	if (policy_text) {
 		struct umb_policy_header h = { .magic = UMB_POLICY_MAGIC,
 					       .version = UMB_POLICY_VERSION,
@@ -919,6 +923,19 @@ int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, ch
 	if (l.shnum == 0 || l.shstrndx == SHN_UNDEF) {
 		r = set_error(ret_error, "%s has no section headers or no section name table",
 			      path);
+		goto out;
+	}
+	/* No policy section may mean the linker dropped UMBRELLA_EXEC_RESTRICTIONS()'s:
+	 * never sign such a file to run unrestricted unless the caller says it is meant. */
+	if (l.policy < 0 && !policy_text && !(flags & SIGNED_ELF_SIGN_NO_POLICY)) {
+		r = signing_error(ret_error, -ENODATA,
+				  "no policy section (if it was built with "
+				  "UMBRELLA_EXEC_RESTRICTIONS(), the linker dropped it)");
+		goto out;
+	}
+	if (l.policy >= 0 && (flags & SIGNED_ELF_SIGN_NO_POLICY)) {
+		r = signing_error(ret_error, -EEXIST,
+				  "it has a policy section: it would not run without restrictions");
 		goto out;
 	}
 	/* The file's own policy must be valid if it stays; one being replaced need not be. */

@@ -83,13 +83,26 @@ void signed_elf_release(struct signed_elf *e);
  * @key: an Ed25519 private key
  * @policy_text: the execute restrictions to put in the policy section (replacing any
  *               the file has), already checked by the parser; NULL keeps the file's own
- *               policy, if any
+ * @flags: enum signed_elf_sign_flags
  *
+ * With @policy_text NULL, a file without a policy section is refused unless @flags has
+ * SIGNED_ELF_SIGN_NO_POLICY: a program built with UMBRELLA_EXEC_RESTRICTIONS() whose
+ * section the linker dropped would otherwise be signed to run unrestricted. With that
+ * flag, a file that has a policy section is refused: it would not run unrestricted.
  * Re-signing a signed file replaces its signature (and, with @policy_text, its policy);
  * signing twice gives the same size as signing once.
- * Return: 0, -EBADMSG for a file that is not an ELF file Umbrella can sign, or -errno.
+ * Return: 0, -EBADMSG for a file that is not an ELF file Umbrella can sign, -ENODATA
+ * for a file without a policy and no flag, -EEXIST for a file with one and the flag,
+ * -EINVAL for the flag with @policy_text, or -errno.
  */
-int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, char **ret_error);
+int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, unsigned int flags,
+		    char **ret_error);
+
+/* signed_elf_sign() flags */
+enum signed_elf_sign_flags {
+	/* The file has no policy section and is meant to run without restrictions. */
+	SIGNED_ELF_SIGN_NO_POLICY = 1 << 0,
+};
 
 /*
  * signing_error() - for the signing library's own functions: set *@ret_error (if

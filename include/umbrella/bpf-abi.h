@@ -7,6 +7,12 @@
 #include <linux/types.h>
 #endif
 
+/* C++ spells C11's _Static_assert static_assert (g++ knows only that); the header is
+ * part of <umbrella/umbrella.h>, which C++ programs include. */
+#if defined(__cplusplus) && !defined(_Static_assert)
+#define _Static_assert static_assert
+#endif
+
 /* Bumped on any change to a struct, value or map layout below. umbrellad checks it
  * against the pinned objects it finds before adopting them (struct umb_meta).
  * 1: never pinned. 2: pinned under the pin directory, with umb_meta. 3: umb_ctl grew

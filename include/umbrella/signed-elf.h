@@ -58,6 +58,12 @@
 
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
+
+/* C++ spells C11's _Static_assert static_assert (g++ knows only that); the header is
+ * part of <umbrella/umbrella.h>, which C++ programs include. */
+#if defined(__cplusplus) && !defined(_Static_assert)
+#define _Static_assert static_assert
+#endif
 #endif
 
 #define UMB_POLICY_SECTION ".umbrella.policy"

@@ -31,8 +31,8 @@ extern "C" {
  *
  * A list separates items with commas; in a PATH, a comma, a backslash, a colon or white
  * space is escaped with a backslash (white space must be, at the end of a PATH). PATH
- * must be absolute. MODES is the text after the last unescaped colon when it is made of
- * the letters r, w and x only; otherwise that text belongs to the path.
+ * must be absolute. An unescaped colon always starts MODES, so a colon in a PATH must be
+ * written "\:": "fs:/etc:R", "fs:/etc:rwz" and "fs:/a:b:r" are errors, never paths.
  *
  * "net" used to mean every family, unix too (now "net:all"). Written then, a signed
  * binary's policy (version 1 of the section) keeps that meaning, and so does a program
@@ -229,9 +229,23 @@ const char *umb_last_error(void);
  * sign --key KEY FILE") by a key in the ring: at exec, umbrellad verifies the signature
  * and the program runs with these restrictions as a new layer. The text is checked then,
  * not at compile time: check it with "umbrella-cli binary inspect" after signing.
+ *
+ * Nothing in the program refers to the section, so it is marked "used" (the compiler
+ * and LTO keep it) and "retain" (SHF_GNU_RETAIN: "ld --gc-sections" keeps it). With a
+ * compiler that has no "retain" (gcc before 11, clang before 13) --gc-sections drops
+ * it; "binary sign" then refuses the program, which has no policy section left.
+ * Works in C and in C++ (11 and later).
  */
 #define UMBRELLA_EXEC_RESTRICTIONS(text) \
 	UMB__EXEC_RESTRICTIONS(text, UMB__CONCAT(umb__exec_restrictions_, __COUNTER__))
+#if defined(__has_attribute)
+#if __has_attribute(retain)
+#define UMB__RETAIN __attribute__((retain))
+#endif
+#endif
+#ifndef UMB__RETAIN
+#define UMB__RETAIN
+#endif
 #define UMB__CONCAT(a, b) UMB__CONCAT2(a, b)
 #define UMB__CONCAT2(a, b) a##b
 /* Packed and aligned(1): the section is exactly the header, the text and one NUL. */
@@ -239,7 +253,7 @@ const char *umb_last_error(void);
 	_Static_assert(sizeof(umb__text) > 1 && sizeof(umb__text) - 1 <= UMB_POLICY_TEXT_MAX, \
 		       "UMBRELLA_EXEC_RESTRICTIONS: the text must have 1 to "                \
 		       "UMB_POLICY_TEXT_MAX bytes");                                         \
-	__attribute__((used, section(UMB_POLICY_SECTION), aligned(1)))                        \
+	__attribute__((used, section(UMB_POLICY_SECTION), aligned(1))) UMB__RETAIN            \
 	static const struct __attribute__((packed)) {                                          \
 		struct umb_policy_header header;                                               \
 		char text[sizeof(umb__text)];                                                  \

@@ -63,8 +63,12 @@ run -r fs:etc -- true
 check $? "a malformed item is refused in one line naming it (exit $rc)"
 
 run -r fs:/nonexistent-dir/file -- true
-[ "$rc" = 125 ] && [[ "$out" == *"fs:/nonexistent-dir/file"* ]]
-check $? "a path whose directory does not exist is refused by umbrellad, naming it"
+[ "$rc" = 125 ] && [[ "$out" == *"fs:/nonexistent-dir/file"*"(create /nonexistent-dir first)"* ]]
+check $? "a path whose directory does not exist is refused, naming it and what to create"
+
+run -r fs:/etc:R -- true
+[ "$rc" = 125 ] && [[ "$out" == "umbrella-cli: fs:/etc:R: access modes are the letters r, w and x only"* ]]
+check $? "fs:/etc:R is refused, not taken as the path /etc:R (exit $rc)"
 
 out=$(python3 - "$UMBRELLA_SOCKET" <<'PY' 2>&1
 import socket, struct, sys

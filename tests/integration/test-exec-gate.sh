@@ -104,10 +104,10 @@ cp /bin/true "$bin/unsigned"
 cp /bin/true "$bin/signed"
 cp /bin/true "$bin/tampered"
 cp /bin/true "$bin/stranger"
-out=$({ "$cli" binary sign --key "$tmp/gate.key" "$bin/probe" &&
-	"$cli" binary sign --key "$tmp/gate.key" "$bin/signed" &&
-	"$cli" binary sign --key "$tmp/gate.key" "$bin/tampered" &&
-	"$cli" binary sign --key "$tmp/stranger.key" "$bin/stranger"; } 2>&1)
+out=$({ "$cli" binary sign --key "$tmp/gate.key" --no-policy "$bin/probe" &&
+	"$cli" binary sign --key "$tmp/gate.key" --no-policy "$bin/signed" &&
+	"$cli" binary sign --key "$tmp/gate.key" --no-policy "$bin/tampered" &&
+	"$cli" binary sign --key "$tmp/stranger.key" --no-policy "$bin/stranger"; } 2>&1)
 rc=$?
 size=$(stat -c %s "$bin/tampered")
 flip "$bin/tampered" $((size / 2))

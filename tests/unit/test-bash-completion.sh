@@ -60,5 +60,8 @@ check $? "binary sign -r net:u completes to net:unix ($out)"
 out=$(completions run -r net:inet)
 [ "$out" = "net:inet net:inet4 net:inet6" ]
 check $? "run -r net:inet offers the IP families ($out)"
+out=$(completions binary sign --key k.key --)
+[ "$out" = "--key --no-policy" ]
+check $? "binary sign -- offers --key and --no-policy ($out)"
 
 tap_done

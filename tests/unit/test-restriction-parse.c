@@ -374,18 +374,11 @@ static void test_escapes(void)
 	parse_ok("fs:/a\\:rw", (struct umb_item[]){ FS("/a:rw", UMB_FS_ALL), END }, NULL);
 	parse_ok("fs:/a\\:", (struct umb_item[]){ FS("/a:", UMB_FS_ALL), END }, NULL);
 
-	/* Unescaped colons: only the last one can start MODES, and only if MODES is all
-	 * r, w and x; otherwise the text is part of the path. */
-	parse_ok("fs:/a:b:rw", (struct umb_item[]){ FS("/a:b", UMB_FS_READ | UMB_FS_WRITE), END },
-		 "fs:/a\\:b:rw");
-	parse_ok("fs:/a:q", (struct umb_item[]){ FS("/a:q", UMB_FS_ALL), END }, "fs:/a\\:q");
-	parse_ok("fs:/a:R", (struct umb_item[]){ FS("/a:R", UMB_FS_ALL), END }, "fs:/a\\:R");
-	parse_ok("fs:/a:rwq", (struct umb_item[]){ FS("/a:rwq", UMB_FS_ALL), END }, "fs:/a\\:rwq");
-	parse_ok("fs:/a:r:w", (struct umb_item[]){ FS("/a:r", UMB_FS_WRITE), END }, "fs:/a\\:r:w");
-	parse_ok("fs:/a:r w", (struct umb_item[]){ FS("/a:r w", UMB_FS_ALL), END },
-		 "fs:/a\\:r w");
-	parse_ok("fs:/a:b/c", (struct umb_item[]){ FS("/a:b/c", UMB_FS_ALL), END },
-		 "fs:/a\\:b/c");
+	/* An unescaped colon always starts MODES: a colon in a path is written "\:". */
+	parse_ok("fs:/a\\:q", (struct umb_item[]){ FS("/a:q", UMB_FS_ALL), END }, NULL);
+	parse_ok("fs:/etc\\:R", (struct umb_item[]){ FS("/etc:R", UMB_FS_ALL), END }, NULL);
+	parse_ok("fs:/a\\:b/c:r", (struct umb_item[]){ FS("/a:b/c", UMB_FS_READ), END }, NULL);
+	parse_ok("fs:/a\\:r\\:w:x", (struct umb_item[]){ FS("/a:r:w", UMB_FS_EXEC), END }, NULL);
 
 	/* An escaped backslash does not escape what follows it. */
 	parse_ok("fs:/a\\\\,fork",
@@ -450,7 +443,10 @@ static void test_append(void)
 }
 
 /* The longer error messages, after the item. */
-#define NO_MODES ": no access modes after the last ':' (write a ':' in a path as \"\\:\")"
+#define COLON_IN_PATH "write a ':' in a path as \"\\:\""
+#define NO_MODES ": no access modes after the ':' (" COLON_IN_PATH ")"
+#define NOT_MODES ": access modes are the letters r, w and x only (" COLON_IN_PATH ")"
+#define TWO_COLONS ": more than one unescaped ':' (" COLON_IN_PATH ")"
 #define ENDS_WITH_SPACE ": path ends with white space (write it as \"\\ \" if it is meant)"
 
 static void test_malformed(void)
@@ -519,8 +515,29 @@ static void test_malformed(void)
 	parse_bad("fs:/a:",
 		  "fs:/a:" NO_MODES);
 	parse_bad("fs::", "fs::" NO_MODES);
-	parse_bad("fs:/a:b:",
-		  "fs:/a:b:" NO_MODES);
+	parse_bad("fs:/a:b:", "fs:/a:b:" TWO_COLONS);
+	parse_bad("fs:/a\\::", "fs:/a\\::" NO_MODES);
+
+	/* What follows an unescaped colon is MODES or an error, never part of the path:
+	 * these were once taken as paths ("/etc:R") and restricted nothing meant. */
+	parse_bad("fs:/etc:R", "fs:/etc:R" NOT_MODES);
+	parse_bad("fs:/etc:rwz", "fs:/etc:rwz" NOT_MODES);
+	parse_bad("fs:/etc:RW", "fs:/etc:RW" NOT_MODES);
+	parse_bad("fs:/a:q", "fs:/a:q" NOT_MODES);
+	parse_bad("fs:/a:rwq", "fs:/a:rwq" NOT_MODES);
+	parse_bad("fs:/a:r w", "\"fs:/a:r w\"" NOT_MODES);
+	parse_bad("fs:/a:r ", "\"fs:/a:r \"" NOT_MODES);
+	parse_bad("fs:/a: r", "\"fs:/a: r\"" NOT_MODES);
+	parse_bad("fs:/a:b/c", "fs:/a:b/c" NOT_MODES);
+	parse_bad("fs:/a:-", "fs:/a:-" NOT_MODES);
+	parse_bad("fs:/a:read", "fs:/a:read" NOT_MODES);
+	parse_bad("fs:/a:r\\,", "fs:/a:r\\," NOT_MODES);
+	parse_bad("fs:/a:\\:", "fs:/a:\\:" NOT_MODES);
+	parse_bad("fork,fs:/etc:R,exec", "fs:/etc:R" NOT_MODES);
+	parse_bad("fs:/a:b:rw", "fs:/a:b:rw" TWO_COLONS);
+	parse_bad("fs:/a:r:w", "fs:/a:r:w" TWO_COLONS);
+	parse_bad("fs:/a::r", "fs:/a::r" TWO_COLONS);
+	parse_bad("fs:/a:b:q", "fs:/a:b:q" TWO_COLONS);
 	parse_bad("fs:/a:rr", "fs:/a:rr: access mode 'r' given twice");
 	parse_bad("fs:/a:ww", "fs:/a:ww: access mode 'w' given twice");
 	parse_bad("fs:/a:xx", "fs:/a:xx: access mode 'x' given twice");
@@ -552,8 +569,7 @@ static void test_malformed(void)
 		  "\"fs:/etc \"" ENDS_WITH_SPACE);
 	parse_bad("fs:/etc :r",
 		  "\"fs:/etc :r\"" ENDS_WITH_SPACE);
-	parse_bad("fs:/etc:r ",
-		  "\"fs:/etc:r \"" ENDS_WITH_SPACE);
+	parse_bad("fs:/etc:r ", "\"fs:/etc:r \"" NOT_MODES);
 	parse_bad("fs:/etc\t",
 		  "\"fs:/etc\t\"" ENDS_WITH_SPACE);
 }

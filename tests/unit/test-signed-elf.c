@@ -508,7 +508,7 @@ static char *policy_as_v1(uint8_t *b, size_t len, EVP_PKEY *key)
 	b[shdr_of(b, UMB_POLICY_SECTION)->sh_offset + 8] = 1;
 	r = write_whole(scratch, b, len);
 	free(b);
-	r = r ?: signed_elf_sign(scratch, key, NULL, &error);
+	r = r ?: signed_elf_sign(scratch, key, NULL, 0, &error);
 	if (r < 0) {
 		TAP_DIAG("re-signing with a version 1 policy: %s", error ? error : strerror(-r));
 		free(error);
@@ -540,7 +540,7 @@ static void test_policy_v1(EVP_PKEY *key)
 	free(text);
 
 	if (copy_file(path, scratch, 0755) < 0 ||
-	    signed_elf_sign(scratch, key, "net:inet,net:unix,fork", &error) < 0) {
+	    signed_elf_sign(scratch, key, "net:inet,net:unix,fork", 0, &error) < 0) {
 		TAP_OK(false, "sign with a policy without net: %s", error ? error : "failed");
 		free(error);
 		return;
@@ -598,7 +598,7 @@ int main(int argc, char **argv)
 	TAP_EQ(r, 0, "copy %s", src);
 	TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_UNSIGNED, "unsigned: %s", reason);
 
-	r = signed_elf_sign(path, key, "fs:/etc/passwd,net", &error);
+	r = signed_elf_sign(path, key, "fs:/etc/passwd,net", 0, &error);
 	TAP_EQ(r, 0, "sign a copy of %s: %s", src, error ? error : "ok");
 	free(error);
 	error = NULL;
@@ -625,12 +625,12 @@ int main(int argc, char **argv)
 	}
 
 	orig = read_whole(path, &orig_len);
-	r = signed_elf_sign(path, key, NULL, &error);
+	r = signed_elf_sign(path, key, NULL, 0, &error);
 	free(error);
 	error = NULL;
 	free(read_whole(path, &len));
 	TAP_OK(r == 0 && len == orig_len, "re-signing keeps the size (%zu, %zu)", orig_len, len);
-	r = signed_elf_sign(path, key, "fs:/etc/passwd,net", &error);
+	r = signed_elf_sign(path, key, "fs:/etc/passwd,net", 0, &error);
 	free(error);
 	error = NULL;
 	free(read_whole(path, &len2));
@@ -644,7 +644,7 @@ int main(int argc, char **argv)
 
 	/* Unknown key: signed by a key that is not in the ring. */
 	r = copy_file(path, scratch, 0755);
-	r = r ?: signed_elf_sign(scratch, other, NULL, &error);
+	r = r ?: signed_elf_sign(scratch, other, NULL, 0, &error);
 	free(error);
 	error = NULL;
 	TAP_EQ(r, 0, "sign with a second key");
