@@ -213,8 +213,20 @@ check $? "... a binary signed by the valid key in it still runs"
 probe "$bin/stranger"
 exec_failed "$bin/stranger" EPERM
 check $? "... and the stray file's key is not trusted: its binary is refused (EPERM)"
+# Before, a ring with a bad file was not taken at all: a revocation made while a stray
+# file was there never took effect. (Probed through the unsigned exec-probe, since the
+# signed one is refused too; the list may be read half written: until it is refused.)
+"$cli" key revoke "$(cd "$ring" && ls ./*.pem | sed 's|^\./||; s|\.pem$||')" >/dev/null
+for _ in {1..100}; do
+	out=$("$build/tests/integration/exec-probe" "$bin/signed" 2>&1)
+	rc=$?
+	exec_failed "$bin/signed" EPERM && break
+	nap
+done
+exec_failed "$bin/signed" EPERM
+check $? "a key revoked while a stray file is in the ring: the revocation takes effect (EPERM)"
 next_load
-rm "$ring/stranger.pub"
+rm "$ring/stranger.pub" "$ring/revoked"
 wait_count "$log" "key ring $ring loaded" "$loads"
 # A revocation list with a bad line: which key it meant is unknown, so none is trusted.
 printf 'not-a-key-id\n' >"$ring/revoked"
