@@ -123,6 +123,13 @@ static int key_list(const char *dir)
 		free(error);
 		return EXIT_ERROR;
 	}
+	/* What umbrellad does not trust either: said, and the list is still shown. */
+	for (size_t i = 0; i < keyring_rejected_count(k); i++)
+		cli_error("%s", keyring_rejected(k, i));
+	if (!keyring_revocations_known(k)) {
+		keyring_free(k);
+		return EXIT_ERROR; /* which key is revoked is not known */
+	}
 	if (arg_json && !(jw = cli_json_new())) {
 		keyring_free(k);
 		return EXIT_ERROR;
@@ -271,6 +278,11 @@ static int key_revoke(const char *arg, const char *dir)
 		cli_error("%s", error ? error : "cannot load the key ring");
 		free(error);
 		return EXIT_ERROR;
+	}
+	if (!keyring_revocations_known(k)) {
+		for (size_t i = 0; i < keyring_rejected_count(k); i++)
+			cli_error("%s", keyring_rejected(k, i));
+		goto out;
 	}
 	if (keyring_is_revoked(k, id)) {
 		ret = EXIT_OK; /* idempotent */

@@ -7,6 +7,8 @@
  * Both come from the pin directory: the links under links/ (one per attached program,
  * named after it), and umb_ctl.daemon_tgid, the last umbrellad to start, which is
  * running if that process still exists and is an umbrellad (pids get reused).
+ * The key ring is read from its directory as umbrellad reads it (it reloads on every
+ * change): the files it rejects, and so does not trust, are listed here too.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +22,8 @@
 
 #include "cli.h"
 #include "daemon-socket.h"
+#include "key.h"
+#include "keyring.h"
 #include "pinned-maps.h"
 #include "status.h"
 
@@ -37,6 +41,8 @@ struct status {
 	__u32 inode_rules, name_rules; /* entries of umb_fs_inodes and umb_fs_names */
 	__u64 denials, dropped, releases_dropped;
 	struct umb_meta meta;
+	const char *keyring_dir;
+	struct keyring *keyring; /* NULL if it could not be read (out of memory) */
 };
 
 bool status_is_umbrellad(__u32 pid)
@@ -142,7 +148,14 @@ static int count_layers(const struct pinned_maps *m, __u32 *ret_count)
 static int read_status(struct status *s)
 {
 	struct pinned_maps m;
+	char *error = NULL;
 	int r;
+
+	s->keyring_dir = cli_keyring_dir(NULL);
+	if (keyring_load(s->keyring_dir, &s->keyring, &error) < 0) {
+		cli_error("%s", error ? error : "cannot read the key ring");
+		free(error);
+	}
 
 	r = pinned_state_access();
 	s->pinned = r == 0;
@@ -240,6 +253,19 @@ static void status_json(const struct status *s)
 	jsonw_end_object(jw);
 	jsonw_uint_field(jw, "denials", s->denials);
 	jsonw_uint_field(jw, "denials_dropped", s->dropped);
+	if (s->keyring) {
+		jsonw_name(jw, "keyring");
+		jsonw_start_object(jw);
+		jsonw_string_field(jw, "dir", s->keyring_dir);
+		jsonw_uint_field(jw, "keys", keyring_count(s->keyring));
+		jsonw_bool_field(jw, "revocations_known", keyring_revocations_known(s->keyring));
+		jsonw_name(jw, "rejected");
+		jsonw_start_array(jw);
+		for (size_t i = 0; i < keyring_rejected_count(s->keyring); i++)
+			jsonw_string(jw, keyring_rejected(s->keyring, i));
+		jsonw_end_array(jw);
+		jsonw_end_object(jw);
+	}
 	jsonw_end_object(jw);
 	jsonw_destroy(&jw);
 }
@@ -273,6 +299,23 @@ static void status_unreadable(const struct status *s)
 	       strerror(-s->unreadable), (unsigned)getuid());
 }
 
+static void keyring_text(const struct status *s)
+{
+	size_t rejected;
+
+	if (!s->keyring)
+		return;
+	rejected = keyring_rejected_count(s->keyring);
+	if (!keyring_revocations_known(s->keyring))
+		printf("key ring: %s: no key trusted (the revocation list is not known)\n",
+		       s->keyring_dir);
+	else
+		printf("key ring: %s: %zu keys%s\n", s->keyring_dir, keyring_count(s->keyring),
+		       rejected ? ", and files rejected (not trusted):" : "");
+	for (size_t i = 0; i < rejected; i++)
+		printf("  %s\n", keyring_rejected(s->keyring, i));
+}
+
 static void status_text(const struct status *s)
 {
 	if (s->daemon_running)
@@ -284,6 +327,7 @@ static void status_text(const struct status *s)
 		printf("umbrellad: not running\n");
 	if (!s->pinned) {
 		printf("pin directory: %s: nothing pinned, nothing enforced\n", arg_pin_dir);
+		keyring_text(s);
 		return;
 	}
 	printf("pin directory: %s (ABI version %u)\n", arg_pin_dir, s->meta.abi_version);
@@ -305,6 +349,7 @@ static void status_text(const struct status *s)
 	       s->inode_rules, s->name_rules, FS_RULES_MAX);
 	printf("denials: %llu (%llu not reported: ring buffer full)\n",
 	       (unsigned long long)s->denials, (unsigned long long)s->dropped);
+	keyring_text(s);
 }
 
 int cli_status(int argc, char **argv)
@@ -341,5 +386,6 @@ out:
 	for (size_t i = 0; i < s.hook_count; i++)
 		free(s.hooks[i]);
 	free(s.hooks);
+	keyring_free(s.keyring);
 	return ret;
 }

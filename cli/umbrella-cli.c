@@ -4,9 +4,10 @@
  *
  * This file holds the grammar (global options, the command table) and the commands
  * that need no BPF: version, help.
- * Each object's commands have their own file (status.c, task.c, layer.c, events.c);
- * they read the pinned maps, not umbrellad, so they work while umbrellad is down.
- * Still to come with what they inspect (DESIGN.md section 5): verdict, key, binary.
+ * Each object's commands have their own file: status.c, task.c, layer.c, verdict.c and
+ * metrics.c read the pinned maps, not umbrellad, so they work while umbrellad is down;
+ * events.c reads the journal; key.c (the key ring) and binary.c (sign, verify, inspect)
+ * work on files and need neither; run.c starts a command under a new layer.
  */
 #include <errno.h>
 #include <getopt.h>

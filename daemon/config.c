@@ -6,7 +6,8 @@
  * a comment (no value contains one), blank lines, whitespace around keys and values.
  * Every key at most once. Anything else is an error that names the file and the line,
  * so that an administrator never wonders which of two settings won, or whether a
- * misspelt key was silently ignored. The keys:
+ * misspelt key was silently ignored; every such line is reported, not only the first.
+ * The keys:
  *
  *   mode = enforcing | permissive    permissive: denials are recorded, not enforced
  *   unsigned = allow | deny          exec of binaries without a valid signature, and
@@ -244,12 +245,24 @@ static int parse_line(char *line, unsigned int line_no, unsigned int set_on[KEY_
 	return fail(m, "unknown key '%s'", shown(key, buf));
 }
 
+/* Appends "NAME:LINE: TEXT" to the lines in *@errors. Return: 0 or -ENOMEM. */
+static int add_error(char **errors, const char *name, unsigned int line_no, const char *text)
+{
+	char *more;
+
+	if (asprintf(&more, "%s%s%s:%u: %s", *errors ? *errors : "", *errors ? "\n" : "", name,
+		     line_no, text) < 0)
+		return -ENOMEM;
+	free(*errors);
+	*errors = more;
+	return 0;
+}
+
 int config_parse(const char *text, const char *name, struct config *ret, char **ret_error)
 {
 	unsigned int set_on[KEY_COUNT] = {}, line_no = 0;
-	struct message m = {};
+	char *copy, *line, *next, *errors = NULL;
 	struct config c;
-	char *copy, *line, *next;
 	int r = 0;
 
 	if (ret_error)
@@ -258,19 +271,28 @@ int config_parse(const char *text, const char *name, struct config *ret, char **
 	if (!copy)
 		return -ENOMEM;
 	config_init(&c);
+	/* Every line, also after an error: the administrator fixes them all in one go. */
 	for (line = copy; line; line = next) {
+		struct message m = {};
+
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		line_no++;
-		r = parse_line(line, line_no, set_on, &c, &m);
-		if (r < 0)
-			break;
+		if (parse_line(line, line_no, set_on, &c, &m) < 0) {
+			r = -EINVAL;
+			if (add_error(&errors, name, line_no, m.text) < 0) {
+				r = -ENOMEM;
+				break;
+			}
+		}
 	}
 	free(copy);
 	if (r < 0) {
-		if (ret_error && asprintf(ret_error, "%s:%u: %s", name, line_no, m.text) < 0)
-			*ret_error = NULL;
+		if (ret_error && r == -EINVAL)
+			*ret_error = errors;
+		else
+			free(errors);
 		return r;
 	}
 	*ret = c;

@@ -38,10 +38,12 @@ void config_init(struct config *c);
  * @text: the whole file, NUL-terminated
  * @name: the file's name, for messages
  * @ret: set only on success
- * @ret_error: on failure, a malloc'd "NAME:LINE: what is wrong" (NULL if out of memory)
+ * @ret_error: on failure, a malloc'd "NAME:LINE: what is wrong", one such line (joined
+ *	by '\n', no newline at the end) for each malformed line of @text, in order (NULL
+ *	if out of memory)
  *
  * Pure: no I/O, no logging. Keys missing from @text keep their defaults.
- * Return: 0, -EINVAL on a malformed line, or -ENOMEM.
+ * Return: 0, -EINVAL on malformed lines, or -ENOMEM.
  */
 int config_parse(const char *text, const char *name, struct config *ret, char **ret_error);
 

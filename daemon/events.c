@@ -28,6 +28,7 @@
 #include <umbrella/umbrella.h>
 
 #include "events.h"
+#include "log.h"
 
 const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 {
@@ -94,9 +95,6 @@ static uint64_t rl_window_start;
 static unsigned int rl_window_count;
 static unsigned long long rl_suppressed;
 
-/* -1 until known; then whether stderr is the journal (JOURNAL_STREAM, systemd.exec(5)). */
-static int stderr_is_journal = -1;
-
 static uint64_t now_usec(void)
 {
 	struct timespec ts;
@@ -108,21 +106,11 @@ static uint64_t now_usec(void)
 /*
  * Under systemd stderr is a stream to the journal, and a line there would log each
  * denial twice. Elsewhere (a terminal, the plain test VM without journald) the line on
- * stderr is what people and tests read. JOURNAL_STREAM names the stream systemd set up;
- * stderr is still that stream only if its device and inode match.
+ * stderr is what people and tests read.
  */
 static bool log_to_stderr(void)
 {
-	if (stderr_is_journal < 0) {
-		const char *e = getenv("JOURNAL_STREAM");
-		unsigned long long dev, ino;
-		struct stat st;
-
-		stderr_is_journal = e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 &&
-				    fstat(STDERR_FILENO, &st) == 0 && st.st_dev == dev &&
-				    st.st_ino == ino;
-	}
-	return !stderr_is_journal;
+	return !log_stderr_is_journal();
 }
 
 void events_set_rate_limit(unsigned int burst, unsigned int interval_sec)
@@ -146,7 +134,7 @@ static void log_gap(const char *message_id, const char *field, unsigned long lon
 			      LOG_WARNING, "SYSLOG_IDENTIFIER=umbrellad", "%s=%llu", field, n,
 			      NULL);
 	if (log_to_stderr())
-		fprintf(stderr, SD_WARNING "umbrellad: %s\n", text);
+		log_msg(LOG_WARNING, "%s\n", text);
 }
 
 void events_flush_suppressed(bool now)
@@ -248,9 +236,9 @@ static int log_event(void *ctx, void *data, size_t size)
 		snprintf(object, sizeof(object), "-");
 
 	if (log_to_stderr())
-		fprintf(stderr,
-			SD_NOTICE "umbrellad: denied: pid=%u tid=%u comm=%s hook=%s "
-				  "restriction=%s layer=%u object=%s%s\n",
+		log_msg(LOG_NOTICE,
+			"denied: pid=%u tid=%u comm=%s hook=%s "
+			"restriction=%s layer=%u object=%s%s\n",
 			e->pid, e->tid, comm, hook, item, e->layer, object, mode);
 
 	f = fields;
@@ -321,8 +309,9 @@ void events_log_refused_binary(const char *path, unsigned int pid, const char *r
 			       const char *key_id, const char *verdict)
 {
 	if (log_to_stderr())
-		fprintf(stderr, SD_WARNING "umbrellad: refused binary: pid=%u path=%s key=%s "
-					   "verdict=%s reason=%s\n",
+		log_msg(LOG_WARNING,
+			"refused binary: pid=%u path=%s key=%s "
+			"verdict=%s reason=%s\n",
 			pid, path, key_id, verdict, reason);
 	/* Without journald (the plain test VM) this fails at once; stderr had the line. */
 	(void)sd_journal_send("MESSAGE=refused binary: pid=%u path=%s key=%s verdict=%s reason=%s",

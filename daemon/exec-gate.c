@@ -43,7 +43,6 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <systemd/sd-daemon.h>
 
 #include <umbrella/bpf-abi.h>
 #include <umbrella/kdev.h>
@@ -55,6 +54,7 @@
 #include "gate-stats.h"
 #include "gate-mounts.h"
 #include "keyring.h"
+#include "log.h"
 #include "signed-elf.h"
 
 /* The layer of one distinct (policy text, key id): binaries that share both share it.
@@ -538,8 +538,7 @@ static void ignore_mark(struct exec_gate *g, struct gate_job *j)
 	r = gate_marks_add(&g->marks, j->fd, j->kdev, j->st.st_ino);
 	/* No file handles (ramfs): no mark, each exec asks and is answered at once. */
 	if (r < 0 && r != -EOPNOTSUPP && !g->mark_warned) {
-		fprintf(stderr, SD_WARNING "umbrellad: exec gate: cannot set an ignore mark: %s\n",
-			strerror(-r));
+		log_msg(LOG_WARNING, "exec gate: cannot set an ignore mark: %s\n", strerror(-r));
 		g->mark_warned = true;
 	}
 }
@@ -549,8 +548,7 @@ static void answer(struct exec_gate *g, int fd, bool allow)
 	struct fanotify_response resp = { .fd = fd, .response = allow ? FAN_ALLOW : FAN_DENY };
 
 	if (write(g->fan_fd, &resp, sizeof(resp)) != sizeof(resp))
-		fprintf(stderr, SD_ERR "umbrellad: exec gate: cannot answer an exec: %s\n",
-			strerror(errno));
+		log_msg(LOG_ERR, "exec gate: cannot answer an exec: %s\n", strerror(errno));
 }
 
 /* Answers @j's exec as decided (and frees @j). */
@@ -690,8 +688,7 @@ static void read_events(struct exec_gate *g)
 		if (n < 0) {
 			/* The kernel denies a permission event it could not hand over. */
 			if (errno != EAGAIN)
-				fprintf(stderr, SD_ERR "umbrellad: exec gate: read: %s\n",
-					strerror(errno));
+				log_msg(LOG_ERR, "exec gate: read: %s\n", strerror(errno));
 			return;
 		}
 		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
@@ -720,8 +717,7 @@ static void mark_filesystems(struct exec_gate *g)
 	int r = gate_mounts_scan(&g->mounts);
 
 	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: exec gate: /proc/self/mountinfo: %s\n",
-			strerror(-r));
+		log_msg(LOG_ERR, "exec gate: /proc/self/mountinfo: %s\n", strerror(-r));
 		return;
 	}
 	for (size_t i = 0; i < g->mounts.n; i++) {
@@ -740,8 +736,7 @@ static void flush_ignore_marks(struct exec_gate *g)
 	int r = gate_marks_flush(&g->marks);
 
 	if (r < 0)
-		fprintf(stderr, SD_ERR "umbrellad: exec gate: cannot flush the ignore marks: %s\n",
-			strerror(-r));
+		log_msg(LOG_ERR, "exec gate: cannot flush the ignore marks: %s\n", strerror(-r));
 }
 
 /* An umb_invalidated record: BPF deleted the verdict of an inode. */
@@ -765,8 +760,9 @@ static int on_invalidated(void *ctx, void *data, size_t size)
 	r = gate_marks_remove(&g->marks, inv.inode.dev, inv.inode.ino);
 	if (r < 0) {
 		if (!g->remove_warned)
-			fprintf(stderr, SD_NOTICE "umbrellad: exec gate: an ignore mark cannot be "
-						  "removed alone (%s): all of them go (said once)\n",
+			log_msg(LOG_NOTICE,
+				"exec gate: an ignore mark cannot be "
+				"removed alone (%s): all of them go (said once)\n",
 				strerror(-r));
 		g->remove_warned = true;
 		g->flush_marks = true;
@@ -786,8 +782,7 @@ static void trust_self(struct exec_gate *g)
 	j->pid = (__u32)getpid();
 	j->fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (j->fd < 0) {
-		fprintf(stderr, SD_WARNING "umbrellad: cannot open its own executable: %s\n",
-			strerror(errno));
+		log_msg(LOG_WARNING, "cannot open its own executable: %s\n", strerror(errno));
 		free(j);
 		return;
 	}
@@ -796,19 +791,19 @@ static void trust_self(struct exec_gate *g)
 	if (ended || !j->markable) {
 		/* Where no verdict is cached, none can be trusted either. Said once. */
 		if (!g->self_warned)
-			fprintf(stderr,
-				SD_NOTICE "umbrellad: %s is not on a file system the exec gate "
-					  "caches: under 'unsigned = deny' it cannot start again "
-					  "while umbrellad is down\n",
+			log_msg(LOG_NOTICE,
+				"%s is not on a file system the exec gate "
+				"caches: under 'unsigned = deny' it cannot start again "
+				"while umbrellad is down\n",
 				j->path);
 		g->self_warned = true;
 	} else {
 		(void)job_run(g, j, 0);
 		if (!j->o.cached || j->o.verdict.state != UMB_VERDICT_SIGNED)
-			fprintf(stderr,
-				SD_WARNING "umbrellad: its own executable %s is not trusted (%s): "
-					   "under 'unsigned = deny' it cannot start again while "
-					   "umbrellad is down\n",
+			log_msg(LOG_WARNING,
+				"its own executable %s is not trusted (%s): "
+				"under 'unsigned = deny' it cannot start again while "
+				"umbrellad is down\n",
 				j->path, j->o.reason);
 	}
 	signed_elf_release(&j->e);
@@ -829,8 +824,7 @@ static int new_epoch(struct exec_gate *g)
 	flush_ignore_marks(g);
 	r = epoch_write(g, g->epoch + 1);
 	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: exec gate: cannot start a new verdict epoch: %s\n",
-			strerror(-r));
+		log_msg(LOG_ERR, "exec gate: cannot start a new verdict epoch: %s\n", strerror(-r));
 		return r;
 	}
 	log_clear(g);
@@ -843,7 +837,7 @@ int exec_gate_flush(struct exec_gate *g)
 	int r = new_epoch(g);
 
 	if (r == 0)
-		fprintf(stderr, SD_INFO "umbrellad: verdicts flushed (epoch %u)\n", g->epoch);
+		log_msg(LOG_INFO, "verdicts flushed (epoch %u)\n", g->epoch);
 	return r;
 }
 
@@ -856,29 +850,81 @@ static void keyring_watch(struct exec_gate *g)
 			      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
 				      IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) < 0 &&
 	    errno != ENOENT)
-		fprintf(stderr, SD_WARNING "umbrellad: cannot watch the key ring %s: %s\n",
-			g->keyring_dir, strerror(errno));
+		log_msg(LOG_WARNING, "cannot watch the key ring %s: %s\n", g->keyring_dir,
+			strerror(errno));
+}
+
+/*
+ * Reads the key ring into @ret, logging each file it rejects at error level: a stray
+ * file is not a reason to stop gating, but nobody may miss that it is not trusted.
+ * Return: 0 or -ENOMEM.
+ */
+static int keyring_read(const char *dir, struct keyring **ret)
+{
+	struct keyring *k = NULL;
+	char *error = NULL;
+	size_t rejected;
+	int r;
+
+	r = keyring_load(dir, &k, &error);
+	if (r < 0) {
+		log_msg(LOG_ERR, "%s\n", error ? error : strerror(-r));
+		free(error);
+		return r;
+	}
+	rejected = keyring_rejected_count(k);
+	for (size_t i = 0; i < rejected; i++)
+		log_msg(LOG_ERR, "key ring: %s\n", keyring_rejected(k, i));
+	if (!keyring_revocations_known(k))
+		log_msg(LOG_CRIT,
+			"key ring %s: its revocation list is not known: every signed "
+			"binary is refused until it is fixed\n",
+			dir);
+	*ret = k;
+	return 0;
+}
+
+/* What the key ring @k trusts, for the line that says it is in force, in @buf. */
+static const char *keyring_summary(const struct keyring *k, char *buf, size_t size)
+{
+	size_t n = keyring_count(k), rejected = keyring_rejected_count(k);
+
+	if (!keyring_revocations_known(k))
+		snprintf(buf, size, "no key trusted (the revocation list is not known)");
+	else
+		snprintf(buf, size, "%zu key%s, %zu file%s rejected", n, n == 1 ? "" : "s",
+			 rejected, rejected == 1 ? "" : "s");
+	return buf;
+}
+
+size_t exec_gate_keyring_rejected(const struct exec_gate *g)
+{
+	return keyring_rejected_count(g->keyring);
 }
 
 int exec_gate_reload_keyring(struct exec_gate *g)
 {
 	struct keyring *k = NULL;
-	char *error = NULL;
+	char summary[96];
 	int r;
 
 	/* A directory created since the last look is watched from now on. */
 	keyring_watch(g);
-	r = keyring_load(g->keyring_dir, &k, &error);
+	/* Only out of memory keeps the ring in force: a rejected file takes effect like
+	 * the others (a key whose file went bad is not trusted any more). */
+	r = keyring_read(g->keyring_dir, &k);
 	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: %s; keeping the key ring in force\n",
-			error ? error : strerror(-r));
-		free(error);
+		log_msg(LOG_ERR, "keeping the key ring in force\n");
 		return r;
 	}
 	keyring_free(g->keyring);
 	g->keyring = k;
-	fprintf(stderr, SD_INFO "umbrellad: key ring %s loaded\n", g->keyring_dir);
-	return new_epoch(g);
+	r = new_epoch(g);
+	/* Once this is logged, every exec is decided by the new ring. */
+	if (r == 0)
+		log_msg(LOG_INFO, "key ring %s loaded: %s\n", g->keyring_dir,
+			keyring_summary(k, summary, sizeof(summary)));
+	return r;
 }
 
 /* The key ring directory changed: read it again. */
@@ -951,8 +997,8 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 		  struct exec_gate **ret)
 {
 	struct exec_gate *g = calloc(1, sizeof(*g));
+	char summary[96];
 	struct umb_ctl ctl;
-	char *error = NULL;
 	__u32 zero = 0;
 	int r;
 
@@ -963,26 +1009,22 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	gate_stats_open(&g->stats, maps->gate_stats);
 	g->fan_fd = g->mountinfo_fd = g->inotify_fd = -1;
 
-	r = keyring_load(keyring_dir, &g->keyring, &error);
-	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: %s\n", error ? error : strerror(-r));
-		free(error);
-		r = -ENOKEY;
+	r = keyring_read(keyring_dir, &g->keyring);
+	if (r < 0)
 		goto fail;
-	}
 	raise_fd_limit();
 	g->fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK,
 				  O_RDONLY | O_LARGEFILE | O_CLOEXEC);
 	if (g->fan_fd < 0) {
 		r = -errno;
-		fprintf(stderr, SD_ERR "umbrellad: exec gate: fanotify_init: %s\n", strerror(-r));
+		log_msg(LOG_ERR, "exec gate: fanotify_init: %s\n", strerror(-r));
 		goto fail;
 	}
 	g->marks = (struct gate_marks){ .fan_fd = g->fan_fd, .mounts = &g->mounts };
 	g->mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (g->mountinfo_fd < 0) {
 		r = -errno;
-		fprintf(stderr, SD_ERR "umbrellad: /proc/self/mountinfo: %s\n", strerror(-r));
+		log_msg(LOG_ERR, "/proc/self/mountinfo: %s\n", strerror(-r));
 		goto fail;
 	}
 	g->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -990,8 +1032,7 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	g->invalidated = ring_buffer__new(maps->invalidated, on_invalidated, g, NULL);
 	if (!g->invalidated) {
 		r = -errno;
-		fprintf(stderr, SD_ERR "umbrellad: exec gate: cannot read umb_invalidated: %s\n",
-			strerror(-r));
+		log_msg(LOG_ERR, "exec gate: cannot read umb_invalidated: %s\n", strerror(-r));
 		goto fail;
 	}
 	if (bpf_map_lookup_elem(maps->ctl, &zero, &ctl) < 0) {
@@ -1006,8 +1047,8 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	r = new_epoch(g);
 	if (r < 0)
 		goto fail;
-	fprintf(stderr, SD_INFO "umbrellad: exec gate: key ring %s, verdict epoch %u\n",
-		keyring_dir, g->epoch);
+	log_msg(LOG_INFO, "exec gate: key ring %s (%s), verdict epoch %u\n", keyring_dir,
+		keyring_summary(g->keyring, summary, sizeof(summary)), g->epoch);
 	*ret = g;
 	return 0;
 

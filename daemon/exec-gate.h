@@ -38,8 +38,9 @@ struct exec_gate;
  * exec_gate_new() - load the key ring @keyring_dir, mark every cacheable file system,
  * start a new verdict epoch (nothing is known about what changed while no umbrellad ran)
  * and record umbrellad's own executable as trusted (so that it can start again under
- * "unsigned = deny"). Logs what fails. Return: 0, -ENOKEY for a bad key ring (the
- * message names the file), or another -errno.
+ * "unsigned = deny"). Logs what fails. A key ring file that is not a valid key is
+ * logged and not trusted (keyring_load()): it never keeps the gate from starting.
+ * Return: 0 or -errno.
  */
 int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 		  struct exec_gate **ret);
@@ -59,10 +60,14 @@ bool exec_gate_busy(const struct exec_gate *g);
 
 /*
  * exec_gate_reload_keyring() - read the key ring again (SIGHUP, or a change seen by
- * inotify); on success a new verdict epoch starts. A ring with a bad file is logged and
- * the one in force is kept. Return: 0 or -errno.
+ * inotify) and start a new verdict epoch. Files it rejects are logged and not trusted,
+ * as at start; only a failure (out of memory) keeps the ring in force.
+ * Return: 0 or -errno.
  */
 int exec_gate_reload_keyring(struct exec_gate *g);
+
+/* How many files the key ring in force rejected (for the unit's status). */
+size_t exec_gate_keyring_rejected(const struct exec_gate *g);
 
 /*
  * exec_gate_flush() - forget every verdict: a new epoch (verdicts of the old one count as

@@ -26,9 +26,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
-#include <systemd/sd-daemon.h>
 #include <umbrella/kdev.h>
 
+#include "log.h"
 #include "pin.h"
 
 #define LINKS_DIR "links"
@@ -37,16 +37,13 @@
 /* bpffs refuses names with a dot; no program name has a dash. */
 #define NEW_PREFIX "new-"
 
-static const char *const recovery_hint =
-	"To replace it, which drops every restriction in force, stop umbrellad and run "
-	"'umbrellad --reset-pins --pin-dir %s' (or remove the directory), then start "
-	"umbrellad again.";
-
 static void log_recovery(const char *dir)
 {
-	fprintf(stderr, SD_ERR "umbrellad: ");
-	fprintf(stderr, recovery_hint, dir);
-	fputc('\n', stderr);
+	log_msg(LOG_ERR,
+		"To replace it, which drops every restriction in force, stop umbrellad "
+		"and run 'umbrellad --reset-pins --pin-dir %s' (or remove the directory), "
+		"then start umbrellad again.\n",
+		dir);
 }
 
 /* A directory stream on a copy of @fd (the caller keeps @fd). NULL with errno set. */
@@ -146,9 +143,9 @@ static int wait_daemon_gone(const char *dir)
 			return 0; /* the pid was reused since */
 		usleep(100 * 1000);
 	}
-	fprintf(stderr,
-		SD_ERR "umbrellad: another umbrellad (pid %u) holds the objects pinned in '%s' "
-		       "(it has exited but was not reaped yet?)\n",
+	log_msg(LOG_ERR,
+		"another umbrellad (pid %u) holds the objects pinned in '%s' "
+		"(it has exited but was not reaped yet?)\n",
 		pid, dir);
 	return -EBUSY;
 }
@@ -177,8 +174,7 @@ void pin_release(int ctl_fd)
 		return;
 	ctl.daemon_tgid = 0;
 	if (bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY) < 0)
-		fprintf(stderr, SD_WARNING "umbrellad: Failed to unregister from umb_ctl: %s\n",
-			strerror(errno));
+		log_msg(LOG_WARNING, "Failed to unregister from umb_ctl: %s\n", strerror(errno));
 }
 
 /* Creates umb_meta for this ABI and pins it: the first thing in a new pin directory. */
@@ -214,9 +210,9 @@ static int meta_check(struct pin *p, int fd)
 		return -errno;
 	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != sizeof(__u32) ||
 	    info.value_size < sizeof(__u32) || info.value_size > 4096 || info.max_entries < 1) {
-		fprintf(stderr,
-			SD_ERR "umbrellad: '%s/" META_NAME "' is not a map umbrellad made "
-			       "(type %u, value size %u): refusing to use '%s'.\n",
+		log_msg(LOG_ERR,
+			"'%s/" META_NAME "' is not a map umbrellad made "
+			"(type %u, value size %u): refusing to use '%s'.\n",
 			p->dir, info.type, info.value_size, p->dir);
 		log_recovery(p->dir);
 		return -EPROTO;
@@ -230,10 +226,10 @@ static int meta_check(struct pin *p, int fd)
 		return r;
 	}
 	if (value[0] != UMB_ABI_VERSION || info.value_size != sizeof(p->meta)) {
-		fprintf(stderr,
-			SD_ERR "umbrellad: '%s' holds BPF state pinned by an umbrellad of ABI "
-			       "version %u; this umbrellad has ABI version %d: refusing to mix them. "
-			       "The programs pinned there keep enforcing the restrictions in force.\n",
+		log_msg(LOG_ERR,
+			"'%s' holds BPF state pinned by an umbrellad of ABI "
+			"version %u; this umbrellad has ABI version %d: refusing to mix them. "
+			"The programs pinned there keep enforcing the restrictions in force.\n",
 			p->dir, value[0], UMB_ABI_VERSION);
 		log_recovery(p->dir);
 		free(value);
@@ -258,23 +254,22 @@ int pin_open(const char *dir, struct pin *p)
 
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		r = -errno;
-		fprintf(stderr, SD_ERR "umbrellad: Failed to create pin directory '%s': %s%s\n",
-			dir, strerror(-r),
-			r == -ENOENT ? " (is a bpf file system mounted? mount -t bpf bpf /sys/fs/bpf)"
-				     : "");
+		log_msg(LOG_ERR, "Failed to create pin directory '%s': %s%s\n", dir, strerror(-r),
+			r == -ENOENT
+				? " (is a bpf file system mounted? mount -t bpf bpf /sys/fs/bpf)"
+				: "");
 		return r;
 	}
 	p->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p->dir_fd < 0) {
 		r = -errno;
-		fprintf(stderr, SD_ERR "umbrellad: Failed to open pin directory '%s': %s\n", dir,
-			strerror(-r));
+		log_msg(LOG_ERR, "Failed to open pin directory '%s': %s\n", dir, strerror(-r));
 		return r;
 	}
 	if (fstatfs(p->dir_fd, &sfs) < 0 || sfs.f_type != BPF_FS_MAGIC) {
-		fprintf(stderr,
-			SD_ERR "umbrellad: Pin directory '%s' is not on a bpf file system "
-			       "(mount -t bpf bpf /sys/fs/bpf).\n",
+		log_msg(LOG_ERR,
+			"Pin directory '%s' is not on a bpf file system "
+			"(mount -t bpf bpf /sys/fs/bpf).\n",
 			dir);
 		pin_close(p);
 		return -EXDEV;
@@ -282,13 +277,13 @@ int pin_open(const char *dir, struct pin *p)
 	if (flock(p->dir_fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		if (r == -EBUSY)
-			fprintf(stderr,
-				SD_ERR "umbrellad: Failed to lock pin directory '%s': another "
-				       "umbrellad is using it (pid %u holds its maps and links)\n",
+			log_msg(LOG_ERR,
+				"Failed to lock pin directory '%s': another "
+				"umbrellad is using it (pid %u holds its maps and links)\n",
 				dir, pinned_daemon(dir));
 		else
-			fprintf(stderr, SD_ERR "umbrellad: Failed to lock pin directory '%s': %s\n",
-				dir, strerror(-r));
+			log_msg(LOG_ERR, "Failed to lock pin directory '%s': %s\n", dir,
+				strerror(-r));
 		pin_close(p);
 		return r;
 	}
@@ -305,22 +300,21 @@ int pin_open(const char *dir, struct pin *p)
 			close(fd);
 	} else if (errno != ENOENT) {
 		r = -errno;
-		fprintf(stderr, SD_ERR "umbrellad: Failed to open '%s': %s\n", path, strerror(-r));
+		log_msg(LOG_ERR, "Failed to open '%s': %s\n", path, strerror(-r));
 	} else {
 		r = dir_is_empty(p->dir_fd);
 		if (r == 0) {
-			fprintf(stderr,
-				SD_ERR "umbrellad: '%s' holds objects but no " META_NAME ": not "
-				       "state pinned by an umbrellad of ABI version %d or later, "
-				       "refusing to mix it with ours.\n",
+			log_msg(LOG_ERR,
+				"'%s' holds objects but no " META_NAME ": not "
+				"state pinned by an umbrellad of ABI version %d or later, "
+				"refusing to mix it with ours.\n",
 				dir, UMB_ABI_VERSION);
 			log_recovery(dir);
 			r = -EPROTO;
 		} else if (r > 0) {
 			r = meta_create(p, path);
 			if (r < 0)
-				fprintf(stderr, SD_ERR "umbrellad: Failed to create '%s': %s\n", path,
-					strerror(-r));
+				log_msg(LOG_ERR, "Failed to create '%s': %s\n", path, strerror(-r));
 		}
 	}
 	if (r < 0) {
@@ -380,8 +374,7 @@ static int remove_stale_links(const struct bpf_object_skeleton *s, int links_fd)
 		if (unlinkat(links_fd, de->d_name, 0) < 0 && errno != ENOENT)
 			r = -errno;
 		else
-			fprintf(stderr, SD_INFO "umbrellad: removed the stale link '%s'\n",
-				de->d_name);
+			log_msg(LOG_INFO, "removed the stale link '%s'\n", de->d_name);
 	}
 	closedir(d);
 	return r;
@@ -492,8 +485,7 @@ int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
 		 * one's link is in its place. */
 		if (bpf_obj_pin(bpf_link__fd(*ps->link), tmp) < 0 || rename(tmp, path) < 0) {
 			r = -errno;
-			fprintf(stderr, SD_ERR "umbrellad: Failed to pin link '%s': %s\n", path,
-				strerror(-r));
+			log_msg(LOG_ERR, "Failed to pin link '%s': %s\n", path, strerror(-r));
 			(void)unlink(tmp);
 			break;
 		}
@@ -559,23 +551,22 @@ int pin_reset(const char *dir)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT) {
-			fprintf(stderr, SD_INFO "umbrellad: nothing pinned in '%s'\n", dir);
+			log_msg(LOG_INFO, "nothing pinned in '%s'\n", dir);
 			return 0;
 		}
 		r = -errno;
-		fprintf(stderr, SD_ERR "umbrellad: Failed to open '%s': %s\n", dir, strerror(-r));
+		log_msg(LOG_ERR, "Failed to open '%s': %s\n", dir, strerror(-r));
 		return r;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		if (r == -EBUSY)
-			fprintf(stderr,
-				SD_ERR "umbrellad: Failed to lock '%s': an umbrellad (pid %u) is "
-				       "using it; stop it first\n",
+			log_msg(LOG_ERR,
+				"Failed to lock '%s': an umbrellad (pid %u) is "
+				"using it; stop it first\n",
 				dir, pinned_daemon(dir));
 		else
-			fprintf(stderr, SD_ERR "umbrellad: Failed to lock '%s': %s\n", dir,
-				strerror(-r));
+			log_msg(LOG_ERR, "Failed to lock '%s': %s\n", dir, strerror(-r));
 		close(fd);
 		return r;
 	}
@@ -589,12 +580,12 @@ int pin_reset(const char *dir)
 	if (r == 0 && rmdir(dir) < 0)
 		r = -errno;
 	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: Failed to remove '%s': %s\n", dir, strerror(-r));
+		log_msg(LOG_ERR, "Failed to remove '%s': %s\n", dir, strerror(-r));
 		return r;
 	}
-	fprintf(stderr,
-		SD_NOTICE "umbrellad: removed '%s': its programs are detached, its restrictions "
-			  "gone\n",
+	log_msg(LOG_NOTICE,
+		"removed '%s': its programs are detached, its restrictions "
+		"gone\n",
 		dir);
 	return 0;
 }

@@ -24,11 +24,11 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <systemd/sd-daemon.h>
 
 #include <umbrella/protocol.h>
 
 #include "arm.h"
+#include "log.h"
 #include "peer.h"
 #include "request-fds.h"
 #include "server.h"
@@ -187,15 +187,14 @@ static void handle_arm(struct server *s, int fd, const struct peer *peer,
 		layers_released(s->layers, id); /* never held: freed at once */
 		goto out;
 	}
-	fprintf(stderr, SD_INFO "umbrellad: pid %d: layer %u armed for %s (%s)\n", peer->pid, id,
+	log_msg(LOG_INFO, "pid %d: layer %u armed for %s (%s)\n", peer->pid, id,
 		self ? "itself" : "its next child", text[0] ? text : "no restrictions");
 	reply(fd, 0, id, NULL);
 	umb_restrictions__free(r);
 	return;
 
 out:
-	fprintf(stderr, SD_NOTICE "umbrellad: pid %d: refused: %s\n", peer->pid,
-		error ? error : strerror(-ret));
+	log_msg(LOG_NOTICE, "pid %d: refused: %s\n", peer->pid, error ? error : strerror(-ret));
 	reply(fd, ret, 0, error);
 	free(error);
 	umb_restrictions__free(r);
@@ -219,8 +218,8 @@ static void handle_flush(struct server *s, int fd, const struct peer *peer)
 		return;
 	}
 	r = exec_gate_flush(s->gate);
-	fprintf(stderr, SD_INFO "umbrellad: pid %d: flushed the exec verdicts%s%s\n", peer->pid,
-		r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
+	log_msg(LOG_INFO, "pid %d: flushed the exec verdicts%s%s\n", peer->pid, r < 0 ? ": " : "",
+		r < 0 ? strerror(-r) : "");
 	reply(fd, r, 0, NULL);
 }
 
@@ -257,7 +256,7 @@ static bool serve_client(struct server *s, int fd)
 	}
 	r = peer_identify(fd, &msg, &peer, &why);
 	if (r < 0) {
-		fprintf(stderr, SD_NOTICE "umbrellad: refused a request: %s\n", why);
+		log_msg(LOG_NOTICE, "refused a request: %s\n", why);
 		reply(fd, r, 0, why);
 		return true;
 	}

@@ -15,7 +15,9 @@
  * reload): a reload that finds an error keeps the configuration in force.
  * The exec gate (exec-gate.c) holds the exec of every unverified file on the file systems
  * it marks until it has checked the file's signature against the key ring (--keyring),
- * which is read again when its directory changes and on SIGHUP.
+ * which is read again when its directory changes and on SIGHUP. A bad file in the key
+ * ring is reported and not trusted; it never keeps umbrellad, and so the gate, from
+ * running. `umbrellad --check-config` reports every error of both, and exits.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -44,6 +46,7 @@
 #include "events.h"
 #include "exec-gate.h"
 #include "keyring.h"
+#include "log.h"
 #include "lsm-probe.h"
 #include "pin.h"
 #include "server.h"
@@ -59,6 +62,7 @@ static int ctl_fd = -1; /* umb_ctl: the mode (config_apply()) */
 static const char *arg_socket = UMB_SOCKET_PATH;
 static const char *arg_pin_dir = PIN_DIR_DEFAULT;
 static bool arg_reset_pins;
+static bool arg_check_config;
 static const char *arg_config = CONFIG_PATH_DEFAULT;
 static const char *arg_keyring = KEYRING_DIR_DEFAULT;
 static bool arg_config_given;	/* --config: the file must exist */
@@ -72,8 +76,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	/* The verifier log comes at warning level: keep it, it says why a load failed. */
 	if (level == LIBBPF_DEBUG)
 		return 0;
-	fputs(SD_WARNING, stderr);
-	return vfprintf(stderr, fmt, args);
+	log_vprintf(LOG_WARNING, fmt, args);
+	return 0;
 }
 
 static void help(void)
@@ -90,12 +94,15 @@ static void help(void)
 	       "  --keyring DIR   the signing keys that binaries may be signed with (default\n"
 	       "                  " KEYRING_DIR_DEFAULT "); read again when DIR changes and\n"
 	       "                  on SIGHUP\n"
+	       "  --check-config  report every error of the configuration file and every\n"
+	       "                  file the key ring rejects, and exit (needs no BPF)\n"
 	       "  --help          show this help\n"
 	       "  --version       show the version\n\n"
 	       "Exit status: 0 after SIGTERM or SIGINT, 1 on failure, %d when the pin directory\n"
 	       "holds state of another ABI version (see --reset-pins) or the configuration\n"
-	       "file or the key ring has an error (the message names the file).\n",
-	       EXIT_PINS_INCOMPATIBLE);
+	       "file has an error (the message names the file and line). --check-config: 0\n"
+	       "when nothing is wrong, %d when something is.\n",
+	       EXIT_PINS_INCOMPATIBLE, EXIT_BAD_CONFIG);
 }
 
 static int parse_argv(int argc, char *argv[])
@@ -107,17 +114,19 @@ static int parse_argv(int argc, char *argv[])
 		ARG_LOG_RATE_LIMIT,
 		ARG_CONFIG,
 		ARG_KEYRING,
+		ARG_CHECK_CONFIG,
 	};
 	static const struct option options[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "socket", required_argument, NULL, ARG_SOCKET },
-		{ "pin-dir", required_argument, NULL, ARG_PIN_DIR },
-		{ "reset-pins", no_argument, NULL, ARG_RESET_PINS },
-		{ "config", required_argument, NULL, ARG_CONFIG },
-		{ "keyring", required_argument, NULL, ARG_KEYRING },
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{"socket", required_argument, NULL, ARG_SOCKET},
+		{"pin-dir", required_argument, NULL, ARG_PIN_DIR},
+		{"reset-pins", no_argument, NULL, ARG_RESET_PINS},
+		{"config", required_argument, NULL, ARG_CONFIG},
+		{"keyring", required_argument, NULL, ARG_KEYRING},
+		{"check-config", no_argument, NULL, ARG_CHECK_CONFIG},
 		/* Not in --help: for tests; wins over umbrella.conf's log_rate_limit. */
-		{ "log-rate-limit", required_argument, NULL, ARG_LOG_RATE_LIMIT },
+		{"log-rate-limit", required_argument, NULL, ARG_LOG_RATE_LIMIT},
 		{},
 	};
 	int c;
@@ -145,8 +154,10 @@ static int parse_argv(int argc, char *argv[])
 
 			/* BURST/INTERVAL: at most BURST denials logged per INTERVAL seconds. */
 			if (sscanf(optarg, "%u/%u%c", &burst, &interval, &end) != 2) {
-				fprintf(stderr, SD_ERR "umbrellad: --log-rate-limit %s: expected "
-						       "BURST/SECONDS\n", optarg);
+				log_msg(LOG_ERR,
+					"--log-rate-limit %s: expected "
+					"BURST/SECONDS\n",
+					optarg);
 				return -EINVAL;
 			}
 			events_set_rate_limit(burst, interval);
@@ -160,15 +171,77 @@ static int parse_argv(int argc, char *argv[])
 		case ARG_KEYRING:
 			arg_keyring = optarg;
 			break;
+		case ARG_CHECK_CONFIG:
+			arg_check_config = true;
+			break;
 		default:
 			return -EINVAL;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, SD_ERR "umbrellad: unexpected argument '%s'\n", argv[optind]);
+		log_msg(LOG_ERR, "unexpected argument '%s'\n", argv[optind]);
 		return -EINVAL;
 	}
 	return 1;
+}
+
+/* Logs @text, one message per line (config_load()'s errors), at @priority, with
+ * @last_suffix after its last line. */
+static void log_lines(int priority, const char *text, const char *last_suffix)
+{
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		log_msg(priority, "%.*s%s\n", (int)n, p, p[n] ? "" : last_suffix);
+		p += n + (p[n] == '\n');
+	}
+}
+
+/*
+ * --check-config: reads the configuration file and the key ring as umbrellad would,
+ * reports every error of the one and every file the other rejects (on stderr), and
+ * what they hold (on stdout). Loads nothing: any user who can read the files may ask.
+ * Return: the exit status, 0 when nothing is wrong.
+ */
+static int check_config(void)
+{
+	struct keyring *k = NULL;
+	char *error = NULL, summary[160];
+	bool bad = false;
+	struct config c;
+	size_t revoked = 0;
+	int r;
+
+	r = config_load(arg_config, arg_config_given, &c, &error);
+	if (r < 0) {
+		log_lines(LOG_ERR, error ? error : strerror(-r), "");
+		bad = true;
+	} else {
+		printf("%s: %s%s\n", arg_config, r == 1 ? "missing, the defaults: " : "",
+		       config_summary(&c, summary, sizeof(summary)));
+	}
+	free(error);
+	error = NULL;
+
+	r = keyring_load(arg_keyring, &k, &error);
+	if (r < 0) {
+		log_msg(LOG_ERR, "%s\n", error ? error : strerror(-r));
+		free(error);
+		return EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < keyring_rejected_count(k); i++) {
+		log_msg(LOG_ERR, "key ring: %s\n", keyring_rejected(k, i));
+		bad = true;
+	}
+	for (size_t i = 0; i < keyring_count(k); i++)
+		revoked += keyring_is_revoked(k, keyring_key_id(k, i));
+	if (keyring_revocations_known(k))
+		printf("%s: %zu keys (%zu of them revoked)%s\n", arg_keyring, keyring_count(k),
+		       revoked, keyring_rejected_count(k) ? ", and rejected files" : "");
+	else
+		printf("%s: no key is trusted: the revocation list is not known\n", arg_keyring);
+	keyring_free(k);
+	return bad ? EXIT_BAD_CONFIG : EXIT_SUCCESS;
 }
 
 /* umb_ctl.flags for the configuration @c. */
@@ -227,13 +300,12 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 	if (r < 0)
 		goto fail_destroy;
 	if (pin->adopted)
-		fprintf(stderr,
-			SD_INFO "umbrellad: adopted the pinned state in %s (ABI %d), kept %d and "
-				"replaced %d program links\n",
+		log_msg(LOG_INFO,
+			"adopted the pinned state in %s (ABI %d), kept %d and "
+			"replaced %d program links\n",
 			pin->dir, UMB_ABI_VERSION, pin->kept, r);
 	else
-		fprintf(stderr, SD_INFO "umbrellad: pinned new state in %s (ABI %d)\n", pin->dir,
-			UMB_ABI_VERSION);
+		log_msg(LOG_INFO, "pinned new state in %s (ABI %d)\n", pin->dir, UMB_ABI_VERSION);
 	*ret_skel = skel;
 	return 0;
 
@@ -241,12 +313,12 @@ fail_destroy:
 	/* Links we pinned stay; the old ones were only replaced by attached programs. */
 	umbrella_bpf__destroy(skel);
 fail:
-	fprintf(stderr, SD_ERR "umbrellad: Failed to %s: %s\n", what, strerror(-r));
+	log_msg(LOG_ERR, "Failed to %s: %s\n", what, strerror(-r));
 	if (pin->adopted)
-		fprintf(stderr,
-			SD_ERR "umbrellad: the programs pinned in %s keep enforcing. If its maps "
-			       "do not match this umbrellad's, 'umbrellad --reset-pins --pin-dir %s' "
-			       "drops them and every restriction in force.\n",
+		log_msg(LOG_ERR,
+			"the programs pinned in %s keep enforcing. If its maps "
+			"do not match this umbrellad's, 'umbrellad --reset-pins --pin-dir %s' "
+			"drops them and every restriction in force.\n",
 			pin->dir, pin->dir);
 	return r == -EPROTO ? -EIO : r;
 }
@@ -257,6 +329,19 @@ static uint64_t now_usec(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* What the unit's status says of the files the key ring in force rejected, if any, in
+ * @buf: the administrator looks there first. Return: whether there are any. */
+static bool keyring_rejected_status(const struct exec_gate *gate, char *buf, size_t size)
+{
+	size_t n = gate ? exec_gate_keyring_rejected(gate) : 0;
+
+	if (!n)
+		return false;
+	snprintf(buf, size, "key ring: %zu file%s rejected, not trusted: see the journal", n,
+		 n == 1 ? "" : "s");
+	return true;
 }
 
 /* The first word of the unit's status text. */
@@ -291,8 +376,7 @@ static int config_apply(const struct config *c, struct server *s)
 	if (!arg_log_rate_limit)
 		events_set_rate_limit(c->log_burst, c->log_interval_sec);
 	config = *c;
-	fprintf(stderr, SD_INFO "umbrellad: configuration: %s%s\n",
-		config_summary(c, summary, sizeof(summary)),
+	log_msg(LOG_INFO, "configuration: %s%s\n", config_summary(c, summary, sizeof(summary)),
 		c->permissive ? " (denials are logged, not enforced)" : "");
 	return 0;
 }
@@ -304,31 +388,34 @@ static int config_apply(const struct config *c, struct server *s)
  */
 static void reload(struct server *s)
 {
-	char *error = NULL, status[512];
+	char *error = NULL, status[512], rejected[128];
 	bool keyring_failed;
 	struct config c;
 	int r;
 
 	snprintf(status, sizeof(status), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, now_usec());
 	(void)sd_notify(0, status);
-	fprintf(stderr, SD_INFO "umbrellad: reloading the configuration from %s\n", arg_config);
+	log_msg(LOG_INFO, "reloading the configuration from %s\n", arg_config);
 	/* The key ring first: it keeps the one in force on error, and says so; once the
 	 * configuration's line is logged, the new verdict epoch has begun too. */
 	keyring_failed = s->gate && exec_gate_reload_keyring(s->gate) < 0;
 	r = config_load(arg_config, arg_config_given, &c, &error);
 	if (r == 1)
-		fprintf(stderr, SD_INFO "umbrellad: no %s: using the defaults\n", arg_config);
+		log_msg(LOG_INFO, "no %s: using the defaults\n", arg_config);
 	if (r >= 0)
 		r = config_apply(&c, s);
 	if (r < 0) {
 		if (!error && asprintf(&error, "Failed to apply the configuration: %s",
 				       strerror(-r)) < 0)
 			error = NULL;
-		fprintf(stderr, SD_ERR "umbrellad: %s; keeping the configuration in force\n",
-			error ? error : strerror(-r));
-		snprintf(status, sizeof(status),
-			 "READY=1\nSTATUS=%s (reload failed, kept the configuration in force: %s)",
-			 mode_status(), error ? error : strerror(-r));
+		const char *why = error ? error : strerror(-r);
+
+		log_lines(LOG_ERR, why, "; keeping the configuration in force");
+		/* The first error: the status is one line. */
+		snprintf(
+			status, sizeof(status),
+			"READY=1\nSTATUS=%s (reload failed, kept the configuration in force: %.*s)",
+			mode_status(), (int)strcspn(why, "\n"), why);
 	} else {
 		snprintf(status, sizeof(status), "READY=1\nSTATUS=%s (configuration reloaded)",
 			 mode_status());
@@ -337,6 +424,9 @@ static void reload(struct server *s)
 		snprintf(status, sizeof(status),
 			 "READY=1\nSTATUS=%s (reload failed, kept the key ring in force)",
 			 mode_status());
+	else if (keyring_rejected_status(s->gate, rejected, sizeof(rejected)))
+		snprintf(status, sizeof(status), "READY=1\nSTATUS=%s (%s)", mode_status(),
+			 rejected);
 	(void)sd_notify(0, status);
 	free(error);
 }
@@ -402,7 +492,7 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 				if (si.ssi_signo == SIGHUP) {
 					reload(s);
 				} else {
-					fprintf(stderr, SD_INFO "umbrellad: %s, stopping\n",
+					log_msg(LOG_INFO, "%s, stopping\n",
 						strsignal((int)si.ssi_signo));
 					return 0;
 				}
@@ -436,7 +526,7 @@ int main(int argc, char *argv[])
 	struct server server = {};
 	struct layers layers = {};
 	struct pin pin = { .dir_fd = -1, .meta_fd = -1 };
-	char status[256], *config_error = NULL;
+	char status[256], rejected[128], *config_error = NULL;
 	sigset_t stop_signals;
 	int r, signal_fd = -1;
 
@@ -448,20 +538,22 @@ int main(int argc, char *argv[])
 
 	if (arg_reset_pins)
 		return pin_reset(arg_pin_dir) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (arg_check_config)
+		return check_config();
 
 	/* Before anything is loaded: a bad file changes nothing, pinned or not. */
 	r = config_load(arg_config, arg_config_given, &config, &config_error);
 	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: %s\n", config_error ? config_error : strerror(-r));
+		log_lines(LOG_ERR, config_error ? config_error : strerror(-r), "");
 		free(config_error);
 		return EXIT_BAD_CONFIG;
 	}
 	if (r == 1)
-		fprintf(stderr, SD_INFO "umbrellad: no %s: using the defaults\n", arg_config);
+		log_msg(LOG_INFO, "no %s: using the defaults\n", arg_config);
 
 	r = lsm_probe_bpf_active();
 	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: %s\n", lsm_probe_hint(r));
+		log_msg(LOG_ERR, "%s\n", lsm_probe_hint(r));
 		return EXIT_FAILURE;
 	}
 
@@ -472,7 +564,7 @@ int main(int argc, char *argv[])
 	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
 	signal_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
 	if (signal_fd < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: signalfd: %s\n", strerror(errno));
+		log_msg(LOG_ERR, "signalfd: %s\n", strerror(errno));
 		return EXIT_FAILURE;
 	}
 
@@ -487,31 +579,31 @@ int main(int argc, char *argv[])
 	ctl_fd = bpf_map__fd(skel->maps.umb_ctl);
 	r = layers_open(&layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, pin.meta_fd);
 	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: failed to map the layers: %s\n", strerror(-r));
+		log_msg(LOG_ERR, "failed to map the layers: %s\n", strerror(-r));
 		goto out;
 	}
 	/* Before anything makes a layer: learn those a previous umbrellad left, and free
 	 * the ones nobody holds any more. */
 	r = layers_adopt(&layers);
 	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: failed to read the pinned layers: %s\n",
-			strerror(-r));
+		log_msg(LOG_ERR, "failed to read the pinned layers: %s\n", strerror(-r));
 		goto out;
 	}
 	if (pin.adopted) {
 		struct layer_stats st;
 
 		layers_stats(&layers, &st);
-		fprintf(stderr, SD_INFO "umbrellad: %u live layers with %u fs rules; freed %d "
-					"that nobody held\n", st.live, st.rules, r);
+		log_msg(LOG_INFO,
+			"%u live layers with %u fs rules; freed %d "
+			"that nobody held\n",
+			st.live, st.rules, r);
 	}
 
 	events = events_open(bpf_map__fd(skel->maps.umb_events));
 	if (!events || ring_buffer__add(events, bpf_map__fd(skel->maps.umb_released),
 					on_release, &layers) < 0) {
 		r = -errno;
-		fprintf(stderr, SD_ERR "umbrellad: failed to read the ring buffers: %s\n",
-			strerror(-r));
+		log_msg(LOG_ERR, "failed to read the ring buffers: %s\n", strerror(-r));
 		goto out;
 	}
 
@@ -519,8 +611,7 @@ int main(int argc, char *argv[])
 				  .task_fd = bpf_map__fd(skel->maps.umb_task) };
 	r = config_apply(&config, &server);
 	if (r < 0) {
-		fprintf(stderr, SD_ERR "umbrellad: Failed to apply the configuration: %s\n",
-			strerror(-r));
+		log_msg(LOG_ERR, "Failed to apply the configuration: %s\n", strerror(-r));
 		goto out;
 	}
 	/* Before the socket: once umbrellad is ready, its gate holds execs. */
@@ -539,14 +630,18 @@ int main(int argc, char *argv[])
 	server.listen_fd = server_listen(arg_socket);
 	if (server.listen_fd < 0) {
 		r = server.listen_fd;
-		fprintf(stderr, SD_ERR "umbrellad: failed to listen on %s: %s\n", arg_socket,
-			strerror(-r));
+		log_msg(LOG_ERR, "failed to listen on %s: %s\n", arg_socket, strerror(-r));
 		goto out;
 	}
 
-	fprintf(stderr, SD_INFO "umbrellad: programs attached, listening on %s\n", arg_socket);
-	snprintf(status, sizeof(status), "READY=1\nSTATUS=%s (%s %s)", mode_status(),
-		 pin.adopted ? "adopted the state pinned in" : "new state pinned in", pin.dir);
+	log_msg(LOG_INFO, "programs attached, listening on %s\n", arg_socket);
+	if (keyring_rejected_status(gate, rejected, sizeof(rejected)))
+		snprintf(status, sizeof(status), "READY=1\nSTATUS=%s (%s)", mode_status(),
+			 rejected);
+	else
+		snprintf(status, sizeof(status), "READY=1\nSTATUS=%s (%s %s)", mode_status(),
+			 pin.adopted ? "adopted the state pinned in" : "new state pinned in",
+			 pin.dir);
 	(void)sd_notify(0, status);
 
 	r = run(&server, events, bpf_map__fd(skel->maps.umb_stats), signal_fd);
@@ -567,9 +662,9 @@ out:
 	exec_gate_free(gate);
 	layers_close(&layers);
 	if (skel)
-		fprintf(stderr,
-			SD_INFO "umbrellad: the programs stay attached through the links pinned in "
-				"%s\n",
+		log_msg(LOG_INFO,
+			"the programs stay attached through the links pinned in "
+			"%s\n",
 			pin.dir);
 	if (skel) /* the next umbrellad, or --reset-pins, may take over */
 		pin_release(bpf_map__fd(skel->maps.umb_ctl));
@@ -578,7 +673,5 @@ out:
 	close(signal_fd);
 	if (r == -EPROTO && !skel)
 		return EXIT_PINS_INCOMPATIBLE;
-	if (r == -ENOKEY)
-		return EXIT_BAD_CONFIG; /* the key ring has a bad file */
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

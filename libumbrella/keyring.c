@@ -1,9 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
  * libumbrella (internal) - the key ring: Ed25519 public keys named by their id, and the
- * revocation list. Loading is strict (fail closed): a file the ring cannot account for
- * is an error, not something skipped, so an operator never believes a key is trusted
- * (or revoked) when it is not.
+ * revocation list.
+ *
+ * Loading never fails because of one file: umbrellad must not stop gating execs (and
+ * leave every signed binary to run without its restrictions) because someone copied a
+ * stray file into the directory. It trusts the keys it can account for and rejects,
+ * loudly (keyring_rejected()), everything else. Each way a file can be wrong leaves
+ * less trusted, never more:
+ *   - a file that is not KEYID.pem holding the key KEYID (another name, upper case, not
+ *     PEM, another kind of key, unreadable): that file is not trusted; a key whose only
+ *     file it was is unknown, and binaries signed with it are refused. A key is trusted
+ *     only under its own name, so "key remove ID" always removes it;
+ *   - a revocation list that cannot be read, or has a line that is not a key id: which
+ *     keys it revokes is unknown, so no key is trusted (every signed binary refused)
+ *     until it is fixed; a revocation is never lost to a typo.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,7 +45,32 @@ struct keyring {
 	size_t n_keys;
 	uint8_t (*revoked)[UMB_KEY_ID_LEN];
 	size_t n_revoked;
+	bool revocations_unknown; /* the list could not be read: no key is trusted */
+	char **rejected;	  /* "DIR/NAME: why", one per file not trusted */
+	size_t n_rejected;
 };
+
+/* Records what the ring rejects and why. Return: 0 or -ENOMEM. */
+__attribute__((format(printf, 2, 3))) static int reject(struct keyring *k, const char *fmt, ...)
+{
+	char *text, **more;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	more = realloc(k->rejected, (k->n_rejected + 1) * sizeof(*k->rejected));
+	if (!more) {
+		free(text);
+		return -ENOMEM;
+	}
+	k->rejected = more;
+	k->rejected[k->n_rejected++] = text;
+	return 0;
+}
 
 int key_id_of(EVP_PKEY *key, uint8_t ret_id[UMB_KEY_ID_LEN])
 {
@@ -156,23 +192,35 @@ EVP_PKEY *key_public_from_pem(const char *pem, size_t len)
 	return k;
 }
 
-static int load_revoked(struct keyring *k, int dirfd, const char *dir, char **ret_error)
+/* Reads the revocation list, if there is one. Return: 0 or -ENOMEM. */
+static int load_revoked(struct keyring *k, int dirfd, const char *dir)
 {
-	char *text = NULL, *line, *save = NULL;
+	char *text = NULL, *line, *next;
 	unsigned lineno = 0;
 	int r;
 
 	r = read_small_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, &text, NULL);
 	if (r == -ENOENT)
 		return 0;
-	if (r < 0)
-		return signing_error(ret_error, r, "%s/" KEYRING_REVOKED_FILE ": %s", dir,
-				     strerror(-r));
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *hash = strchr(line, '#'), *end;
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		k->revocations_unknown = true;
+		return reject(k,
+			      "%s/" KEYRING_REVOKED_FILE ": %s: no key is trusted until the "
+			      "revocation list can be read",
+			      dir, r == -EFBIG ? "larger than 16 MiB" : strerror(-r));
+	}
+	/* Every line, also after a bad one: each error is reported. */
+	for (line = text; line; line = next) {
+		char *hash, *end;
 		void *more;
 
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		lineno++;
+		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
 		line += strspn(line, " \t\r");
@@ -184,15 +232,20 @@ static int load_revoked(struct keyring *k, int dirfd, const char *dir, char **re
 		more = realloc(k->revoked, (k->n_revoked + 1) * sizeof(*k->revoked));
 		if (!more) {
 			free(text);
-			return signing_error(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
+			return -ENOMEM;
 		}
 		k->revoked = more;
 		if (key_id_from_hex(line, (size_t)(end - line), k->revoked[k->n_revoked]) < 0) {
-			free(text);
-			return signing_error(ret_error, -EINVAL,
-					     "%s/" KEYRING_REVOKED_FILE ":%u: not a key id "
-					     "(64 hex digits)",
-					     dir, lineno);
+			k->revocations_unknown = true;
+			r = reject(k,
+				   "%s/" KEYRING_REVOKED_FILE ":%u: not a key id (64 hex digits): "
+				   "no key is trusted while the revocation list has an error",
+				   dir, lineno);
+			if (r < 0) {
+				free(text);
+				return r;
+			}
+			continue;
 		}
 		k->n_revoked++;
 	}
@@ -200,43 +253,69 @@ static int load_revoked(struct keyring *k, int dirfd, const char *dir, char **re
 	return 0;
 }
 
-static int load_key(struct keyring *k, int dirfd, const char *dir, const char *name,
-		    char **ret_error)
+/* Whether @name is KEYID.pem, KEYID 64 lowercase hex digits (as "key add" writes it),
+ * with the id in @ret_id. */
+static bool is_key_file_name(const char *name, uint8_t ret_id[UMB_KEY_ID_LEN])
 {
-	const char *dot = strrchr(name, '.');
-	uint8_t want[UMB_KEY_ID_LEN];
+	char hex[KEY_ID_HEX_LEN + 1];
+
+	if (strlen(name) != KEY_ID_HEX_LEN + strlen(".pem") ||
+	    strcmp(name + KEY_ID_HEX_LEN, ".pem") ||
+	    key_id_from_hex(name, KEY_ID_HEX_LEN, ret_id) < 0)
+		return false;
+	key_id_to_hex(ret_id, hex);
+	return !memcmp(name, hex, KEY_ID_HEX_LEN);
+}
+
+/* The file @name of the ring: its key trusted, or it rejected. Return: 0 or -ENOMEM. */
+static int load_key(struct keyring *k, int dirfd, const char *dir, const char *name)
+{
+	uint8_t want[UMB_KEY_ID_LEN], id[UMB_KEY_ID_LEN];
+	char hex[KEY_ID_HEX_LEN + 1];
+	bool named = is_key_file_name(name, want);
 	struct ring_key *more;
 	EVP_PKEY *pkey;
 	size_t len;
 	char *pem;
 	int r;
 
-	if (!dot || strcmp(dot, ".pem") || key_id_from_hex(name, (size_t)(dot - name), want) < 0)
-		return signing_error(ret_error, -EINVAL,
-				     "%s/%s: not a key (a key's file is KEYID.pem, "
-				     "KEYID its 64 hex digits)",
-				     dir, name);
 	r = read_small_file(dirfd, name, KEY_FILE_MAX, &pem, &len);
+	if (r == -ENOMEM)
+		return r;
 	if (r < 0)
-		return signing_error(ret_error, r, "%s/%s: %s", dir, name, strerror(-r));
+		return reject(k, "%s/%s: %s: not trusted", dir, name,
+			      r == -EFBIG ? "larger than 64 KiB" : strerror(-r));
 	pkey = key_public_from_pem(pem, len);
 	free(pem);
-	if (!pkey)
-		return signing_error(ret_error, -EINVAL, "%s/%s: not an Ed25519 public key in PEM",
-				     dir, name);
+	if (!pkey || key_id_of(pkey, id) < 0) {
+		EVP_PKEY_free(pkey);
+		return reject(k, "%s/%s: not an Ed25519 public key in PEM: not trusted", dir, name);
+	}
+	key_id_to_hex(id, hex);
+	if (!named) {
+		/* The usual mistake: a vendor's public key copied in under its own name. */
+		EVP_PKEY_free(pkey);
+		return reject(k,
+			      "%s/%s: the Ed25519 public key %s, not trusted: a key's file "
+			      "is KEYID.pem, KEYID in lowercase ('umbrella-cli key add FILE' "
+			      "installs it so)",
+			      dir, name, hex);
+	}
+	if (memcmp(id, want, sizeof(want))) {
+		EVP_PKEY_free(pkey);
+		return reject(k,
+			      "%s/%s: holds the key %s, not the one its name says: not "
+			      "trusted",
+			      dir, name, hex);
+	}
 	more = realloc(k->keys, (k->n_keys + 1) * sizeof(*k->keys));
 	if (!more) {
 		EVP_PKEY_free(pkey);
-		return signing_error(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
 	}
 	k->keys = more;
 	k->keys[k->n_keys].pkey = pkey;
-	if (key_id_of(pkey, k->keys[k->n_keys].id) < 0 ||
-	    memcmp(k->keys[k->n_keys].id, want, sizeof(want))) {
-		EVP_PKEY_free(pkey);
-		return signing_error(ret_error, -EINVAL, "%s/%s: the key's id is not its file name",
-				     dir, name);
-	}
+	memcpy(k->keys[k->n_keys].id, id, sizeof(id));
 	k->n_keys++;
 	return 0;
 }
@@ -253,40 +332,44 @@ int keyring_load(const char *dir, struct keyring **ret, char **ret_error)
 	if (!k)
 		return signing_error(ret_error, -ENOMEM, "%s", strerror(ENOMEM));
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0) {
-		r = -errno;
-		if (r == -ENOENT) {
-			*ret = k; /* no directory: an empty ring */
-			return 0;
-		}
-		keyring_free(k);
-		return signing_error(ret_error, r, "%s: %s", dir, strerror(-r));
+	if (dirfd < 0 && errno == ENOENT) {
+		*ret = k; /* no directory: an empty ring */
+		return 0;
 	}
-	d = fdopendir(dirfd);
-	if (!d) {
+	if (dirfd >= 0) {
+		d = fdopendir(dirfd);
+		if (!d) {
+			r = -errno;
+			close(dirfd);
+		}
+	} else {
 		r = -errno;
-		close(dirfd);
-		keyring_free(k);
-		return signing_error(ret_error, r, "%s: %s", dir, strerror(-r));
+	}
+	if (!d) {
+		/* Nothing in it is known: no key, and no revocation either. */
+		k->revocations_unknown = true;
+		r = reject(k, "%s: %s: no key is trusted", dir, strerror(-r));
+		goto out;
 	}
 	for (errno = 0; (de = readdir(d)); errno = 0) {
 		/* Hidden files: editors' and "key add"'s temporary files. */
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, KEYRING_REVOKED_FILE))
 			continue;
-		r = load_key(k, dirfd, dir, de->d_name, ret_error);
+		r = load_key(k, dirfd, dir, de->d_name);
 		if (r < 0)
-			break;
+			goto out;
 	}
-	if (r == 0 && errno) {
-		r = -errno;
-		signing_error(ret_error, r, "%s: %s", dir, strerror(-r));
-	}
+	/* The files not read yet may hold keys: those are untrusted, which is safe. */
+	if (errno)
+		r = reject(k, "%s: %s: some of its keys may be missing", dir, strerror(errno));
 	if (r == 0)
-		r = load_revoked(k, dirfd, dir, ret_error);
-	closedir(d);
+		r = load_revoked(k, dirfd, dir);
+out:
+	if (d)
+		closedir(d);
 	if (r < 0) {
 		keyring_free(k);
-		return r;
+		return signing_error(ret_error, r, "%s: %s", dir, strerror(-r));
 	}
 	*ret = k;
 	return 0;
@@ -300,7 +383,25 @@ void keyring_free(struct keyring *k)
 		EVP_PKEY_free(k->keys[i].pkey);
 	free(k->keys);
 	free(k->revoked);
+	for (size_t i = 0; i < k->n_rejected; i++)
+		free(k->rejected[i]);
+	free(k->rejected);
 	free(k);
+}
+
+size_t keyring_rejected_count(const struct keyring *k)
+{
+	return k->n_rejected;
+}
+
+const char *keyring_rejected(const struct keyring *k, size_t i)
+{
+	return i < k->n_rejected ? k->rejected[i] : NULL;
+}
+
+bool keyring_revocations_known(const struct keyring *k)
+{
+	return !k->revocations_unknown;
 }
 
 size_t keyring_count(const struct keyring *k)
@@ -345,7 +446,12 @@ int keyring_verify(const struct keyring *k, const struct signed_elf *e, const ch
 		*ret_reason = "unknown algorithm";
 		return UMB_VERDICT_REFUSED;
 	}
-	/* Revocation first: a revoked key is refused even while its file is still there. */
+	/* Revocation first: a revoked key is refused even while its file is still there,
+	 * and any key while the list cannot be read. */
+	if (k->revocations_unknown) {
+		*ret_reason = "revocation list unreadable";
+		return UMB_VERDICT_REFUSED;
+	}
 	if (keyring_is_revoked(k, sig->key_id)) {
 		*ret_reason = "revoked key";
 		return UMB_VERDICT_REFUSED;

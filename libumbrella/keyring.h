@@ -27,11 +27,21 @@ struct keyring;
 /*
  * keyring_load() - read every key and the revocation list of @dir
  * A missing directory is an empty ring. A file that is not an Ed25519 public key, or
- * whose name is not its key id, is an error (a ring the operator thinks has a key it
- * does not have must not go unnoticed).
- * Return: 0, or -errno with *@ret_error set (malloc'd, names the file and why).
+ * whose name is not its key id, is rejected: its key is not trusted, and the file is
+ * listed by keyring_rejected() (the caller reports it: it must not go unnoticed). A
+ * revocation list (or directory) that cannot be read, or with a malformed line, is
+ * rejected too, and then no key is trusted (keyring_revocations_known()).
+ * Return: 0, or -ENOMEM with *@ret_error set (malloc'd).
  */
 int keyring_load(const char *dir, struct keyring **ret, char **ret_error);
+
+/* What keyring_load() rejected: "DIR/NAME: why ...", one per file (or line of the
+ * revocation list). NULL past the end. */
+size_t keyring_rejected_count(const struct keyring *k);
+const char *keyring_rejected(const struct keyring *k, size_t i);
+
+/* Whether the revocation list could be read; if not, keyring_verify() trusts no key. */
+bool keyring_revocations_known(const struct keyring *k);
 
 void keyring_free(struct keyring *k);
 
@@ -39,7 +49,8 @@ void keyring_free(struct keyring *k);
  * keyring_verify() - the verdict on a file as signed_elf_read() found it
  * @ret_reason: set to a static string saying why (for the journal and the CLI):
  *              "valid signature", "no signature", "unknown key", "revoked key",
- *              "signature does not match", "unknown algorithm", ...
+ *              "signature does not match", "unknown algorithm",
+ *              "revocation list unreadable", ...
  * Return: UMB_VERDICT_UNSIGNED (no signature section, or not ELF), UMB_VERDICT_SIGNED,
  *         or UMB_VERDICT_REFUSED.
  */

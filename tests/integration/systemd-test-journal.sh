@@ -4,7 +4,9 @@
 # denial to the journal once, with its MESSAGE_ID and UMBRELLA_* fields
 # (include/umbrella/journal.h); umbrella-cli events shows them, --json and --follow too;
 # a burst of denials is cut to the rate limit's BURST entries plus one entry that counts
-# the rest (TAP).
+# the rest; a stray file in the key ring does not keep the unit from starting, and is
+# logged at priority error (the prefix umbrellad writes to the journal's stream) and
+# named in the unit's status (TAP).
 #   tests/vm/run --systemd --rw BUILD -- BUILD/tests/integration/systemd-test-journal
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +25,7 @@ cleanup() {
 	[ -n "$follow_json" ] && kill "$follow_json" 2>/dev/null
 	systemctl stop umbrellad.service 2>/dev/null
 	wait 2>/dev/null
-	rm -rf "$unit.d"
+	rm -rf "$unit.d" /etc/umbrella/keys
 	systemctl daemon-reload
 	"$umbrellad" --reset-pins 2>/dev/null
 	rm -rf "$tmp"
@@ -71,9 +73,19 @@ dropped=$(id_of UMB_MESSAGE_DROPPED)
 [ -n "$denied" ] && [ -n "$suppressed" ] && [ -n "$dropped" ] || { echo "not ok 1 - no MESSAGE_IDs in $journal_h"; exit 1; }
 
 unit_setup
+mkdir -p /etc/umbrella/keys
+echo "the vendor's key is in vendor.pub" >/etc/umbrella/keys/notes.txt
 timeout 300 systemctl start umbrellad.service
 wait_active
-check $? "umbrellad.service is active"
+check $? "umbrellad.service is active, with a stray file in its key ring"
+out=$(prop StatusText)
+[[ "$out" == *"(key ring: 1 file rejected, not trusted: see the journal)" ]]
+check $? "the unit's status names the rejected file: $out"
+journalctl --sync 2>/dev/null
+out=$(journalctl -q --no-pager -b -u umbrellad.service -o json |
+	jq -r 'select(.MESSAGE | startswith("umbrellad: key ring: /etc/umbrella/keys/notes.txt: ")) | .PRIORITY')
+[ "$out" = 3 ]
+check $? "the journal has the rejected file at priority 3, error, its prefix taken as the priority ($out)"
 
 start=$(cursor)
 pid=$(deny_cat)

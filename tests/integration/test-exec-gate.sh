@@ -7,7 +7,8 @@
 #   - unsigned = allow: an unsigned binary and a script run, a signed one runs, a
 #     tampered one is refused with EPERM and a "refused binary" record;
 #   - the key ring: a key added to the directory is picked up without a signal (inotify),
-#     a bad key file is logged and the ring in force kept;
+#     a stray file is logged and not trusted while the valid key is, a bad revocation
+#     list leaves no key trusted;
 #   - verdict list (also with umbrellad down), verdict flush (root only);
 #   - invalidation: after chmod, or a byte changed through a shared mapping (which
 #     fanotify does not see as a write), the next exec is verified again;
@@ -192,15 +193,61 @@ kill -0 "$daemon"
 check $? "umbrellad is still running"
 
 # --- the key ring ---
-count "$log" "key ring $ring loaded"
-loads=$((count + 1))
-cp "$tmp/stranger.pub" "$ring/" # not yet a valid ring file: not named after its id
-wait_count "$log" "keeping the key ring in force" 1
-check $? "a bad file in the key ring: logged, the ring in force kept"
+# next_load: the count of "loaded" lines the next reload of the ring makes, in $loads.
+next_load() {
+	count "$log" "key ring $ring loaded"
+	loads=$((count + 1))
+}
+# A file written into the ring may be read as it is written (IN_CREATE): each check
+# waits for the message of the complete file, which the last reload gives.
+cp "$tmp/stranger.pub" "$ring/" # not a valid ring file: not named after its id
+wait_count "$log" "key ring: $ring/stranger.pub: the Ed25519 public key" 1 &&
+	wait_count "$log" "key ring $ring loaded: 1 key, 1 file rejected" 1
+rc=$?
+out=$(tail -n 5 "$log")
+[ "$rc" = 0 ]
+check $? "a stray file in the key ring: reloaded, the file logged as rejected"
 probe "$bin/signed"
 [ "$rc" = 0 ]
-check $? "... and a binary signed by a key in it still runs"
-rm "$ring/stranger.pub"
+check $? "... a binary signed by the valid key in it still runs"
+probe "$bin/stranger"
+exec_failed "$bin/stranger" EPERM
+check $? "... and the stray file's key is not trusted: its binary is refused (EPERM)"
+# Before, a ring with a bad file was not taken at all: a revocation made while a stray
+# file was there never took effect. (Probed through the unsigned exec-probe, since the
+# signed one is refused too; the list may be read half written: until it is refused.)
+"$cli" key revoke "$(cd "$ring" && ls ./*.pem | sed 's|^\./||; s|\.pem$||')" >/dev/null
+for _ in {1..100}; do
+	out=$("$build/tests/integration/exec-probe" "$bin/signed" 2>&1)
+	rc=$?
+	exec_failed "$bin/signed" EPERM && break
+	nap
+done
+exec_failed "$bin/signed" EPERM
+check $? "a key revoked while a stray file is in the ring: the revocation takes effect (EPERM)"
+next_load
+rm "$ring/stranger.pub" "$ring/revoked"
+wait_count "$log" "key ring $ring loaded" "$loads"
+# A revocation list with a bad line: which key it meant is unknown, so none is trusted.
+printf 'not-a-key-id\n' >"$ring/revoked"
+wait_count "$log" "key ring: $ring/revoked:1: not a key id" 1 &&
+	wait_count "$log" "key ring $ring loaded: no key trusted" 1
+rc=$?
+out=$(tail -n 5 "$log")
+[ "$rc" = 0 ]
+check $? "a bad line in the revocation list: logged, no key trusted"
+# (through the unsigned exec-probe: the signed one is refused too)
+out=$("$build/tests/integration/exec-probe" "$bin/signed" 2>&1)
+rc=$?
+exec_failed "$bin/signed" EPERM
+check $? "... and no key is trusted: the signed binary is refused (EPERM)"
+next_load
+rm "$ring/revoked"
+wait_count "$log" "key ring $ring loaded" "$loads"
+probe "$bin/signed"
+[ "$rc" = 0 ]
+check $? "the list removed: the signed binary runs again"
+next_load
 out=$("$cli" key add "$tmp/stranger.pub" 2>&1)
 # Each reload starts a new epoch: the refused binary is verified again at its next exec.
 for _ in {1..100}; do

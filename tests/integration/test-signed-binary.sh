@@ -11,7 +11,8 @@
 #   - modify after verify, truncate, chmod, replace by rename: verified again;
 #   - a revoked key: refused;
 #   - exec-unsigned: unsigned files, ld.so, scripts, mmap(PROT_EXEC) refused;
-#   - umbrellad killed: cached verdicts hold, misses follow the mode; it starts again;
+#   - umbrellad killed: cached verdicts hold, misses follow the mode; it starts again,
+#     with stray files in its key ring (rejected, logged), and enforces signed policies;
 #   - 200 parallel first execs of distinct signed copies, some tampered.
 # Plain VM boot: umbrellad's stderr (its journal records, on stderr when that is not
 # the journal) goes to $tmp/d*.log.
@@ -448,11 +449,23 @@ served "$bin/miss-signed" /etc/passwd
 exec_failed "$bin/miss-signed" EPERM
 check $? "umbrellad killed, exec-unsigned: a miss (signed, never verified) is refused"
 
+# Stray files in the ring (issue 11): a vendor's key copied in under its own name, a
+# note, and a file named like a key that cannot be read (a directory). Each is rejected,
+# loudly; umbrellad starts with the valid key, so the gate keeps signed binaries'
+# restrictions in force (checked below) rather than leaving them to a miss under allow.
+cp "$tmp/e2e.pub" "$ring/vendor.pub"
+echo "the vendor's key, see vendor.pub" >"$ring/README"
+mkdir "$ring/$(printf %064d 0).pem"
 start_daemon "$tmp/d2.log" --pin-dir "$pin" --keyring "$ring"
 rc=$?
 out=$(cat "$tmp/d2.log")
 [ "$rc" = 0 ]
-check $? "umbrellad starts again"
+check $? "umbrellad starts again, with three stray files in its key ring"
+grep -qF "key ring: $ring/vendor.pub: the Ed25519 public key $keyid, not trusted" "$tmp/d2.log" &&
+	grep -qF "key ring: $ring/README: not an Ed25519 public key in PEM" "$tmp/d2.log" &&
+	grep -qF "key ring: $ring/$(printf %064d 0).pem: Is a directory" "$tmp/d2.log" &&
+	grep -qF "exec gate: key ring $ring (2 keys, 3 files rejected)" "$tmp/d2.log"
+check $? "each stray file is logged, with why it is not trusted"
 
 served "$bin/miss-signed" /etc/passwd
 [ "$rc" = 0 ] && denied /etc/passwd

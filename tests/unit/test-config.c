@@ -79,56 +79,54 @@ static const struct bad {
 	unsigned int line;
 	const char *says;
 } bad[] = {
-	{ "mode = enforcing\n\nfoo = 1\n", 3, "unknown key 'foo'" },
-	{ "Mode = permissive\n", 1, "unknown key 'Mode'" },
-	{ "max rules per layer = 3\n", 1, "unknown key 'max rules per layer'" },
-	{ "mode permissive\n", 1, "expected 'key = value', not 'mode permissive'" },
-	{ "# fine\nmode\n", 2, "expected 'key = value'" },
-	{ "= permissive\n", 1, "no key before '='" },
-	{ "mode =\n", 1, "no value for 'mode'" },
-	{ "mode = # the value is a comment\n", 1, "no value for 'mode'" },
-	{ "mode = strict\n", 1, "unknown mode 'strict' (expected enforcing or permissive)" },
-	{ "mode = Permissive\n", 1, "unknown mode 'Permissive'" },
-	{ "mode = permissive enforcing\n", 1, "unknown mode 'permissive enforcing'" },
-	{ "mode = permissive\nmode = enforcing\n", 2,
-	  "duplicate key 'mode' (already set on line 1)" },
-	{ "mode = permissive\n\n# again\nmode = permissive\n", 4, "duplicate key 'mode'" },
-	{ "unsigned = Deny\n", 1, "unknown value 'Deny' for 'unsigned'" },
-	{ "unsigned = deny\nunsigned = allow\n", 2,
-	  "duplicate key 'unsigned' (already set on line 1)" },
-	{ "unsigned = maybe\n", 1, "unknown value 'maybe' for 'unsigned' (expected allow or deny)" },
-	{ "unsigned = allow\nunsigned = allow\n", 2, "duplicate key 'unsigned'" },
-	{ "max_rules_per_layer = 0\n", 1, "must be a number from 1 to 65536, not '0'" },
-	{ "max_layers_per_user = 0\n", 1, "must be a number from 1 to 12288, not '0'" },
-	{ "max_layers_per_user = 12289\n", 1, "must be a number from 1 to 12288, not '12289'" },
-	{ "max_rules_per_user = 49153\n", 1, "must be a number from 1 to 49152, not '49153'" },
-	{ "max_rules_per_layer = 65537\n", 1, "not '65537'" },
-	{ "max_rules_per_layer = -1\n", 1, "not '-1'" },
-	{ "max_rules_per_layer = +5\n", 1, "not '+5'" },
-	{ "max_rules_per_layer = 12abc\n", 1, "not '12abc'" },
-	{ "max_rules_per_layer = 1 2\n", 1, "not '1 2'" },
-	{ "max_rules_per_layer = 99999999999999999999999\n", 1, "not '99999999999999999999999'" },
-	{ "max_rules_per_layer = ten\n", 1, "not 'ten'" },
-	{ "max_rules_per_layer = 5\nmax_rules_per_layer = 6\n", 2,
-	  "duplicate key 'max_rules_per_layer'" },
-	{ "log_rate_limit = 10\n", 1, "'log_rate_limit' must be BURST/SECONDS" },
-	{ "log_rate_limit = 10/\n", 1, "not '10/'" },
-	{ "log_rate_limit = /5\n", 1, "not '/5'" },
-	{ "log_rate_limit = 10/5/2\n", 1, "not '10/5/2'" },
-	{ "log_rate_limit = a/b\n", 1, "not 'a/b'" },
-	{ "log_rate_limit = 10 / 5\n", 1, "not '10 / 5'" },
-	{ "log_rate_limit = 1000001/1\n", 1, "not '1000001/1'" },
-	{ "log_rate_limit = 1/86401\n", 1, "not '1/86401'" },
-	{ "log_rate_limit = 12345678901234567890/1\n", 1, "not '12345678901234567890/1'" },
-	{ "log_rate_limit = OFF\n", 1, "not 'OFF'" },
-	{ "log_rate_limit = off\nlog_rate_limit = 1/1\n", 2, "duplicate key 'log_rate_limit'" },
-	/* The first error wins, and nothing after it is read. */
-	{ "mode = permissive\nbogus\nfoo = 1\n", 2, "expected 'key = value', not 'bogus'" },
+	{"mode = enforcing\n\nfoo = 1\n", 3, "unknown key 'foo'"},
+	{"Mode = permissive\n", 1, "unknown key 'Mode'"},
+	{"max rules per layer = 3\n", 1, "unknown key 'max rules per layer'"},
+	{"mode permissive\n", 1, "expected 'key = value', not 'mode permissive'"},
+	{"# fine\nmode\n", 2, "expected 'key = value'"},
+	{"= permissive\n", 1, "no key before '='"},
+	{"mode =\n", 1, "no value for 'mode'"},
+	{"mode = # the value is a comment\n", 1, "no value for 'mode'"},
+	{"mode = strict\n", 1, "unknown mode 'strict' (expected enforcing or permissive)"},
+	{"mode = Permissive\n", 1, "unknown mode 'Permissive'"},
+	{"mode = permissive enforcing\n", 1, "unknown mode 'permissive enforcing'"},
+	{"mode = permissive\nmode = enforcing\n", 2,
+	 "duplicate key 'mode' (already set on line 1)"},
+	{"mode = permissive\n\n# again\nmode = permissive\n", 4, "duplicate key 'mode'"},
+	{"unsigned = Deny\n", 1, "unknown value 'Deny' for 'unsigned'"},
+	{"unsigned = deny\nunsigned = allow\n", 2,
+	 "duplicate key 'unsigned' (already set on line 1)"},
+	{"unsigned = maybe\n", 1, "unknown value 'maybe' for 'unsigned' (expected allow or deny)"},
+	{"unsigned = allow\nunsigned = allow\n", 2, "duplicate key 'unsigned'"},
+	{"max_rules_per_layer = 0\n", 1, "must be a number from 1 to 65536, not '0'"},
+	{"max_layers_per_user = 0\n", 1, "must be a number from 1 to 12288, not '0'"},
+	{"max_layers_per_user = 12289\n", 1, "must be a number from 1 to 12288, not '12289'"},
+	{"max_rules_per_user = 49153\n", 1, "must be a number from 1 to 49152, not '49153'"},
+	{"max_rules_per_layer = 65537\n", 1, "not '65537'"},
+	{"max_rules_per_layer = -1\n", 1, "not '-1'"},
+	{"max_rules_per_layer = +5\n", 1, "not '+5'"},
+	{"max_rules_per_layer = 12abc\n", 1, "not '12abc'"},
+	{"max_rules_per_layer = 1 2\n", 1, "not '1 2'"},
+	{"max_rules_per_layer = 99999999999999999999999\n", 1, "not '99999999999999999999999'"},
+	{"max_rules_per_layer = ten\n", 1, "not 'ten'"},
+	{"max_rules_per_layer = 5\nmax_rules_per_layer = 6\n", 2,
+	 "duplicate key 'max_rules_per_layer'"},
+	{"log_rate_limit = 10\n", 1, "'log_rate_limit' must be BURST/SECONDS"},
+	{"log_rate_limit = 10/\n", 1, "not '10/'"},
+	{"log_rate_limit = /5\n", 1, "not '/5'"},
+	{"log_rate_limit = 10/5/2\n", 1, "not '10/5/2'"},
+	{"log_rate_limit = a/b\n", 1, "not 'a/b'"},
+	{"log_rate_limit = 10 / 5\n", 1, "not '10 / 5'"},
+	{"log_rate_limit = 1000001/1\n", 1, "not '1000001/1'"},
+	{"log_rate_limit = 1/86401\n", 1, "not '1/86401'"},
+	{"log_rate_limit = 12345678901234567890/1\n", 1, "not '12345678901234567890/1'"},
+	{"log_rate_limit = OFF\n", 1, "not 'OFF'"},
+	{"log_rate_limit = off\nlog_rate_limit = 1/1\n", 2, "duplicate key 'log_rate_limit'"},
 	/* Control characters are not copied into the message. */
-	{ "mode = \033[31mred\n", 1, "unknown mode '?[31mred'" },
+	{"mode = \033[31mred\n", 1, "unknown mode '?[31mred'"},
 	/* Long values are cut short in the message. */
-	{ "foo_0123456789_0123456789_0123456789_0123456789_0123456789 = 1\n", 1,
-	  "unknown key 'foo_0123456789_0123456789_0123456789_0123456789_...'" },
+	{"foo_0123456789_0123456789_0123456789_0123456789_0123456789 = 1\n", 1,
+	 "unknown key 'foo_0123456789_0123456789_0123456789_0123456789_...'"},
 };
 
 static void test_good(void)
@@ -162,6 +160,37 @@ static void test_bad(void)
 			TAP_DIAG("error: %s", tap_show(error));
 		free(error);
 	}
+}
+
+/* Every malformed line is reported, in order, one per line of the message: an
+ * administrator (or umbrellad --check-config) sees them all at once. */
+static void test_every_error(void)
+{
+	static const char text[] = "mode = permissive\n"
+				   "bogus\n"
+				   "# fine\n"
+				   "foo = 1\n"
+				   "unsigned = maybe\n"
+				   "mode = enforcing\n"
+				   "max_rules_per_layer = 5\n"
+				   "log_rate_limit = 10";
+	static const char want[] =
+		"test.conf:2: expected 'key = value', not 'bogus'\n"
+		"test.conf:4: unknown key 'foo'\n"
+		"test.conf:5: unknown value 'maybe' for 'unsigned' (expected allow or deny)\n"
+		"test.conf:6: duplicate key 'mode' (already set on line 1)\n"
+		"test.conf:8: 'log_rate_limit' must be BURST/SECONDS (at most 1000000/86400, "
+		"for example 200/5) or off, not '10'";
+	struct config c = {.max_rules_per_layer = 4242};
+	char *error = NULL;
+	int r;
+
+	r = config_parse(text, "test.conf", &c, &error);
+	if (!TAP_OK(r == -EINVAL && error && strcmp(error, want) == 0 &&
+			    c.max_rules_per_layer == 4242,
+		    "five malformed lines: five errors, in order, nothing applied"))
+		TAP_DIAG("error: %s", tap_show(error));
+	free(error);
 }
 
 /* config_load(): the file's name in every message, and the missing file cases. */
@@ -296,6 +325,7 @@ int main(int argc, char *argv[])
 	c.unsigned_deny = false;
 	test_good();
 	test_bad();
+	test_every_error();
 	test_load();
 	/* The example that ships: meson test names it, and tests/run gets the one built in. */
 	test_example(argc > 1 ? argv[1] : CONFIG_EXAMPLE);

@@ -6,6 +6,7 @@
  * malformed input, made by patching a valid signed file, gives -EBADMSG with a message
  * and no crash (meson setup -Db_sanitize=address,undefined runs this under ASan).
  */
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -667,19 +668,28 @@ int main(int argc, char **argv)
 		       "revoked key refused while its file is in the ring");
 		TAP_OK(!strcmp(reason, "revoked key"), "reason: %s", reason);
 		f = fopen(p, "we");
-		fprintf(f, "not-a-key-id\n");
+		fprintf(f, "# a typo in a revocation\n%.63s\n", hex);
 		fclose(f);
 		{
 			struct keyring *k = NULL;
 
 			r = keyring_load(ring, &k, &error);
-			TAP_OK(r < 0 && error, "a malformed revocation list is an error: %s",
-			       error);
+			TAP_OK(r == 0 && !keyring_revocations_known(k) &&
+				       keyring_rejected_count(k) == 1 &&
+				       strstr(keyring_rejected(k, 0), "/revoked:2: not a key id"),
+			       "a malformed revocation list is rejected, naming its line: %s",
+			       r == 0 ? keyring_rejected(k, 0) : error);
 			keyring_free(k);
 			free(error);
 			error = NULL;
 		}
+		/* Which key the bad line meant is not known: none is trusted. */
+		TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_REFUSED,
+		       "a malformed revocation list: a binary signed by the key is refused");
+		TAP_OK(!strcmp(reason, "revocation list unreadable"), "reason: %s", reason);
 		unlink(p);
+		TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_SIGNED,
+		       "without the list the binary verifies again (%s)", reason);
 	}
 
 	/* A file that is not ELF: no error, unsigned. */
@@ -754,22 +764,63 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 	}
-	/* A key ring file that is not a key, or not named by its id. */
+	/* Key ring files that are not a key, or not named by its id: each rejected, the
+	 * valid key still trusted, the stray copies of a key not (not even the one that
+	 * is the same key: "key remove ID" must remove its trust). */
 	{
-		char p[4200];
-		FILE *f;
+		static const char *const stray[] = {"README", "vendor.pub", "UPPER"};
+		char p[4200], hex[KEY_ID_HEX_LEN + 1], upper[KEY_ID_HEX_LEN + 1];
+		char *seen = NULL;
+		uint8_t id[UMB_KEY_ID_LEN];
 		struct keyring *k = NULL;
+		FILE *f;
 
+		key_id_of(other, id);
+		key_id_to_hex(id, hex);
+		for (size_t i = 0; i <= KEY_ID_HEX_LEN; i++)
+			upper[i] = (char)toupper((unsigned char)hex[i]);
 		snprintf(p, sizeof(p), "%s/README", ring);
 		f = fopen(p, "we");
 		fputs("hello\n", f);
 		fclose(f);
+		snprintf(p, sizeof(p), "%s/vendor.pub", ring);
+		f = fopen(p, "we");
+		PEM_write_PUBKEY(f, other);
+		fclose(f);
+		snprintf(p, sizeof(p), "%s/%s.pem", ring, upper);
+		f = fopen(p, "we");
+		PEM_write_PUBKEY(f, other);
+		fclose(f);
 		r = keyring_load(ring, &k, &error);
-		TAP_OK(r < 0 && error, "a stray file in the ring is an error: %s", error);
+		for (size_t i = 0; r == 0 && i < keyring_rejected_count(k); i++) {
+			char *more;
+
+			if (asprintf(&more, "%s%s; ", seen ? seen : "", keyring_rejected(k, i)) < 0)
+				break;
+			free(seen);
+			seen = more;
+		}
+		TAP_OK(r == 0 && keyring_rejected_count(k) == 3 && keyring_count(k) == 1 &&
+			       keyring_revocations_known(k) && seen && strstr(seen, "/README: ") &&
+			       strstr(seen, "/vendor.pub: the Ed25519 public key ") &&
+			       strstr(seen, upper),
+		       "three stray files in the ring: each rejected and named, one key kept: %s",
+		       seen ? seen : error);
+		TAP_OK(r == 0 && !keyring_has_key(k, id), "the stray copies' key is not trusted");
+		free(seen);
 		free(error);
 		error = NULL;
 		keyring_free(k);
-		unlink(p);
+		TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_SIGNED,
+		       "with stray files beside it, a binary signed by the valid key verifies (%s)",
+		       reason);
+		for (size_t i = 0; i < sizeof(stray) / sizeof(stray[0]); i++) {
+			if (!strcmp(stray[i], "UPPER"))
+				snprintf(p, sizeof(p), "%s/%s.pem", ring, upper);
+			else
+				snprintf(p, sizeof(p), "%s/%s", ring, stray[i]);
+			unlink(p);
+		}
 	}
 
 	free(orig);
