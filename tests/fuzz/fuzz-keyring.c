@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Fuzz target: one file of the key ring (libumbrella/keyring.c), as keyring_load() reads
+ * it from the ring's directory: the input as the key file of the fuzz key's id (PEM
+ * that must hold that Ed25519 public key), and as the revocation list of a ring
+ * without keys (OpenSSL's PEM decoder is the slow part: one decode per input). A ring
+ * that loads must hold what its files say.
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fuzz-key.h"
+#include "fuzz.h"
+#include "keyring.h"
+
+static char dir[] = "/tmp/fuzz-keyring.XXXXXX", key_dir[4200], revoked_dir[4200];
+static char key_file[4400], revoked_file[4400];
+static uint8_t id[UMB_KEY_ID_LEN];
+
+static void cleanup(void)
+{
+	(void)unlink(key_file);
+	(void)unlink(revoked_file);
+	(void)rmdir(key_dir);
+	(void)rmdir(revoked_dir);
+	(void)rmdir(dir);
+}
+
+static void write_file(const char *path, const uint8_t *data, size_t size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	FUZZ_SETUP(fd >= 0);
+	FUZZ_SETUP(size == 0 || write(fd, data, size) == (ssize_t)size);
+	FUZZ_SETUP(close(fd) == 0);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char hex[KEY_ID_HEX_LEN + 1];
+	EVP_PKEY *pub;
+
+	(void)argc;
+	(void)argv;
+	if (access("/dev/shm", W_OK) == 0)
+		memcpy(dir, "/dev/shm", 8);
+	FUZZ_SETUP(mkdtemp(dir));
+	atexit(cleanup);
+	pub = key_public_from_pem(FUZZ_KEY_PUBLIC_PEM, strlen(FUZZ_KEY_PUBLIC_PEM));
+	FUZZ_SETUP(pub && key_id_of(pub, id) == 0);
+	EVP_PKEY_free(pub);
+	key_id_to_hex(id, hex);
+	snprintf(key_dir, sizeof(key_dir), "%s/key", dir);
+	snprintf(revoked_dir, sizeof(revoked_dir), "%s/revoked", dir);
+	FUZZ_SETUP(mkdir(key_dir, 0700) == 0 && mkdir(revoked_dir, 0700) == 0);
+	snprintf(key_file, sizeof(key_file), "%s/%s.pem", key_dir, hex);
+	snprintf(revoked_file, sizeof(revoked_file), "%s/" KEYRING_REVOKED_FILE, revoked_dir);
+	return 0;
+}
+
+static void load(const char *d, bool as_key)
+{
+	struct keyring *k = NULL;
+	char *error = NULL;
+	int r;
+
+	r = keyring_load(d, &k, &error);
+	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -EFBIG || r == -ENOMEM, "keyring_load: %d",
+		   r);
+	if (r < 0) {
+		FUZZ_CHECK(error && !strncmp(error, d, strlen(d)),
+			   "an error that does not name the file: %s", error ? error : "(none)");
+		free(error);
+		return;
+	}
+	FUZZ_CHECK(!error, "success with a message: %s", error);
+	if (as_key) {
+		/* The one key file: it loaded, so it is the fuzz key. */
+		FUZZ_CHECK(keyring_count(k) == 1 && !memcmp(keyring_key_id(k, 0), id, sizeof(id)),
+			   "a ring of %zu keys, or another key", keyring_count(k));
+		FUZZ_CHECK(keyring_has_key(k, id) && !keyring_is_revoked(k, id), "the key");
+	} else {
+		FUZZ_CHECK(keyring_count(k) == 0 && !keyring_has_key(k, id), "keys from nowhere");
+	}
+	keyring_free(k);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	write_file(key_file, data, size);
+	load(key_dir, true);
+	write_file(revoked_file, data, size);
+	load(revoked_dir, false);
+	return 0;
+}
