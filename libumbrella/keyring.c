@@ -158,16 +158,30 @@ EVP_PKEY *key_public_from_pem(const char *pem, size_t len)
 
 static int load_revoked(struct keyring *k, int dirfd, const char *dir, char **ret_error)
 {
-	char *text = NULL, *line, *save = NULL;
+	char *text = NULL, *line, *save = NULL, *nul;
 	unsigned lineno = 0;
+	size_t len;
 	int r;
 
-	r = read_small_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, &text, NULL);
+	r = read_small_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, &text, &len);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
 		return signing_error(ret_error, r, "%s/" KEYRING_REVOKED_FILE ": %s", dir,
 				     strerror(-r));
+	/* A NUL would end the text early: the ids after it would silently not be revoked
+	 * (a crash can leave zeros in a file, and "key revoke" appends after them). */
+	nul = memchr(text, '\0', len);
+	if (nul) {
+		unsigned nul_line = 1;
+
+		for (const char *p = text; p < nul; p++)
+			nul_line += *p == '\n';
+		free(text);
+		return signing_error(ret_error, -EINVAL,
+				     "%s/" KEYRING_REVOKED_FILE ":%u: a NUL byte (not a text file?)",
+				     dir, nul_line);
+	}
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *hash = strchr(line, '#'), *end;
 		void *more;

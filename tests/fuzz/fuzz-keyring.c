@@ -4,7 +4,7 @@
  * it from the ring's directory: the input as the key file of the fuzz key's id (PEM
  * that must hold that Ed25519 public key), and as the revocation list of a ring
  * without keys (OpenSSL's PEM decoder is the slow part: one decode per input). A ring
- * that loads must hold what its files say.
+ * that loads must hold what its files say: the key, and every key id the list names.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -58,7 +58,34 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void load(const char *d, bool as_key)
+/*
+ * The revocation list read independently of keyring.c: every line (up to '#', without
+ * the white space around it) that is a key id must be revoked in @k. Lines are cut at
+ * '\n' only: a byte the loader stops at must not hide the lines after it.
+ */
+static void check_revoked(const struct keyring *k, const uint8_t *data, size_t size)
+{
+	const uint8_t *line = data, *end = data + size;
+
+	while (line < end) {
+		const uint8_t *nl = memchr(line, '\n', (size_t)(end - line));
+		const uint8_t *stop = nl ? nl : end, *hash = memchr(line, '#', (size_t)(stop - line));
+		const uint8_t *a = line, *b = hash ? hash : stop;
+		uint8_t want[UMB_KEY_ID_LEN];
+
+		while (a < b && (*a == ' ' || *a == '\t' || *a == '\r'))
+			a++;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r'))
+			b--;
+		if (key_id_from_hex((const char *)a, (size_t)(b - a), want) == 0)
+			FUZZ_CHECK(keyring_is_revoked(k, want),
+				   "the list loaded, but its line \"%.*s\" is not revoked",
+				   (int)(b - a), (const char *)a);
+		line = stop + 1;
+	}
+}
+
+static void load(const char *d, bool as_key, const uint8_t *data, size_t size)
 {
 	struct keyring *k = NULL;
 	char *error = NULL;
@@ -81,6 +108,7 @@ static void load(const char *d, bool as_key)
 		FUZZ_CHECK(keyring_has_key(k, id) && !keyring_is_revoked(k, id), "the key");
 	} else {
 		FUZZ_CHECK(keyring_count(k) == 0 && !keyring_has_key(k, id), "keys from nowhere");
+		check_revoked(k, data, size);
 	}
 	keyring_free(k);
 }
@@ -88,8 +116,8 @@ static void load(const char *d, bool as_key)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	write_file(key_file, data, size);
-	load(key_dir, true);
+	load(key_dir, true, data, size);
 	write_file(revoked_file, data, size);
-	load(revoked_dir, false);
+	load(revoked_dir, false, data, size);
 	return 0;
 }

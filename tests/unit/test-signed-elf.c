@@ -623,6 +623,21 @@ int main(int argc, char **argv)
 			free(error);
 			error = NULL;
 		}
+		/* Zeros (a crash can leave them in a file) and then the id, as "key revoke"
+		 * appends it: the id must not go unseen (tests/fuzz found it did). */
+		f = fopen(p, "we");
+		fprintf(f, "# zeros%c%c%c\n%s\n", 0, 0, 0, hex);
+		fclose(f);
+		{
+			struct keyring *k = NULL;
+
+			r = keyring_load(ring, &k, &error);
+			TAP_OK(r < 0 && error, "a NUL byte in the revocation list is an error: %s",
+			       error);
+			keyring_free(k);
+			free(error);
+			error = NULL;
+		}
 		unlink(p);
 	}
 
