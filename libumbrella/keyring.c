@@ -195,11 +195,12 @@ EVP_PKEY *key_public_from_pem(const char *pem, size_t len)
 /* Reads the revocation list, if there is one. Return: 0 or -ENOMEM. */
 static int load_revoked(struct keyring *k, int dirfd, const char *dir)
 {
-	char *text = NULL, *line, *next;
+	char *text = NULL, *line, *next, *nul;
 	unsigned lineno = 0;
+	size_t len;
 	int r;
 
-	r = read_small_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, &text, NULL);
+	r = read_small_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, &text, &len);
 	if (r == -ENOENT)
 		return 0;
 	if (r == -ENOMEM)
@@ -210,6 +211,21 @@ static int load_revoked(struct keyring *k, int dirfd, const char *dir)
 			      "%s/" KEYRING_REVOKED_FILE ": %s: no key is trusted until the "
 			      "revocation list can be read",
 			      dir, r == -EFBIG ? "larger than 16 MiB" : strerror(-r));
+	}
+	/* A NUL would end the text early: the ids after it would silently not be revoked
+	 * (a crash can leave zeros in a file, and "key revoke" appends after them). */
+	nul = memchr(text, '\0', len);
+	if (nul) {
+		unsigned nul_line = 1;
+
+		for (const char *p = text; p < nul; p++)
+			nul_line += *p == '\n';
+		free(text);
+		k->revocations_unknown = true;
+		return reject(k,
+			      "%s/" KEYRING_REVOKED_FILE ":%u: a NUL byte (not a text file?): no "
+			      "key is trusted until the revocation list can be read",
+			      dir, nul_line);
 	}
 	/* Every line, also after a bad one: each error is reported. */
 	for (line = text; line; line = next) {

@@ -687,6 +687,14 @@ int main(int argc, char **argv)
 		TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_REFUSED,
 		       "a malformed revocation list: a binary signed by the key is refused");
 		TAP_OK(!strcmp(reason, "revocation list unreadable"), "reason: %s", reason);
+		/* Zeros (a crash can leave them in a file) and then the id, as "key revoke"
+		 * appends it: the id must not go unseen (tests/fuzz found it did). */
+		f = fopen(p, "we");
+		fprintf(f, "# zeros%c%c%c\n%s\n", 0, 0, 0, hex);
+		fclose(f);
+		TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_REFUSED,
+		       "a NUL byte in the revocation list: a binary signed by the key is refused");
+		TAP_OK(!strcmp(reason, "revocation list unreadable"), "reason: %s", reason);
 		unlink(p);
 		TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_SIGNED,
 		       "without the list the binary verifies again (%s)", reason);

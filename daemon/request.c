@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrellad - one request on the socket (request.h): the message read, its bytes, its
+ * sender and the descriptors it brought checked, the restrictions parsed; then, for
+ * what needs the BPF maps, server_arm() (server.c) or exec_gate_flush(). Nothing here
+ * touches a map, so that tests/fuzz can feed it any bytes without a kernel's BPF.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+
+#include <umbrella/protocol.h>
+
+#include "exec-gate.h"
+#include "log.h"
+#include "peer.h"
+#include "request-fds.h"
+#include "request.h"
+
+/* Sends a reply; @message (may be NULL) follows the header for errors. */
+void request_reply(int fd, int error, __u32 layer, const char *message)
+{
+	char buf[sizeof(struct umb_reply) + 512];
+	struct umb_reply *rep = (struct umb_reply *)buf;
+	size_t len = sizeof(*rep);
+
+	*rep = (struct umb_reply){ .error = error, .layer = layer };
+	if (error < 0) {
+		len += snprintf(buf + len, sizeof(buf) - len, "%s",
+				message ? message : strerror(-error)) + 1;
+		if (len > sizeof(buf))
+			len = sizeof(buf);
+	}
+	(void)send(fd, buf, len, MSG_NOSIGNAL);
+}
+
+static void handle_arm(struct server *s, int fd, const struct peer *peer,
+		       const struct umb_request *req, uint64_t start, const char *text,
+		       const unsigned char *table, size_t table_len)
+{
+	struct umb_restrictions *r = umb_restrictions__new();
+	struct fs_ref *ref_items = NULL;
+	struct fs_refs refs;
+	bool self = req->op == UMB_OP_ARM_SELF;
+	char *error = NULL;
+	__u32 id = 0;
+	int ret;
+
+	if (!r) {
+		request_reply(fd, -ENOMEM, 0, NULL);
+		return;
+	}
+	if (req->flags & ~(__u32)UMB_ARM_ON_EXEC) {
+		ret = -EINVAL;
+		error = strdup("unknown flags");
+		goto out;
+	}
+	/* An empty list is a valid, empty layer (the parser wants at least one item). */
+	ret = text[0] ? umb_restrictions__parse(r, text, &error) : 0;
+	if (ret < 0)
+		goto out;
+	/* umbrella.conf's limit, before a layer id is spent on the request. */
+	if (s->max_rules && umb_restrictions__count(r) > s->max_rules) {
+		ret = -E2BIG;
+		if (asprintf(&error, "%zu restrictions in one layer, more than the %u that "
+				     "umbrellad allows (max_rules_per_layer in umbrella.conf)",
+			     umb_restrictions__count(r), s->max_rules) < 0)
+			error = NULL;
+		goto out;
+	}
+	/* The fs items as the caller resolved them: its descriptors (request-fds.h). */
+	ret = request_fs_refs(r, table, table_len, &s->request_fds, peer->pid, &ref_items, &refs,
+			      &error);
+	if (ret < 0)
+		goto out;
+	/* Everything from here on is in the BPF maps. */
+	ret = server_arm(s, peer, req, start, r, &refs, &id, &error);
+	free(ref_items);
+	if (ret < 0)
+		goto out;
+	log_msg(LOG_INFO, "pid %d: layer %u armed for %s (%s)\n", peer->pid, id,
+		self ? "itself" : "its next child", text[0] ? text : "no restrictions");
+	request_reply(fd, 0, id, NULL);
+	umb_restrictions__free(r);
+	return;
+
+out:
+	log_msg(LOG_NOTICE, "pid %d: refused: %s\n", peer->pid, error ? error : strerror(-ret));
+	request_reply(fd, ret, 0, error);
+	free(error);
+	umb_restrictions__free(r);
+}
+
+/*
+ * umbrella-cli verdict flush. Root only: a flush costs every binary a verification, so
+ * other users may not impose it on the system. A restricted root may: a flush only
+ * makes umbrellad check again, it can never let anything run that would not.
+ */
+static void handle_flush(struct server *s, int fd, const struct peer *peer)
+{
+	int r;
+
+	if (peer->uid != 0) {
+		request_reply(fd, -EPERM, 0, "only root may flush the verdicts");
+		return;
+	}
+	if (!s->gate) {
+		request_reply(fd, -EOPNOTSUPP, 0, "umbrellad has no exec gate");
+		return;
+	}
+	r = exec_gate_flush(s->gate);
+	log_msg(LOG_INFO, "pid %d: flushed the exec verdicts%s%s\n", peer->pid, r < 0 ? ": " : "",
+		r < 0 ? strerror(-r) : "");
+	request_reply(fd, r, 0, NULL);
+}
+
+/* Reads and answers the request waiting on @fd. Returns false when the peer left. */
+static bool serve_client(struct server *s, int fd)
+{
+	/* One control buffer for the caller's credentials (peer.h) and its descriptors. */
+	char buf[UMB_MSG_MAX + 1], *end, control[PEER_CMSG_SPACE + REQUEST_FDS_CMSG_SPACE];
+	struct iovec iov = { .iov_base = buf, .iov_len = UMB_MSG_MAX };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	const char *why = NULL;
+	struct umb_request req;
+	struct peer peer;
+	uint64_t start;
+	ssize_t n;
+	int r;
+
+	n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	request_fds_take(&msg, &s->request_fds);
+	if (n == 0)
+		return false;
+	if ((size_t)n < sizeof(req)) {
+		request_reply(fd, -EBADMSG, 0, "malformed request: too short");
+		return true;
+	}
+	memcpy(&req, buf, sizeof(req));
+	buf[n] = '\0';
+	if (req.version != UMB_PROTOCOL_VERSION) {
+		request_reply(fd, -EPROTO, 0, "unsupported protocol version");
+		return true;
+	}
+	r = peer_identify(fd, &msg, &peer, &why);
+	if (r < 0) {
+		log_msg(LOG_NOTICE, "refused a request: %s\n", why);
+		request_reply(fd, r, 0, why);
+		return true;
+	}
+	r = peer_thread(&peer, req.tid, &start);
+	if (r < 0) {
+		request_reply(fd, r, 0,
+			      r == -EPERM ? "a caller may only restrict itself or its own children" :
+			      r == -ESRCH ? "the calling process has exited" :
+					    NULL);
+		peer_release(&peer);
+		return true;
+	}
+	switch (req.op) {
+	case UMB_OP_ARM_CHILD:
+	case UMB_OP_ARM_SELF:
+		/* the text, its NUL, then the table of the fs items' descriptors */
+		end = memchr(buf + sizeof(req), '\0', n - sizeof(req));
+		if (!end) {
+			request_reply(fd, -EBADMSG, 0,
+				      "malformed request: restrictions not terminated");
+			break;
+		}
+		handle_arm(s, fd, &peer, &req, start, buf + sizeof(req), (unsigned char *)end + 1,
+			   (size_t)(buf + n - end - 1));
+		break;
+	case UMB_OP_FLUSH_VERDICTS:
+		handle_flush(s, fd, &peer);
+		break;
+	default:
+		request_reply(fd, -EOPNOTSUPP, 0, "unknown request");
+		break;
+	}
+	peer_release(&peer);
+	return true;
+}
+
+bool request_serve(struct server *s, int fd)
+{
+	bool keep = serve_client(s, fd);
+
+	/* The descriptors a request brought, on every path. */
+	request_fds_close(&s->request_fds);
+	return keep;
+}

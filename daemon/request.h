@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrellad - one request on the socket, from its bytes to the point where BPF is needed */
+#ifndef UMBRELLA_REQUEST_H
+#define UMBRELLA_REQUEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <umbrella/protocol.h>
+#include <umbrella/umbrella.h>
+
+#include "layer-install.h"
+#include "peer.h"
+#include "server.h"
+
+/*
+ * request_serve() - read one message from client @fd of @s and answer it: the checks
+ * of its bytes, of the caller (peer.h) and of the descriptors it brought
+ * (request-fds.h), then server_arm() or exec_gate_flush() for what touches the maps.
+ * The descriptors the message brought are closed before it returns, whatever happened.
+ *
+ * Return: false when the client has left (the caller closes @fd), else true.
+ */
+bool request_serve(struct server *s, int fd);
+
+/* request_reply() - send a reply on @fd; @message (may be NULL: strerror) follows the
+ * header when @error < 0. */
+void request_reply(int fd, int error, __u32 layer, const char *message);
+
+/*
+ * server_arm() - the part of an arm request that writes to the BPF maps (server.c): a
+ * new layer made of @r (whose fs items the caller resolved: @refs), charged to the
+ * caller, armed for its thread @req->tid started at @start
+ * @ret_error: on failure, a malloc'd message (may be NULL)
+ *
+ * Return: 0 and *@ret_id, or -errno.
+ */
+int server_arm(struct server *s, const struct peer *peer, const struct umb_request *req,
+	       uint64_t start, const struct umb_restrictions *r, const struct fs_refs *refs,
+	       __u32 *ret_id, char **ret_error);
+
+#endif /* UMBRELLA_REQUEST_H */
