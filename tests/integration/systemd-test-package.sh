@@ -23,6 +23,13 @@ tmp=$(mktemp -d)
 loop=
 export DEBIAN_FRONTEND=noninteractive
 
+# tests/run installs the packages in the first kernel's systemd boot only: what they
+# test is dpkg and the unit, not the kernel, and each install costs minutes under TCG.
+if [ -n "${UMBRELLA_PACKAGES_TESTED_ON:-}" ]; then
+	echo "ok 1 - # SKIP the packages are tested on $UMBRELLA_PACKAGES_TESTED_ON"
+	echo "1..1"
+	exit 0
+fi
 shopt -s nullglob
 debs=("$deb"/umbrella_*.deb "$deb"/libumbrella0_*.deb "$deb"/libumbrella-dev_*.deb)
 shopt -u nullglob
