@@ -205,7 +205,8 @@ UMB_MAP struct {
 	__type(value, __u64);
 } umb_stats SEC(".maps");
 
-/* umb_counters: per-CPU counters indexed by enum umb_counter (umbrella-cli metrics). */
+/* umb_counters: per-CPU counters indexed by enum umb_counter (umbrella-cli metrics).
+ * Like every map here, listed in umb_is_our_map() (lib/protect.bpf.h). */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, UMB_COUNTER_MAX);

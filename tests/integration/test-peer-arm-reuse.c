@@ -94,6 +94,10 @@ static int reused_after_arm(__u32 layer, pid_t *ret_x)
 	start = start_of(x, x);
 	(void)!write(x_go[1], "x", 1);
 	(void)wait_status(x);
+	/* Start times come in clock ticks (/proc/PID/stat, 10 ms): R must start in a later
+	 * tick than X to have another one. Reusing a pid within the same tick takes
+	 * ns_last_pid, that is privilege in the pid namespace of the arm's thread ids. */
+	usleep(20 * 1000);
 	if (!start || arm_thread_at(&test_layers, (__u32)x, (__u32)x, start, layer, 0) < 0) {
 		TAP_DIAG("arming the exited thread %d failed", x);
 		return -1;
