@@ -32,7 +32,9 @@
  *   lsm/task_fix_setuid        "setid": setuid(2) & co. when an id would change,
  *   lsm/task_fix_setgid        setgroups(2) always, and the exec of a set-user-ID or
  *   lsm/task_fix_setgroups     set-group-ID program that would change the effective
- *   lsm/bprm_creds_from_file   ids.
+ *   lsm/bprm_creds_from_file   ids. And the scope (UMB_SCOPE_PRIVILEGE): any exec that
+ *                              gains privilege (ids, file capabilities) under a layer
+ *                              a user other than root chose, even in permissive mode.
  * In permissive mode (umb_ctl.flags) the restrictions are only recorded; keeping
  * restricted tasks away from umbrellad is enforced all the same (umb_deny_strict()).
  */
@@ -459,24 +461,87 @@ int BPF_PROG(umb_task_fix_setgroups, struct cred *new, const struct cred *old, i
 	return deny_setid(state);
 }
 
-/* The exec of a set-user-ID or set-group-ID program changes ids without any of the
- * calls above: bprm->cred holds the ids the program would run with. Called once per
- * execve, before the point of no return. */
+/*
+ * Whether the layer @id was chosen by a user other than root: asked for with rfork()
+ * or restrict_self() by a caller whose effective uid (umbrellad's SO_PEERCRED) was not
+ * 0. A signed binary's layer is its vendor's, whoever ran it. A layer that cannot be
+ * read (cannot happen while the task holds it) counts as a user's: fail closed.
+ */
+static __always_inline bool chosen_by_user(__u32 id)
+{
+	const struct umb_layer *layer = umb_layer_get(id);
+
+	return !layer || (layer->origin != UMB_ORIGIN_SIGNED_BINARY && layer->uid != 0);
+}
+
+/* The first layer of @state, or the layer this exec will push, that a user chose
+ * (chosen_by_user()); 0 if root or a vendor chose them all. */
+static __always_inline __u32 user_chosen_layer(const struct umb_task_state *state)
+{
+	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
+		if (i >= state->layer_count)
+			break;
+		if (chosen_by_user(state->layers[i]))
+			return state->layers[i];
+	}
+	if (state->pending_layer && chosen_by_user(state->pending_layer))
+		return state->pending_layer;
+	return 0;
+}
+
+/* Whether the exec of @bprm adds capabilities to the permitted set (file capabilities;
+ * a set-user-ID-root program for a user too). kernel_cap_t is one __u64 since 6.3 and
+ * two __u32 before, low word first: both read as one little-endian __u64. */
+static __always_inline bool exec_grows_caps(struct linux_binprm *bprm, const struct cred *old)
+{
+	__u64 new_permitted = 0, old_permitted = 0;
+
+	bpf_core_read(&new_permitted, sizeof(new_permitted), &bprm->cred->cap_permitted);
+	bpf_core_read(&old_permitted, sizeof(old_permitted), &old->cap_permitted);
+	return new_permitted & ~old_permitted;
+}
+
+/*
+ * The exec of a set-user-ID or set-group-ID program changes ids without any of the
+ * calls above: bprm->cred holds the ids the program would run with (the capability
+ * module, first in every LSM list, has filled them in). Called once per execve, before
+ * the point of no return, for the file exec'd (not for interpreters).
+ *
+ * "setid" denies the id change. The scope denies every gain of privilege under a layer
+ * a user chose (user_chosen_layer()): a user must not run sudo, passwd or a file-
+ * capability program with a file or right taken away where it does not expect it (the
+ * sendmail capability bug; Landlock and seccomp filters need no_new_privs for this).
+ * The program is refused rather than run without its privilege: BPF cannot set
+ * no_new_privs. Layers that root or a vendor chose leave such programs alone.
+ */
 SEC("lsm/bprm_creds_from_file")
 int BPF_PROG(umb_bprm_creds_from_file, struct linux_binprm *bprm, const struct file *file,
 	     int ret)
 {
 	const struct umb_task_state *state;
 	const struct cred *old;
+	struct umb_event *e;
+	bool ids_change;
+	__u32 layer;
 
 	if (ret)
 		return ret;
 	state = umb_current_state();
-	if (!state || !(state->denied_caps & UMB_CR_SETID))
+	if (!state)
 		return 0;
 	old = bpf_get_current_task_btf()->cred;
-	if (BPF_CORE_READ(bprm, cred, euid.val) == BPF_CORE_READ(old, euid.val) &&
-	    BPF_CORE_READ(bprm, cred, egid.val) == BPF_CORE_READ(old, egid.val))
+	ids_change = BPF_CORE_READ(bprm, cred, euid.val) != BPF_CORE_READ(old, euid.val) ||
+		     BPF_CORE_READ(bprm, cred, egid.val) != BPF_CORE_READ(old, egid.val);
+	if (ids_change && (state->denied_caps & UMB_CR_SETID))
+		return deny_setid(state);
+	if (!ids_change && !exec_grows_caps(bprm, old))
 		return 0;
-	return deny_setid(state);
+	layer = user_chosen_layer(state);
+	if (!layer)
+		return 0;
+	e = umb_event_begin(UMB_HOOK_BPRM_CREDS_FROM_FILE, layer, UMB_ITEM_SCOPE,
+			    UMB_SCOPE_PRIVILEGE, 0);
+	umb_event_set_file(e, bprm->file, true);
+	umb_event_submit(e);
+	return -EPERM;
 }

@@ -69,6 +69,7 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 			 e->item == UMB_SCOPE_PROCESS  ? "process" :
 			 e->item == UMB_SCOPE_KERNEL   ? "kernel" :
 			 e->item == UMB_SCOPE_TERMINAL ? "terminal" :
+			 e->item == UMB_SCOPE_PRIVILEGE ? "privilege" :
 							 "unknown");
 		return buf;
 	case UMB_ITEM_LINUX_CAP:

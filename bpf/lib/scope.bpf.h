@@ -21,6 +21,10 @@
  *   UMB_SCOPE_TERMINAL  pushing input into a terminal (TIOCSTI, TIOCLINUX, a virtual
  *                       console's keymap) or into every session's input (uinput,
  *                       /dev/input), which a reader outside the layers would act on.
+ *   UMB_SCOPE_PRIVILEGE the exec of a set-user-ID, set-group-ID or file-capability
+ *                       program under a layer that a user other than root chose
+ *                       (proc.bpf.c): the program would gain privilege under
+ *                       restrictions picked to make it fail half-way.
  */
 #ifndef UMBRELLA_SCOPE_BPF_H
 #define UMBRELLA_SCOPE_BPF_H

@@ -449,6 +449,7 @@ enum umb_hook {
 	UMB_HOOK_PERF_EVENT_OPEN,     /* the scope: CPU-wide and kernel perf events */
 	UMB_HOOK_UNIX_STREAM_CONNECT, /* fs: connect(2) to a unix socket bound to a path */
 	UMB_HOOK_UNIX_MAY_SEND,	      /* fs: a datagram to a unix socket bound to a path */
+	UMB_HOOK_BPRM_CREDS_FROM_FILE, /* setid and the scope: the exec of a privileged program */
 	UMB_HOOK_MAX,
 };
 
@@ -486,6 +487,11 @@ enum umb_scope {
 	/* Pushing input into a terminal (TIOCSTI, TIOCLINUX): the next reader of the
 	 * terminal, outside the layers, would run it. */
 	UMB_SCOPE_TERMINAL = 3,
+	/* Gaining privilege by exec (a set-user-ID or set-group-ID program, file
+	 * capabilities) under a layer that a user other than root chose: the privileged
+	 * program would run under restrictions its caller picked to make it fail where it
+	 * does not expect to (the reason Landlock and seccomp need no_new_privs). */
+	UMB_SCOPE_PRIVILEGE = 4,
 };
 
 #define UMB_EVENT_PATH_MAX 256
