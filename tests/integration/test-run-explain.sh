@@ -64,6 +64,12 @@ run "$cli" run -r fs:/etc:w,fs:/etc/hostname:r -- cat /etc/hostname
 [ "$rc" = 1 ] && [[ "$err" == *"umbrella: denied open /etc/hostname (fs:/etc/hostname:r, layer "* ]]
 check $? "the rule named is the deepest item that denies the access"
 
+mkdir -p "$tmp/deep/er"
+touch "$tmp/deep/er/file"
+run "$cli" run -r "fs:$tmp/deep" -- stat "$tmp/deep/er/file"
+[ "$rc" != 0 ] && [[ "$err" == *"umbrella: denied getattr $tmp/deep/er/file (fs:$tmp/deep, layer "* ]]
+check $? "a getattr denial names the whole path, not only its last name" "$err"
+
 esc=$(printf 'a\033]0;owned\007b')
 mkdir -p "$tmp/esc"
 touch "$tmp/esc/$esc"
