@@ -178,8 +178,7 @@ int BPF_PROG(umb_mmap_file, struct file *file, unsigned long reqprot, unsigned l
 	ret = exec_unsigned_map(state, file, UMB_HOOK_MMAP_FILE);
 	if (ret || !(state->fs_access & UMB_FS_EXEC))
 		return ret;
-	return umb_fs_check(state, UMB_FS_EXEC, file->f_path.dentry, file->f_path.mnt,
-			    UMB_HOOK_MMAP_FILE);
+	return umb_fs_check_path(state, UMB_FS_EXEC, &file->f_path, UMB_HOOK_MMAP_FILE);
 }
 
 SEC("lsm/file_mprotect")
@@ -217,7 +216,7 @@ int BPF_PROG(umb_inode_getattr, const struct path *path, int ret)
 	state = fs_state(UMB_FS_READ);
 	if (!state)
 		return 0;
-	return umb_fs_check(state, UMB_FS_READ, path->dentry, path->mnt, UMB_HOOK_INODE_GETATTR);
+	return umb_fs_check_path(state, UMB_FS_READ, path, UMB_HOOK_INODE_GETATTR);
 }
 
 /* FAN_OPEN_PERM, FAN_ACCESS_PERM, FAN_OPEN_EXEC_PERM (include/linux/fsnotify_backend.h) */
@@ -249,7 +248,7 @@ int BPF_PROG(umb_path_notify, const struct path *path, __u64 mask, unsigned int 
 		return 0;
 	if (obj_type != UMB_FSNOTIFY_OBJ_TYPE_INODE)
 		return umb_deny(UMB_HOOK_PATH_NOTIFY, 0, UMB_ITEM_FS, UMB_FS_READ, 0);
-	return umb_fs_check(state, UMB_FS_READ, path->dentry, path->mnt, UMB_HOOK_PATH_NOTIFY);
+	return umb_fs_check_path(state, UMB_FS_READ, path, UMB_HOOK_PATH_NOTIFY);
 }
 
 /*
@@ -282,8 +281,7 @@ int BPF_PROG(umb_file_receive, struct file *file, int ret)
 	}
 	if (!(state->fs_access & requested))
 		return 0;
-	return umb_fs_check(state, requested, file->f_path.dentry, file->f_path.mnt,
-			    UMB_HOOK_FILE_RECEIVE);
+	return umb_fs_check_path(state, requested, &file->f_path, UMB_HOOK_FILE_RECEIVE);
 }
 
 SEC("lsm/path_chroot")

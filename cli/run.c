@@ -7,7 +7,9 @@
  * CMD itself starts: "run -r exec -- sh -c true" runs sh and denies sh's exec), and
  * run waits for it: signals sent to run go on to CMD, and run exits with CMD's status.
  * With --no-fork run becomes CMD (the layer waits on run's thread until that exec), so
- * that a service manager sees CMD as the main process.
+ * that a service manager sees CMD as the main process. When CMD has exited, run tells
+ * on stderr what the layer denied (run-explain.h); with --no-fork nothing is left to
+ * tell.
  *
  * run's own failures exit 125, a CMD that cannot be executed 126 and one that is not
  * found 127, as env(1) does, so that they never pass for CMD's own status.
@@ -20,13 +22,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <umbrella/umbrella.h>
 
 #include "cli.h"
+#include "run-explain.h"
 #include "run.h"
 
 #define PROFILE_DIR_DEFAULT "/etc/umbrella/profiles"
@@ -48,11 +53,14 @@ static int run_usage(FILE *out)
 		"  --profile NAME      the profile " PROFILE_DIR_DEFAULT "/NAME\n"
 		"  --no-fork           become CMD: the layer takes effect at its exec\n"
 		"  --die-with-parent   kill CMD (SIGKILL) when run's parent dies\n"
+		"  -q, --quiet         do not tell on stderr what the layer denied\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"A profile holds items separated by commas or newlines; a line whose first\n"
 		"non-blank character is '#' is a comment. run forwards the signals sent to it\n"
 		"(not those the terminal sends to the whole process group) to CMD.\n"
+		"When CMD has exited, run tells on stderr what the layer denied to CMD and its\n"
+		"children (the first few, then a count), except with --quiet or --no-fork.\n"
 		"\n"
 		"Exit status: CMD's (128+N when signal N killed it); 125 when run failed,\n"
 		"126 when CMD could not be executed, 127 when CMD was not found.\n");
@@ -196,13 +204,46 @@ static void forward_signals(void)
 		(void)sigaction(forwarded_signals[i], &sa, NULL);
 }
 
-/* Starts CMD as a restricted child, waits for it and returns its status as the shell
- * gives it. */
-static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool die_with)
+/*
+ * Waits for CMD (@pid) while printing the denials that come on @x: until CMD has
+ * exited (its pidfd is readable), then for the rest. Only the waiting, not the
+ * reaping: waitpid() follows.
+ */
+static void explain_while_waiting(struct run_explain *x, pid_t pid)
 {
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	while (x->fd >= 0 && pidfd >= 0) {
+		struct pollfd fds[2] = { { .fd = pidfd, .events = POLLIN },
+					 { .fd = x->fd, .events = POLLIN } };
+
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (fds[1].revents)
+			run_explain_read(x);
+		if (fds[0].revents)
+			break;
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+}
+
+/* Starts CMD as a restricted child, waits for it and returns its status as the shell
+ * gives it; with @explain, tells what its layer denied. */
+static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool die_with,
+			 bool explain)
+{
+	struct run_explain x = { .fd = -1 };
 	pid_t self = getpid(), pid;
 	sigset_t all, old;
 	int status;
+
+	/* Before the layer exists, so that none of its denials is missed. */
+	if (explain)
+		run_explain_start(&x, r);
 
 	/* No signal is handled between the fork and child_pid's assignment: one that
 	 * came then would be lost for CMD. */
@@ -220,18 +261,22 @@ static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool di
 
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		cli_error("%s", umb_last_error() ? umb_last_error() : strerror(err));
+		run_explain_finish(&x);
 		return EXIT_RUN_FAILED;
 	}
 	child_pid = pid;
 	forward_signals();
 	sigprocmask(SIG_SETMASK, &old, NULL);
 
+	explain_while_waiting(&x, pid);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			cli_error("waitpid: %s", strerror(errno));
+			run_explain_finish(&x);
 			return EXIT_RUN_FAILED;
 		}
 	}
+	run_explain_finish(&x);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -242,11 +287,12 @@ int cli_run(int argc, char *argv[])
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "no-fork", no_argument, NULL, OPT_NO_FORK },
 		{ "die-with-parent", no_argument, NULL, OPT_DIE_WITH_PARENT },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct umb_restrictions *r = umb_restrictions__new();
-	bool no_fork = false, die_with = false;
+	bool no_fork = false, die_with = false, quiet = false;
 	pid_t parent = getppid();
 	int c, ret = EXIT_RUN_FAILED;
 
@@ -256,7 +302,7 @@ int cli_run(int argc, char *argv[])
 	}
 	optind = 1;
 	opterr = 0; /* one line of our own for each mistake */
-	while ((c = getopt_long(argc, argv, "+:r:h", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "+:r:qh", options, NULL)) >= 0) {
 		switch (c) {
 		case 'r':
 			if ((optarg[0] == '@' ? add_profile(r, optarg + 1) :
@@ -272,6 +318,9 @@ int cli_run(int argc, char *argv[])
 			break;
 		case OPT_DIE_WITH_PARENT:
 			die_with = true;
+			break;
+		case 'q':
+			quiet = true;
 			break;
 		case 'h':
 			ret = run_usage(stdout);
@@ -295,7 +344,7 @@ int cli_run(int argc, char *argv[])
 	if (die_with && !die_with_parent(parent))
 		goto out;
 	if (!no_fork) {
-		ret = fork_and_wait(r, argv + optind, die_with);
+		ret = fork_and_wait(r, argv + optind, die_with, !quiet);
 		goto out;
 	}
 	c = umb_restrict_self_on_exec(r);

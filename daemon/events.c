@@ -28,6 +28,7 @@
 #include <umbrella/umbrella.h>
 
 #include "events.h"
+#include "follow.h"
 #include "log.h"
 
 const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
@@ -192,6 +193,35 @@ field_set(struct iovec *iov, struct field *f, const char *fmt, ...)
 			       (size_t)len < sizeof(f->text) ? (size_t)len : sizeof(f->text) - 1 };
 }
 
+/* What @e's record denied (UMB_FIELD_OBJECT), in @buf; @inode: its inode's text. */
+static void object_text(const struct umb_event *e, const char *inode, char *buf, size_t size)
+{
+	if (e->path[0])
+		snprintf(buf, size, "%.*s", UMB_EVENT_PATH_MAX, e->path);
+	else if (e->ino)
+		snprintf(buf, size, "inode %s", inode);
+	else if (e->target_pid)
+		snprintf(buf, size, "pid %u", e->target_pid);
+	else
+		snprintf(buf, size, "-");
+}
+
+/* @e to the connections that follow its layer (follow.h), as the journal has it. */
+static void follow_record(struct follows *f, const struct umb_event *e)
+{
+	struct umb_denial d = { .kind = UMB_DENIAL_RECORD, .layer = e->layer, .pid = e->pid,
+				.flags = e->flags & UMB_EVENT_PERMISSIVE };
+	char inode[48] = "";
+
+	snprintf(d.comm, sizeof(d.comm), "%.*s", UMB_COMM_LEN, e->comm);
+	snprintf(d.hook, sizeof(d.hook), "%s", umb_hook_name(e->hook));
+	event_item_text(e, d.restriction, sizeof(d.restriction));
+	if (e->ino)
+		umb_inode_text(inode, sizeof(inode), e->dev, e->ino);
+	object_text(e, inode, d.object, sizeof(d.object));
+	follow_denial(f, &d);
+}
+
 static int log_event(void *ctx, void *data, size_t size)
 {
 	enum {
@@ -218,8 +248,12 @@ static int log_event(void *ctx, void *data, size_t size)
 	size_t n = F_EXTRA;
 	const char *hook, *mode;
 
-	(void)ctx;
-	if (size < sizeof(*e) || !rate_limit_pass())
+	if (size < sizeof(*e))
+		return 0;
+	/* The followers first: their sockets bound what they queue, not the rate limit. */
+	if (follow_any(ctx))
+		follow_record(ctx, e);
+	if (!rate_limit_pass())
 		return 0;
 	snprintf(comm, sizeof(comm), "%.*s", UMB_COMM_LEN, e->comm);
 	hook = umb_hook_name(e->hook);
@@ -227,14 +261,7 @@ static int log_event(void *ctx, void *data, size_t size)
 	event_item_text(e, item, sizeof(item));
 	if (e->ino)
 		umb_inode_text(inode, sizeof(inode), e->dev, e->ino);
-	if (e->path[0])
-		snprintf(object, sizeof(object), "%.*s", UMB_EVENT_PATH_MAX, e->path);
-	else if (e->ino)
-		snprintf(object, sizeof(object), "inode %s", inode);
-	else if (e->target_pid)
-		snprintf(object, sizeof(object), "pid %u", e->target_pid);
-	else
-		snprintf(object, sizeof(object), "-");
+	object_text(e, inode, object, sizeof(object));
 
 	if (log_to_stderr())
 		log_msg(LOG_NOTICE,
@@ -273,9 +300,9 @@ static int log_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-struct ring_buffer *events_open(int ringbuf_fd)
+struct ring_buffer *events_open(int ringbuf_fd, struct follows *follows)
 {
-	return ring_buffer__new(ringbuf_fd, log_event, NULL, NULL);
+	return ring_buffer__new(ringbuf_fd, log_event, follows, NULL);
 }
 
 void events_report_drops(int stats_fd)

@@ -8,10 +8,12 @@
 
 #include <umbrella/bpf-abi.h>
 
+struct follows;
 struct ring_buffer;
 
-/* Starts reading @ringbuf_fd (umb_events). NULL with errno set on failure. */
-struct ring_buffer *events_open(int ringbuf_fd);
+/* Starts reading @ringbuf_fd (umb_events); each record goes to the journal and to the
+ * connections of @follows that follow its layer. NULL with errno set on failure. */
+struct ring_buffer *events_open(int ringbuf_fd, struct follows *follows);
 
 /* The text of @e's restriction item ("fs:r", "net", "net:inet6", "cap:net_raw") in @buf. */
 const char *event_item_text(const struct umb_event *e, char *buf, size_t size);

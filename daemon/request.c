@@ -2,8 +2,9 @@
 /*
  * umbrellad - one request on the socket (request.h): the message read, its bytes, its
  * sender and the descriptors it brought checked, the restrictions parsed; then, for
- * what needs the BPF maps, server_arm() (server.c) or exec_gate_flush(). Nothing here
- * touches a map, so that tests/fuzz can feed it any bytes without a kernel's BPF.
+ * what needs the BPF maps, server_arm() or server_follow() (server.c) or
+ * exec_gate_flush(). Nothing here touches a map, so that tests/fuzz can feed it any
+ * bytes without a kernel's BPF.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -117,6 +118,38 @@ static void handle_flush(struct server *s, int fd, const struct peer *peer)
 	request_reply(fd, r, 0, NULL);
 }
 
+/*
+ * UMB_OP_FOLLOW: the header, then an optional layer id (@body, @len bytes). Returns
+ * false when the connection is to be closed (an end record it could not take).
+ */
+static bool handle_follow(struct server *s, int fd, const struct peer *peer,
+			  const struct umb_request *req, const char *body, size_t len)
+{
+	const char *error = NULL;
+	__u32 layer = 0;
+	int r;
+
+	if (req->flags & ~(__u32)UMB_FOLLOW_END || (len && len != sizeof(layer)) ||
+	    (len && (req->flags & UMB_FOLLOW_END))) {
+		request_reply(fd, -EINVAL, 0, "malformed follow request");
+		return true;
+	}
+	if (len)
+		memcpy(&layer, body, sizeof(layer));
+	r = server_follow(s, fd, peer, req, layer, &error);
+	if (r == -EPIPE)
+		return false;
+	if (r < 0) {
+		if (r != -ENOENT)
+			log_msg(LOG_NOTICE, "pid %d: refused to follow layer %u: %s\n", peer->pid,
+				layer, error ? error : strerror(-r));
+		request_reply(fd, r, 0, error);
+	} else if (!(req->flags & UMB_FOLLOW_END)) {
+		request_reply(fd, 0, layer, NULL);
+	}
+	return true;
+}
+
 /* Reads and answers the request waiting on @fd. Returns false when the peer left. */
 static bool serve_client(struct server *s, int fd)
 {
@@ -127,6 +160,7 @@ static bool serve_client(struct server *s, int fd)
 			      .msg_controllen = sizeof(control) };
 	const char *why = NULL;
 	struct umb_request req;
+	bool keep = true;
 	struct peer peer;
 	uint64_t start;
 	ssize_t n;
@@ -179,12 +213,16 @@ static bool serve_client(struct server *s, int fd)
 	case UMB_OP_FLUSH_VERDICTS:
 		handle_flush(s, fd, &peer);
 		break;
+	case UMB_OP_FOLLOW:
+		keep = handle_follow(s, fd, &peer, &req, buf + sizeof(req),
+				     (size_t)n - sizeof(req));
+		break;
 	default:
 		request_reply(fd, -EOPNOTSUPP, 0, "unknown request");
 		break;
 	}
 	peer_release(&peer);
-	return true;
+	return keep;
 }
 
 bool request_serve(struct server *s, int fd)

@@ -39,4 +39,16 @@ int server_arm(struct server *s, const struct peer *peer, const struct umb_reque
 	       uint64_t start, const struct umb_restrictions *r, const struct fs_refs *refs,
 	       __u32 *ret_id, char **ret_error);
 
+/*
+ * server_follow() - what UMB_OP_FOLLOW needs of the layers (server.c): connection @fd of
+ * @peer follows @layer (0: the layers its process asks for from now on), or with
+ * UMB_FOLLOW_END in @req->flags its stream ends (the records the kernel wrote so far,
+ * then UMB_DENIAL_END)
+ * @ret_error: on failure, a static message (may be NULL)
+ *
+ * Return: 0, or -errno (-EPIPE: the end record could not be sent; close @fd).
+ */
+int server_follow(struct server *s, int fd, const struct peer *peer,
+		  const struct umb_request *req, __u32 layer, const char **ret_error);
+
 #endif /* UMBRELLA_REQUEST_H */

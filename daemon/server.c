@@ -10,7 +10,8 @@
  * (the one implementation of the grammar), written as a new layer by layers_create()
  * (within the caller's uid's limits), and armed for that thread (arm.h): the BPF side
  * pushes the layer at the thread's next fork or prctl(UMB_PRCTL_APPLY), and the thread
- * learns the outcome from the kernel. One round trip per rfork.
+ * learns the outcome from the kernel. One round trip per rfork. A caller may follow the
+ * denials of the layers it asked for (follow.h), so that it can explain them.
  * Restrictions only ever grow: nothing here removes a layer from a task.
  *
  * Reading and checking a request is request.c's; this file has the socket and what
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <systemd/sd-daemon.h>
 
 #include <umbrella/protocol.h>
@@ -142,7 +144,49 @@ int server_arm(struct server *s, const struct peer *peer, const struct umb_reque
 		return ret;
 	}
 	*ret_id = id;
+	/* Its creator's follow connection (umbrella-cli run) has it from the start. */
+	follow_layer_created(&s->follows, peer->pid, id);
 	return 0;
+}
+
+/*
+ * Who may follow layer @id: the process that asked for it, with the uid it was charged
+ * to (a pid reused by another user's process is not its creator); root that carries no
+ * layer (it reads the journal anyway). Anyone else is refused, whether the layer
+ * exists or not, so that other users' layers cannot be probed.
+ */
+static bool may_follow(const struct server *s, const struct peer *peer, __u32 id)
+{
+	const struct umb_layer *l;
+
+	if (peer->uid == 0 && !restricted(s, peer))
+		return layers_get(s->layers, id) != NULL;
+	l = layers_get(s->layers, id);
+	return l && l->creator_pid == (__u32)peer->pid && l->uid == charged_uid(s, peer);
+}
+
+int server_follow(struct server *s, int fd, const struct peer *peer,
+		  const struct umb_request *req, __u32 layer, const char **ret_error)
+{
+	int r;
+
+	if (req->flags & UMB_FOLLOW_END) {
+		/* Every record written before the request, on to the followers. */
+		if (s->events)
+			(void)ring_buffer__consume(s->events);
+		r = follow_end(&s->follows, fd);
+		if (r == -ENOENT)
+			*ret_error = "this connection follows no layer";
+		else if (r < 0)
+			r = -EPIPE;
+		return r;
+	}
+	if (layer && !may_follow(s, peer, layer)) {
+		*ret_error = "a caller may only follow the layers it asked for";
+		return -EPERM;
+	}
+	return follow_add(&s->follows, fd, (uid_t)peer->uid, peer->pid, peer->pidfd, layer,
+			  ret_error);
 }
 
 int server_accept(struct server *s)
@@ -164,6 +208,7 @@ void server_serve(struct server *s, int fd)
 {
 	if (request_serve(s, fd))
 		return;
+	follow_closed(&s->follows, fd);
 	close(fd);
 	for (size_t i = 0; i < s->client_count; i++) {
 		if (s->clients[i] == fd) {

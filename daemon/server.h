@@ -5,7 +5,10 @@
 
 #include <stddef.h>
 
+struct ring_buffer;
+
 #include "exec-gate.h"
+#include "follow.h"
 #include "layers.h"
 #include "request-fds.h"
 
@@ -20,6 +23,8 @@ struct server {
 	struct request_fds request_fds; /* the request being served brought these */
 	int clients[SERVER_MAX_CLIENTS];
 	size_t client_count;
+	struct follows follows;	    /* the clients that follow layers (UMB_OP_FOLLOW) */
+	struct ring_buffer *events; /* consumed before a stream ends; NULL: none (tests) */
 };
 
 /* Creates the listening socket at @path (and its directory). Returns the fd or -errno. */

@@ -599,7 +599,7 @@ int main(int argc, char *argv[])
 			st.live, st.rules, r);
 	}
 
-	events = events_open(bpf_map__fd(skel->maps.umb_events));
+	events = events_open(bpf_map__fd(skel->maps.umb_events), &server.follows);
 	if (!events || ring_buffer__add(events, bpf_map__fd(skel->maps.umb_released),
 					on_release, &layers) < 0) {
 		r = -errno;
@@ -608,7 +608,8 @@ int main(int argc, char *argv[])
 	}
 
 	server = (struct server){ .layers = &layers,
-				  .task_fd = bpf_map__fd(skel->maps.umb_task) };
+				  .task_fd = bpf_map__fd(skel->maps.umb_task),
+				  .events = events };
 	r = config_apply(&config, &server);
 	if (r < 0) {
 		log_msg(LOG_ERR, "Failed to apply the configuration: %s\n", strerror(-r));

@@ -627,6 +627,32 @@ static __always_inline int umb_fs_check_kind(const struct umb_task_state *state,
 	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }
 
+/*
+ * umb_fs_check_path() - umb_fs_check() of @path, whose denial names the whole path
+ * (bpf_d_path()). Only in the hooks where the kernel lets a BPF LSM program call it:
+ * those of its sleepable set (kernel/bpf/bpf_lsm.c: inode_getattr, mmap_file,
+ * path_notify, file_receive, file_open; not the path_* hooks, whose records keep the
+ * object's name only). @path must come from the hook's arguments.
+ */
+static __always_inline int umb_fs_check_path(const struct umb_task_state *state,
+					     __u32 requested, const struct path *path,
+					     __u32 hook)
+{
+	struct umb_walk w;
+	struct umb_event *e;
+	__u32 flags;
+
+	if (!umb_fs_walk(state, requested, path->dentry, path->mnt, UMB_DENTRY_POINTER, &w))
+		return umb_fs_verdict(0);
+	flags = umb_deny_flags();
+	e = umb_fs_event(&w, hook, path->dentry, flags);
+	if (e && bpf_d_path((struct path *)path, e->path, sizeof(e->path)) < 0)
+		bpf_probe_read_kernel_str(e->path, sizeof(e->path),
+					  BPF_CORE_READ(path, dentry, d_name.name));
+	umb_event_submit(e);
+	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
+}
+
 /* umb_fs_check() - umb_fs_check_kind() of a dentry the verifier knows as a pointer: the
  * hook's argument, or read from one with a plain load (file->f_path.dentry). */
 static __always_inline int umb_fs_check(const struct umb_task_state *state, __u32 requested,

@@ -35,6 +35,20 @@
  *                     (umbrella-cli verdict flush): each file is verified again at its
  *                     next exec. Root only (SO_PEERCRED uid 0); layers do not matter,
  *                     since a flush can only make umbrellad check again.
+ *   UMB_OP_FOLLOW     request: header, then optionally a __u32 layer id. reply: header.
+ *                     Then, on this connection until it closes, one struct umb_denial
+ *                     per denial by a followed layer. Followed: with no id (or 0), each
+ *                     layer that the caller's process asks for from then on (so that
+ *                     "umbrella-cli run" misses none of its command's denials); with an
+ *                     id, that live layer, if the caller's process asked for it with
+ *                     the caller's uid, or the caller is root and carries no layer:
+ *                     a user sees the denials of the tasks they restricted, nobody
+ *                     else's. A record the connection cannot take at once is dropped,
+ *                     never waited for, and counted (umb_denial.dropped).
+ *                     The same request with UMB_FOLLOW_END ends the stream: umbrellad
+ *                     passes on the records the kernel had written by then, then one
+ *                     of kind UMB_DENIAL_END (no reply header; a reply on error).
+ *                     At most UMB_FOLLOW_PER_UID such connections per uid.
  * A reply with error < 0 carries a NUL-terminated message after the header.
  */
 #define UMB_SOCKET_PATH "/run/umbrella/umbrellad.sock"
@@ -55,7 +69,35 @@ enum umb_op {
 	UMB_OP_ARM_SELF = 2,
 	/* 3 was UMB_OP_DISARM (version 1) */
 	UMB_OP_FLUSH_VERDICTS = 4,
+	UMB_OP_FOLLOW = 5, /* added in version 3: older requests are unchanged */
 };
+
+/* umb_request.flags of UMB_OP_FOLLOW */
+#define UMB_FOLLOW_END 0x1
+
+#define UMB_FOLLOW_PER_UID 16
+
+enum umb_denial_kind {
+	UMB_DENIAL_RECORD = 1, /* a denial */
+	UMB_DENIAL_END = 2,    /* the last record (UMB_FOLLOW_END) */
+};
+
+/* One record of an UMB_OP_FOLLOW stream: the fields of the journal's record (journal.h),
+ * as text, NUL-terminated. */
+struct umb_denial {
+	__u32 kind;    /* enum umb_denial_kind */
+	__u32 layer;   /* the layer that denied */
+	__u32 pid;     /* tgid of the denied task */
+	__u32 dropped; /* records this connection lost so far, in all */
+	__u32 flags;   /* UMB_EVENT_PERMISSIVE (bpf-abi.h): allowed, only recorded */
+	__u32 __pad0;  /* zero */
+	char comm[16];
+	char hook[32];	       /* the LSM hook: "file_open" */
+	char restriction[64];  /* the item: "fs:r", "net:inet4", "signal" */
+	char object[320];      /* a path, "inode MAJ:MIN/INO", "pid N" or "-" */
+};
+
+_Static_assert(sizeof(struct umb_denial) == 456, "struct umb_denial is ABI");
 
 struct umb_request {
 	__u32 version; /* UMB_PROTOCOL_VERSION */

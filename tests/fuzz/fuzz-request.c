@@ -30,7 +30,8 @@
 static int sv[2] = { -1, -1 }; /* [0] umbrellad's end, [1] the caller's */
 static int dir_fd = -1, file_fd = -1, plain_fd = -1;
 static struct server server;
-static int arms, flushes;
+static int arms, flushes, follows;
+static __u32 followed; /* the layer of the last follow request (its reply's) */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -96,6 +97,28 @@ int server_arm(struct server *s, const struct peer *peer, const struct umb_reque
 	return 0;
 }
 
+/* The stub of UMB_OP_FOLLOW's BPF side: only a well-formed request reaches it. */
+int server_follow(struct server *s, int fd, const struct peer *peer,
+		  const struct umb_request *req, __u32 layer, const char **ret_error)
+{
+	(void)s;
+	(void)fd;
+	(void)ret_error;
+	FUZZ_CHECK(peer->pid == getpid(), "peer %d", peer->pid);
+	FUZZ_CHECK(req->op == UMB_OP_FOLLOW, "op %u", req->op);
+	FUZZ_CHECK(!(req->flags & ~(__u32)UMB_FOLLOW_END), "flags %#x", req->flags);
+	FUZZ_CHECK(!(req->flags & UMB_FOLLOW_END) || layer == 0, "end with layer %u", layer);
+	follows++;
+	followed = layer;
+	/* umbrellad sends the end record itself, instead of a reply. */
+	if (req->flags & UMB_FOLLOW_END) {
+		struct umb_reply end = { .layer = 0 };
+
+		FUZZ_SETUP(send(fd, &end, sizeof(end), MSG_NOSIGNAL) == sizeof(end));
+	}
+	return 0;
+}
+
 int exec_gate_flush(struct exec_gate *g)
 {
 	FUZZ_CHECK(g == server.gate, "gate");
@@ -130,8 +153,9 @@ static size_t make_fds(const uint8_t *data, size_t size, __u32 tid, int *fds)
 	return count;
 }
 
-/* Reads the reply to one request; it must be one, well formed. */
-static void check_reply(bool flushed)
+/* Reads the reply to one request; it must be one, well formed. A success names the
+ * layer @layer. */
+static void check_reply(__u32 layer)
 {
 	char buf[UMB_MSG_MAX];
 	struct umb_reply rep;
@@ -145,7 +169,7 @@ static void check_reply(bool flushed)
 				   !memchr(buf + sizeof(rep), '\0', (size_t)n - sizeof(rep) - 1),
 			   "an error reply without one NUL-terminated message");
 	else
-		FUZZ_CHECK(n == (ssize_t)sizeof(rep) && rep.layer == (flushed ? 0 : 1),
+		FUZZ_CHECK(n == (ssize_t)sizeof(rep) && rep.layer == layer,
 			   "a success of %zd bytes, layer %u", n, rep.layer);
 	FUZZ_CHECK(recv(sv[1], buf, sizeof(buf), MSG_DONTWAIT) < 0 && errno == EAGAIN,
 		   "more than one reply");
@@ -162,7 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct msghdr msg = {};
 	struct umb_request req = {};
 	int fds[REQUEST_FDS_MAX], lowest = fuzz_lowest_free_fd();
-	int arms_before = arms, flushes_before = flushes;
+	int arms_before = arms, flushes_before = flushes, follows_before = follows;
 	size_t fd_count;
 	bool keep;
 
@@ -199,9 +223,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	keep = request_serve(&server, sv[0]);
 	FUZZ_CHECK(keep, "a request taken for the client leaving");
-	FUZZ_CHECK(arms - arms_before + flushes - flushes_before <= 1,
+	FUZZ_CHECK(arms - arms_before + flushes - flushes_before + follows - follows_before <= 1,
 		   "two actions for one request");
-	check_reply(flushes != flushes_before);
+	check_reply(arms != arms_before ? 1 : follows != follows_before ? followed : 0);
 	FUZZ_CHECK(server.request_fds.count == 0, "descriptors kept after the request");
 	FUZZ_CHECK(fuzz_lowest_free_fd() == lowest, "a descriptor leaked");
 	return 0;

@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# VM test: umbrella-cli run tells its user what the layer denied (UMB_OP_FOLLOW), root
+# and a user alike, and nobody learns of another user's denials (TAP). Each denial is
+# an actual failed open, beside a run that denies nothing.
+set -u
+build=$(cd "$(dirname "$0")/../.." && pwd)
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
+umbrellad=$build/daemon/umbrellad
+cli=$build/cli/umbrella-cli
+export UMBRELLA_SOCKET=/run/umbrella-test/umbrellad.sock
+log=$(mktemp)
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+
+as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
+# stdout and stderr apart: the explanation is run's, on stderr.
+run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "$tmp/err"); }
+
+# A client of the socket (python): LAYER... follows each LAYER (0: the layers it asks
+# for from now on) on one connection and prints each reply's error; with FLAG set in
+# the environment, it then prints "ready", waits for the file FLAG, ends the stream and
+# prints "records=N end=1".
+cat >"$build/follow-client" <<'PY'
+#!/usr/bin/python3
+import os, socket, struct, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(os.environ["UMBRELLA_SOCKET"])
+errors = []
+for layer in map(int, sys.argv[1:]):
+    body = struct.pack("I", layer) if layer else b""
+    s.send(struct.pack("IIII", 3, 5, os.getpid(), 0) + body)
+    errors.append(str(struct.unpack("i", s.recv(4096)[:4])[0]))
+print(" ".join(errors), flush=True)
+flag = os.environ.get("FLAG")
+if flag:
+    print("ready", flush=True)
+    while not os.path.exists(flag):
+        time.sleep(0.05)
+    s.send(struct.pack("IIII", 3, 5, os.getpid(), 1))
+    records, end = 0, 0
+    while True:
+        m = s.recv(4096)
+        if len(m) != 456:
+            break
+        if struct.unpack("I", m[:4])[0] == 2:
+            end = 1
+            break
+        records += 1
+    print("records=%d end=%d" % (records, end), flush=True)
+PY
+chmod 755 "$build/follow-client"
+follow=$build/follow-client
+
+start_daemon "$log"
+check $? "umbrellad starts and listens"
+
+run "$cli" run -r fs:/etc -- cat /etc/hostname
+[ "$rc" = 1 ] && [[ "$err" =~ "umbrella: denied open /etc/hostname (fs:/etc, layer "[0-9]+")" ]]
+check $? "root: run names the denied open, its path and the rule: $(grep -m1 hostname "$tmp/err")"
+
+run "$cli" run -r fs:/etc:w,fs:/etc/hostname:r -- cat /etc/hostname
+[ "$rc" = 1 ] && [[ "$err" == *"umbrella: denied open /etc/hostname (fs:/etc/hostname:r, layer "* ]]
+check $? "the rule named is the deepest item that denies the access"
+
+mkdir -p "$tmp/deep/er"
+touch "$tmp/deep/er/file"
+run "$cli" run -r "fs:$tmp/deep" -- stat "$tmp/deep/er/file"
+[ "$rc" != 0 ] && [[ "$err" == *"umbrella: denied getattr $tmp/deep/er/file (fs:$tmp/deep, layer "* ]]
+check $? "a getattr denial names the whole path, not only its last name" "$err"
+
+esc=$(printf 'a\033]0;owned\007b')
+mkdir -p "$tmp/esc"
+touch "$tmp/esc/$esc"
+run "$cli" run -r "fs:$tmp/esc" -- cat "$tmp/esc/$esc"
+[ "$rc" = 1 ] && [[ "$err" == *'umbrella: denied open '"$tmp"'/esc/a\x1b]0;owned\x07b (fs:'* ]] &&
+	! grep '^umbrella:' "$tmp/err" | grep -q "$(printf '\033')"
+check $? "an escape sequence in a denied path reaches the terminal as text (\\xNN)"
+
+run "$cli" run -q -r fs:/etc -- cat /etc/hostname
+[ "$rc" = 1 ] && [[ "$err" == *"Permission denied"* ]] && [[ "$err" != *"umbrella:"* ]]
+check $? "-q (--quiet): denied all the same, and nothing explained"
+
+run "$cli" run -r fs:/etc -- sh -c 'for i in 1 2 3; do cat /etc/hostname 2>/dev/null; done; :'
+shown=$(grep -c '^umbrella: denied ' "$tmp/err")
+[ "$rc" = 0 ] && [ "$shown" = 5 ] &&
+	[[ "$err" =~ "umbrella: "[0-9]+" more denials, see umbrella-cli events --layer "[0-9]+ ]]
+check $? "many denials: the first 5 lines, then a count ($(tail -n1 "$tmp/err"))"
+
+run as_nobody "$cli" run -r fs:/etc -- cat /etc/hostname
+[ "$rc" = 1 ] && [[ "$err" == *"umbrella: denied open /etc/hostname (fs:/etc, layer "* ]]
+check $? "a user (nobody) is told about the denials of the command they restricted"
+
+run as_nobody "$cli" run -r fs:/usr/share/doc -- cat /etc/hostname
+[ "$rc" = 0 ] && [ "$out" = "$(cat /etc/hostname)" ] && [ -z "$err" ]
+check $? "a run that is denied nothing says nothing on stderr (exit $rc)" "$err"
+
+# Root's layer, alive for a while: its id from task show.
+"$cli" run -r fs:/etc -- sleep 60 2>/dev/null &
+root_run=$!
+layer=
+for _ in $(seq 100); do
+	child=$(pgrep -P "$root_run")
+	[ -n "$child" ] && layer=$("$cli" task show "$child" --json 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["layers"][-1]["id"])' 2>/dev/null)
+	[ -n "$layer" ] && break
+	sleep 0.1
+done
+[ -n "$layer" ]
+check $? "root's run has a layer ($layer)"
+out=$(as_nobody "$follow" "$layer" 999999)
+out_root=$("$follow" "$layer")
+[ "$out" = "-1 -1" ] && [ "$out_root" = 0 ]
+check $? "following root's layer over the socket: refused to nobody (EPERM), also a layer that does not exist; root may ($out, $out_root)"
+kill -TERM "$root_run"
+wait "$root_run"
+
+# nobody follows its own new layers while root's run is denied: it hears nothing.
+FLAG=$tmp/flag as_nobody "$follow" 0 >"$tmp/spy" 2>&1 &
+spy=$!
+for _ in $(seq 100); do grep -q ready "$tmp/spy" && break; sleep 0.1; done
+run "$cli" run -r fs:/etc -- cat /etc/hostname
+touch "$tmp/flag"
+wait "$spy"
+grep -qx 0 "$tmp/spy" && grep -qx 'records=0 end=1' "$tmp/spy" && [[ "$err" == *"umbrella: denied open"* ]]
+check $? "another user's follow connection gets none of root's denials: $(tr '\n' ' ' <"$tmp/spy")"
+
+kill "$daemon"
+wait "$daemon"
+rm -rf "$log" "$tmp" "$follow"
+tap_done
