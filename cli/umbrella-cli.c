@@ -187,6 +187,12 @@ static int cmd_version(int argc, char **argv)
 
 static int cmd_events(int argc, char **argv)
 {
+	/* events.c knows --help; "events help" is the same here, and null under --json. */
+	if (argc > 1 && (!strcmp(argv[1], "help") || cmd_wants_help(argc, argv))) {
+		char *help_argv[] = { argv[0], (char *)"--help", NULL };
+
+		return arg_json ? cli_help("") : cli_events(2, help_argv, false);
+	}
 	return cli_events(argc, argv, arg_json);
 }
 

@@ -51,7 +51,7 @@ check $? "an unknown command: exit 2 ($err)"
 missing=
 for words in "help" "--help" "status help" "status --help" "task help" "task list --help" \
 	"task show -h" "layer help" "layer show --help" "verdict help" "verdict flush --help" \
-	"events --help" "metrics help" "metrics --help" "binary help" "binary sign --help" \
+	"events --help" "events help" "metrics help" "metrics --help" "binary help" "binary sign --help" \
 	"key help" "key list --help" "key revoke -h" "key generate --help" "run help" \
 	"run --help" "version --help" "ta --help"; do
 	run $words
