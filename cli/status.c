@@ -213,16 +213,27 @@ static const char *unsigned_name(const struct status *s)
 	return s->ctl.flags & UMB_CTL_UNSIGNED_DENY ? "deny" : "allow";
 }
 
-static void status_json(const struct status *s)
+/* The JSON answer opened, up to the "running" field of its "umbrellad" object; NULL
+ * after printing the error. */
+static json_writer_t *json_start(const struct status *s)
 {
 	json_writer_t *jw = cli_json_new();
 
 	if (!jw)
-		return;
+		return NULL;
 	jsonw_start_object(jw);
 	jsonw_name(jw, "umbrellad");
 	jsonw_start_object(jw);
 	jsonw_bool_field(jw, "running", s->daemon_running);
+	return jw;
+}
+
+static void status_json(const struct status *s)
+{
+	json_writer_t *jw = json_start(s);
+
+	if (!jw)
+		return;
 	if (s->daemon_running)
 		jsonw_uint_field(jw, "pid", s->ctl.daemon_tgid);
 	else
@@ -295,14 +306,10 @@ static void status_json(const struct status *s)
 static void status_unreadable(const struct status *s)
 {
 	if (arg_json) {
-		json_writer_t *jw = cli_json_new();
+		json_writer_t *jw = json_start(s);
 
 		if (!jw)
 			return;
-		jsonw_start_object(jw);
-		jsonw_name(jw, "umbrellad");
-		jsonw_start_object(jw);
-		jsonw_bool_field(jw, "running", s->daemon_running);
 		jsonw_string_field(jw, "seen_by", "socket");
 		jsonw_end_object(jw);
 		jsonw_string_field(jw, "pin_dir", arg_pin_dir);
