@@ -17,16 +17,20 @@
 
 #include "binary.h"
 #include "cli.h"
+#include "command.h"
+#include "format.h"
 #include "key.h"
 #include "keyring.h"
 #include "signed-elf.h"
 
-static int binary_usage(FILE *out)
+static int binary_help(int argc, char **argv)
 {
-	fprintf(out, "Usage: umbrella-cli binary sign --key KEYFILE [-r ITEM]... FILE\n"
-		     "       umbrella-cli binary sign --key KEYFILE --no-policy FILE\n"
-		     "       umbrella-cli binary verify [--keyring DIR] FILE\n"
-		     "       umbrella-cli [-j|-p] binary inspect [--keyring DIR] FILE\n"
+	(void)argc;
+	(void)argv;
+	return cli_help("Usage: umbrella-cli [-j|-p] binary sign --key KEYFILE [-r ITEM]... FILE\n"
+		     "       umbrella-cli [-j|-p] binary sign --key KEYFILE --no-policy FILE\n"
+		     "       umbrella-cli [-j|-p] [--keyring DIR] binary verify FILE\n"
+		     "       umbrella-cli [-j|-p] [--keyring DIR] binary inspect FILE\n"
 		     "       umbrella-cli binary help\n"
 		     "\n"
 		     "sign writes FILE's signature with the private key KEYFILE (from \"key\n"
@@ -35,8 +39,9 @@ static int binary_usage(FILE *out)
 		     "--no-policy. verify exits 0 only for a valid signature by a key in the\n"
 		     "ring that is not revoked: 5 for an unsigned file, 6 for one that umbrellad\n"
 		     "refuses. The ring is --keyring DIR, else $UMBRELLA_KEYRING, else\n"
-		     KEYRING_DIR_DEFAULT ".\n");
-	return out == stdout ? EXIT_OK : EXIT_USAGE;
+		     KEYRING_DIR_DEFAULT ". Signing writes a new file renamed over FILE: it\n"
+		     "keeps FILE's owner, mode, file capabilities and other extended\n"
+		     "attributes, and refuses a FILE with other hard links.\n");
 }
 
 static EVP_PKEY *load_private_key(const char *path)
@@ -110,7 +115,19 @@ static int binary_sign(const char *file, const char *key_path, const char *items
 	(void)key_id_of(pkey, id);
 	key_id_to_hex(id, hex);
 	EVP_PKEY_free(pkey);
-	printf("%s: signed with key %s\n", file, hex);
+	if (arg_json) {
+		json_writer_t *jw = cli_json_new();
+
+		if (!jw)
+			return EXIT_ERROR;
+		jsonw_start_object(jw);
+		jsonw_string_field(jw, "file", file);
+		jsonw_string_field(jw, "key_id", hex);
+		jsonw_end_object(jw);
+		jsonw_destroy(&jw);
+	} else {
+		printf("%s: signed with key %s\n", file, hex);
+	}
 	return EXIT_OK;
 }
 
@@ -164,6 +181,14 @@ static void check_release(struct check *c)
 	free(c->ring_error);
 }
 
+/* The verdict of @c in JSON, as verify and inspect give it. */
+static void verdict_fields(json_writer_t *jw, const struct check *c)
+{
+	jsonw_string_field(jw, "verdict", cli_verdict_name(c->verdict));
+	jsonw_bool_field(jw, "valid", c->verdict == UMB_VERDICT_SIGNED);
+	jsonw_string_field(jw, "reason", c->reason);
+}
+
 static int binary_verify(const char *file, const char *keyring)
 {
 	char hex[KEY_ID_HEX_LEN + 1];
@@ -172,6 +197,24 @@ static int binary_verify(const char *file, const char *keyring)
 
 	if (check_file(file, keyring, &c) < 0)
 		return EXIT_ERROR;
+	if (arg_json && c.verdict) {
+		json_writer_t *jw = cli_json_new();
+
+		ret = c.verdict == UMB_VERDICT_SIGNED	? EXIT_OK :
+		      c.verdict == UMB_VERDICT_UNSIGNED ? EXIT_UNSIGNED :
+							  EXIT_REFUSED;
+		if (jw) {
+			jsonw_start_object(jw);
+			jsonw_string_field(jw, "file", file);
+			verdict_fields(jw, &c);
+			jsonw_end_object(jw);
+			jsonw_destroy(&jw);
+		} else {
+			ret = EXIT_ERROR;
+		}
+		check_release(&c);
+		return ret;
+	}
 	switch (c.verdict) {
 	case UMB_VERDICT_SIGNED:
 		key_id_to_hex(c.e.signature.key_id, hex);
@@ -194,20 +237,6 @@ static int binary_verify(const char *file, const char *keyring)
 	}
 	check_release(&c);
 	return ret;
-}
-
-static const char *verdict_name(int verdict)
-{
-	switch (verdict) {
-	case UMB_VERDICT_SIGNED:
-		return "signed";
-	case UMB_VERDICT_UNSIGNED:
-		return "unsigned";
-	case UMB_VERDICT_REFUSED:
-		return "refused";
-	default:
-		return "unknown";
-	}
 }
 
 static int binary_inspect(const char *file, const char *keyring)
@@ -252,9 +281,7 @@ static int binary_inspect(const char *file, const char *keyring)
 			jsonw_string_field(jw, "policy", c.e.policy_text);
 		else
 			jsonw_null_field(jw, "policy");
-		jsonw_string_field(jw, "verdict", verdict_name(c.verdict));
-		jsonw_bool_field(jw, "valid", c.verdict == UMB_VERDICT_SIGNED);
-		jsonw_string_field(jw, "reason", c.reason);
+		verdict_fields(jw, &c);
 		jsonw_end_object(jw);
 		jsonw_destroy(&jw);
 	} else {
@@ -266,44 +293,30 @@ static int binary_inspect(const char *file, const char *keyring)
 		}
 		printf("policy:    %s\n", ok && c.e.has_policy ? c.e.policy_text : "(none)");
 		printf("key id:    %s\n", has_sig ? key : "(no signature)");
-		printf("verdict:   %s (%s)\n", verdict_name(c.verdict), c.reason);
+		printf("verdict:   %s (%s)\n", cli_verdict_name(c.verdict), c.reason);
 	}
 	check_release(&c);
 	return EXIT_OK;
 }
 
-int cli_binary(int argc, char **argv)
+/* sign, verify and inspect: @argv[0] is the command. */
+static int binary_command(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "key", required_argument, NULL, 'K' },
-		{ "keyring", required_argument, NULL, 'k' },
 		{ "no-policy", no_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *cmd = argc > 1 ? argv[1] : NULL, *key = NULL, *keyring = NULL;
+	const char *cmd = argv[0], *key = NULL;
+	bool is_sign = !strcmp(cmd, "sign");
 	unsigned int sign_flags = 0;
 	char *items = NULL;
-	bool is_sign;
 	int c, ret;
 
-	if (!cmd) {
-		cli_error("binary: missing command (try 'umbrella-cli binary help')");
-		return EXIT_USAGE;
-	}
-	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
-		return binary_usage(argc > 2 ? stderr : stdout);
-	is_sign = !strcmp(cmd, "sign");
-	if (!is_sign && strcmp(cmd, "verify") && strcmp(cmd, "inspect")) {
-		cli_error("binary %s: unknown command (try 'umbrella-cli binary help')", cmd);
-		return EXIT_USAGE;
-	}
 	/* optind 0: glibc starts afresh, in its permuting mode (main()'s getopt used "+"). */
-	argc--;
-	argv++;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, is_sign ? ":r:h" : ":h", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, is_sign ? ":r:" : ":", options, NULL)) >= 0) {
 		switch (c) {
 		case 'K':
 		case 'r':
@@ -324,17 +337,6 @@ int cli_binary(int argc, char **argv)
 					goto out;
 			}
 			break;
-		case 'k':
-			if (is_sign) {
-				cli_error("binary sign: --keyring: only for verify and inspect");
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			keyring = optarg;
-			break;
-		case 'h':
-			ret = binary_usage(stdout);
-			goto out;
 		case ':':
 			cli_error("binary %s: %s: missing argument", cmd, argv[optind - 1]);
 			ret = EXIT_USAGE;
@@ -352,6 +354,11 @@ int cli_binary(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (is_sign && arg_keyring) {
+		cli_error("binary sign: --keyring: only for verify and inspect");
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (is_sign && !key) {
 		cli_error("binary sign: --key KEYFILE is required");
 		ret = EXIT_USAGE;
@@ -365,10 +372,26 @@ int cli_binary(int argc, char **argv)
 	if (is_sign)
 		ret = binary_sign(argv[optind], key, items, sign_flags);
 	else if (!strcmp(cmd, "verify"))
-		ret = binary_verify(argv[optind], cli_keyring_dir(keyring));
+		ret = binary_verify(argv[optind], cli_keyring_dir(arg_keyring));
 	else
-		ret = binary_inspect(argv[optind], cli_keyring_dir(keyring));
+		ret = binary_inspect(argv[optind], cli_keyring_dir(arg_keyring));
 out:
 	free(items);
 	return ret;
+}
+
+int cli_binary(int argc, char **argv)
+{
+	static const struct cmd cmds[] = {
+		{ "sign", binary_command },
+		{ "verify", binary_command },
+		{ "inspect", binary_command },
+		{},
+	};
+
+	if (argc < 2) {
+		cli_error("binary: missing command (try 'umbrella-cli binary help')");
+		return EXIT_USAGE;
+	}
+	return cmd_select(cmds, "binary", argc - 1, argv + 1, binary_help);
 }

@@ -14,7 +14,8 @@ enum {
 	EXIT_USAGE = 2,	      /* the command line is wrong */
 	EXIT_NOT_RUNNING = 3, /* status: umbrellad is not running or no program is attached;
 			      * verdict flush: umbrellad cannot be reached */
-	EXIT_NOT_FOUND = 4,   /* task show, layer show: no such process or layer */
+	EXIT_NOT_FOUND = 4,   /* task show, layer show: no such process or layer;
+			       * key remove, unrevoke: no such key */
 	EXIT_UNSIGNED = 5,    /* binary verify: the file has no signature */
 	EXIT_REFUSED = 6,     /* binary verify: a signature that does not verify, a revoked
 			       * or unknown key, or a malformed file: umbrellad refuses it */
@@ -23,9 +24,18 @@ enum {
 extern bool arg_json;		/* -j, --json: JSON on stdout */
 extern bool arg_pretty;		/* -p, --pretty: indented JSON (implies --json) */
 extern const char *arg_pin_dir; /* --pin-dir DIR: where umbrellad pins (for tests) */
+extern const char *arg_keyring; /* --keyring DIR: the key ring, NULL for the default */
 
-/* Prints "umbrella-cli: MESSAGE" on stderr: every error is one such line. */
+/* The number of elements of the array @a. */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Prints "umbrella-cli: MESSAGE" on stderr: every error is one such line. With --json,
+ * the first error is also {"error": "MESSAGE"} on stdout. */
 void __attribute__((format(printf, 1, 2))) cli_error(const char *fmt, ...);
+
+/* The same line for what does not fail the command (a key file the ring rejects while
+ * listing the others): on stderr only, never in the JSON answer. */
+void __attribute__((format(printf, 1, 2))) cli_warn(const char *fmt, ...);
 
 /* A JSON writer on stdout, indented with --pretty. NULL after printing the error. */
 json_writer_t *cli_json_new(void);

@@ -19,6 +19,9 @@
 #include <umbrella/umbrella.h>
 
 #include "cli.h"
+#include "command.h"
+#include "format.h"
+#include "keyring.h"
 #include "layer.h"
 #include "printable.h"
 
@@ -135,37 +138,9 @@ static char *item_text(const struct umb_item *item)
 	return text;
 }
 
-/* Creation time: local time for people, UTC ISO 8601 for JSON. "" when unknown. */
-static void time_text(__u64 ns, bool iso, char *buf, size_t size)
-{
-	time_t t = (time_t)(ns / 1000000000);
-	struct tm tm;
-
-	buf[0] = '\0';
-	if (!ns)
-		return;
-	if (iso ? !gmtime_r(&t, &tm) : !localtime_r(&t, &tm))
-		return;
-	strftime(buf, size, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d %H:%M:%S %Z", &tm);
-}
-
-static bool key_id_set(const struct umb_layer_desc *d)
-{
-	for (size_t i = 0; i < sizeof(d->key_id); i++)
-		if (d->key_id[i])
-			return true;
-	return false;
-}
-
-static void key_id_hex(const struct umb_layer_desc *d, char *buf)
-{
-	for (size_t i = 0; i < sizeof(d->key_id); i++)
-		sprintf(buf + 2 * i, "%02x", d->key_id[i]);
-}
-
 static void layer_json(json_writer_t *jw, const struct layer_view *v)
 {
-	char when[64], key[2 * UMB_DESC_KEY_ID_LEN + 1];
+	char when[CLI_TIME_TEXT_SIZE], key[2 * UMB_DESC_KEY_ID_LEN + 1];
 
 	jsonw_start_object(jw);
 	jsonw_uint_field(jw, "id", v->id);
@@ -181,12 +156,12 @@ static void layer_json(json_writer_t *jw, const struct layer_view *v)
 	jsonw_end_object(jw);
 	if (v->described && v->desc.origin == UMB_ORIGIN_SIGNED_BINARY)
 		jsonw_string_field(jw, "binary", v->desc.origin_path);
-	if (v->described && key_id_set(&v->desc)) {
-		key_id_hex(&v->desc, key);
+	if (v->described && cli_key_id_set(v->desc.key_id)) {
+		key_id_to_hex(v->desc.key_id, key);
 		jsonw_string_field(jw, "key_id", key);
 	}
 	if (v->described && v->desc.created_ns) {
-		time_text(v->desc.created_ns, true, when, sizeof(when));
+		cli_time_text(v->desc.created_ns, true, when, sizeof(when));
 		jsonw_string_field(jw, "created", when);
 		jsonw_uint_field(jw, "created_ns", v->desc.created_ns);
 	} else {
@@ -212,7 +187,7 @@ static void layer_json(json_writer_t *jw, const struct layer_view *v)
 static void layer_text(const struct layer_view *v, const char *in)
 {
 	size_t count = umb_restrictions__count(v->items);
-	char when[64], key[2 * UMB_DESC_KEY_ID_LEN + 1],
+	char when[CLI_TIME_TEXT_SIZE], key[2 * UMB_DESC_KEY_ID_LEN + 1],
 		safe[CLI_PRINTABLE_SIZE(sizeof(v->desc.origin_path))];
 
 	printf("%slayer %u\n", in, v->id);
@@ -226,11 +201,11 @@ static void layer_text(const struct layer_view *v, const char *in)
 			       v->desc.origin == UMB_ORIGIN_SIGNED_BINARY ? "binary:" : "exe:",
 			       cli_printable(v->desc.origin_path, safe, sizeof(safe)),
 			       v->desc.flags & UMB_DESC_ORIGIN_TRUNCATED ? "... (truncated)" : "");
-		if (key_id_set(&v->desc)) {
-			key_id_hex(&v->desc, key);
+		if (cli_key_id_set(v->desc.key_id)) {
+			key_id_to_hex(v->desc.key_id, key);
 			printf("%s\tkey:          %s\n", in, key);
 		}
-		time_text(v->desc.created_ns, false, when, sizeof(when));
+		cli_time_text(v->desc.created_ns, false, when, sizeof(when));
 		if (when[0])
 			printf("%s\tcreated:      %s\n", in, when);
 	} else {
@@ -279,7 +254,7 @@ static void layer_row(const struct layer_view *v)
 	snprintf(creator, sizeof(creator), "%u (%s)", v->layer.creator_pid,
 		 v->described && v->desc.creator_comm[0] ?
 			 cli_printable(v->desc.creator_comm, comm, sizeof(comm)) : "?");
-	time_text(v->described ? v->desc.created_ns : 0, false, when, sizeof(when));
+	cli_time_text(v->described ? v->desc.created_ns : 0, false, when, sizeof(when));
 	printf("%-8u %-14s %-24s %-24s ", v->id, origin_name(v->layer.origin), creator,
 	       when[0] ? when : "-");
 	if (v->described) {
@@ -302,12 +277,13 @@ static void layer_row(const struct layer_view *v)
 	}
 }
 
-static int layer_list(const struct pinned_maps *m)
+static int layer_list(const struct pinned_maps *m, char **args)
 {
 	json_writer_t *jw = NULL;
 	__u32 *ids = NULL;
 	int count, r = 0;
 
+	(void)args;
 	count = pinned_layer_ids(m, &ids);
 	if (count < 0)
 		return EXIT_ERROR;
@@ -358,8 +334,9 @@ static int parse_id(const char *s, __u32 *ret_id)
 	return 0;
 }
 
-static int layer_show(const struct pinned_maps *m, const char *arg)
+static int layer_show(const struct pinned_maps *m, char **args)
 {
+	const char *arg = args[0];
 	struct umb_layer layer;
 	json_writer_t *jw = NULL;
 	__u32 id;
@@ -389,34 +366,32 @@ static int layer_show(const struct pinned_maps *m, const char *arg)
 	return r < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
-static int layer_usage(FILE *out)
+static int layer_help(int argc, char **argv)
 {
-	fprintf(out, "Usage: umbrella-cli [-j|-p] layer list\n"
-		     "       umbrella-cli [-j|-p] layer show ID\n"
-		     "       umbrella-cli layer help\n");
-	return out == stdout ? EXIT_OK : EXIT_USAGE;
+	(void)argc;
+	(void)argv;
+	return cli_help("Usage: umbrella-cli [-j|-p] layer list\n"
+			"       umbrella-cli [-j|-p] layer show ID\n"
+			"       umbrella-cli layer help\n");
+}
+
+static int do_list(int argc, char **argv)
+{
+	return pinned_maps_command("layer", argc, argv, 0, "", layer_list);
+}
+
+static int do_show(int argc, char **argv)
+{
+	return pinned_maps_command("layer", argc, argv, 1, "ID", layer_show);
 }
 
 int cli_layer(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "list";
-	struct pinned_maps m;
-	int ret;
+	static const struct cmd cmds[] = {
+		{ "list", do_list },
+		{ "show", do_show },
+		{},
+	};
 
-	if (!strcmp(cmd, "help"))
-		return layer_usage(stdout);
-	if (strcmp(cmd, "list") && strcmp(cmd, "show")) {
-		cli_error("layer %s: unknown command (try 'umbrella-cli layer help')", cmd);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(cmd, "list") ? argc > 2 : argc != 3) {
-		cli_error("layer %s: %s (try 'umbrella-cli layer help')", cmd,
-			  argc < 3 ? "missing ID" : "too many arguments");
-		return EXIT_USAGE;
-	}
-	if (pinned_maps_open(&m) < 0)
-		return EXIT_ERROR;
-	ret = !strcmp(cmd, "list") ? layer_list(&m) : layer_show(&m, argv[2]);
-	pinned_maps_close(&m);
-	return ret;
+	return cmd_select(cmds, "layer", argc - 1, argv + 1, layer_help);
 }

@@ -25,6 +25,7 @@
 #include <umbrella/event-names.h>
 
 #include "cli.h"
+#include "command.h"
 #include "metrics.h"
 #include "pinned-maps.h"
 #include "status.h"
@@ -113,7 +114,7 @@ static int print_drops(FILE *out, const struct pinned_maps *m)
 
 	family(out, "umbrella_records_dropped_total", "counter",
 	       "Records a ring buffer could not take (denials still counted and decided).");
-	for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(drops); i++) {
 		int r = pinned_stat_read(m, drops[i].stat, &value);
 
 		if (r < 0)
@@ -277,14 +278,14 @@ static int write_file(const char *path)
 	return r;
 }
 
-static int metrics_usage(FILE *out)
+static int metrics_help(void)
 {
-	fprintf(out, "Usage: umbrella-cli metrics [-o FILE]\n"
-		     "\n"
-		     "Prints Umbrella's figures in the Prometheus text format, read from the\n"
-		     "pinned maps (as root). -o FILE writes them to FILE (through a temporary\n"
-		     "file renamed over it), as node_exporter's textfile collector wants.\n");
-	return out == stdout ? EXIT_OK : EXIT_USAGE;
+	return cli_help("Usage: umbrella-cli metrics [-o FILE]\n"
+			"\n"
+			"Prints Umbrella's figures in the Prometheus text format, read from the\n"
+			"pinned maps (as root). -o FILE writes them to FILE (through a temporary\n"
+			"file renamed over it), as node_exporter's textfile collector wants.\n"
+			"There is no JSON form: --json is an error.\n");
 }
 
 int cli_metrics(int argc, char **argv)
@@ -305,7 +306,7 @@ int cli_metrics(int argc, char **argv)
 			output = optarg;
 			break;
 		case 'h':
-			return metrics_usage(stdout);
+			return metrics_help();
 		default:
 			cli_error("metrics: %s: %s (try 'umbrella-cli metrics help')",
 				  argv[optind - 1], c == ':' ? "missing argument" : "unknown option");
@@ -313,7 +314,7 @@ int cli_metrics(int argc, char **argv)
 		}
 	}
 	if (optind < argc && !strcmp(argv[optind], "help") && optind + 1 == argc)
-		return metrics_usage(stdout);
+		return metrics_help();
 	if (optind < argc) {
 		cli_error("metrics: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;

@@ -20,9 +20,7 @@
 #include "cli.h"
 #include "pinned-maps.h"
 
-/* Opens the map pinned as @name, read-only, checking its value size (0: any).
- * Return: the fd, or -errno after printing the error. */
-static int map_open(const char *name, __u32 value_size)
+int pinned_map_open(const char *name, __u32 value_size)
 {
 	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
 	struct bpf_map_info info = {};
@@ -80,7 +78,7 @@ static int meta_read(struct pinned_maps *m)
 	__u32 len = sizeof(info);
 	int fd, r = 0;
 
-	fd = map_open("umb_meta", 0);
+	fd = pinned_map_open("umb_meta", 0);
 	if (fd < 0)
 		return fd;
 	/* umb_meta only grows at the end: read whatever size it has. */
@@ -142,8 +140,8 @@ int pinned_maps_open(struct pinned_maps *m)
 		{ &m->fs_inodes, "umb_fs_inodes", sizeof(struct umb_fs_rule) },
 		{ &m->fs_names, "umb_fs_names", sizeof(struct umb_fs_rule) },
 	};
-	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
-		r = map_open(maps[i].name, maps[i].value_size);
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
+		r = pinned_map_open(maps[i].name, maps[i].value_size);
 		if (r < 0) {
 			pinned_maps_close(m);
 			return r;
@@ -158,7 +156,7 @@ void pinned_maps_close(struct pinned_maps *m)
 	int *fds[] = { &m->task,  &m->layers,	 &m->layer_desc, &m->ctl,
 		       &m->stats, &m->fs_inodes, &m->fs_names };
 
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 		*fds[i] = -1;
@@ -188,7 +186,7 @@ int pinned_map_open_optional(const char *name, __u32 value_size)
 	}
 	if (access(path, F_OK) < 0 && errno == ENOENT)
 		return -ENOENT;
-	return map_open(name, value_size);
+	return pinned_map_open(name, value_size);
 }
 
 int pinned_stat_read(const struct pinned_maps *m, __u32 index, __u64 *ret_sum)
@@ -292,4 +290,23 @@ int pinned_count_entries(int fd, const char *name, __u32 *ret_count)
 	}
 	*ret_count = count;
 	return 0;
+}
+
+int pinned_maps_command(const char *object, int argc, char **argv, int nargs, const char *what,
+			int (*fn)(const struct pinned_maps *m, char **args))
+{
+	struct pinned_maps m;
+	int ret;
+
+	if (argc - 1 != nargs) {
+		cli_error("%s %s: %s%s (try 'umbrella-cli %s help')", object, argv[0],
+			  argc - 1 < nargs ? "missing " : "too many arguments",
+			  argc - 1 < nargs ? what : "", object);
+		return EXIT_USAGE;
+	}
+	if (pinned_maps_open(&m) < 0)
+		return EXIT_ERROR;
+	ret = fn(&m, argv + 1);
+	pinned_maps_close(&m);
+	return ret;
 }

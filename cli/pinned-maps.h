@@ -37,6 +37,10 @@ bool pinned_state_exists(void);
  * -errno such as -EACCES, when this user cannot tell (bpffs is root's, mode 0700). */
 int pinned_state_access(void);
 
+/* Opens the map pinned as @name read-only, checking its value size (0: any).
+ * Return: the fd, or -errno after printing the error. */
+int pinned_map_open(const char *name, __u32 value_size);
+
 /* Reads umb_ctl. Return: 0 or -errno (printed). */
 int pinned_ctl_read(const struct pinned_maps *m, struct umb_ctl *ret_ctl);
 
@@ -63,5 +67,13 @@ int pinned_layer_ids(const struct pinned_maps *m, __u32 **ret_ids);
 
 /* The number of entries of the hash map @fd (@name for errors). Return: 0 or -errno. */
 int pinned_count_entries(int fd, const char *name, __u32 *ret_count);
+
+/*
+ * pinned_maps_command() - run a command of @object that reads the maps: checks that the
+ * command @argv[0] got @nargs arguments (@what names the one missing), opens the maps,
+ * and returns @fn(maps, argv + 1), an exit code.
+ */
+int pinned_maps_command(const char *object, int argc, char **argv, int nargs, const char *what,
+			int (*fn)(const struct pinned_maps *m, char **args));
 
 #endif /* UMBRELLA_CLI_PINNED_MAPS_H */

@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 
 #include "cli.h"
+#include "command.h"
 #include "daemon-socket.h"
 #include "key.h"
 #include "keyring.h"
@@ -151,9 +152,9 @@ static int read_status(struct status *s)
 	char *error = NULL;
 	int r;
 
-	s->keyring_dir = cli_keyring_dir(NULL);
+	s->keyring_dir = cli_keyring_dir(arg_keyring);
 	if (keyring_load(s->keyring_dir, &s->keyring, &error) < 0) {
-		cli_error("%s", error ? error : "cannot read the key ring");
+		cli_warn("%s", error ? error : "cannot read the key ring");
 		free(error);
 	}
 
@@ -197,16 +198,42 @@ static int read_status(struct status *s)
 	return read_links(s);
 }
 
-static void status_json(const struct status *s)
+/* The system mode: what the attached programs do with a denial. */
+static const char *mode_name(const struct status *s)
+{
+	if (!s->hook_count)
+		return "off";
+	return s->ctl.flags & UMB_CTL_PERMISSIVE ? "permissive" : "enforcing";
+}
+
+/* umbrella.conf's "unsigned": whether an exec without a valid signature is refused for
+ * every task, or only for tasks with exec-unsigned. */
+static const char *unsigned_name(const struct status *s)
+{
+	return s->ctl.flags & UMB_CTL_UNSIGNED_DENY ? "deny" : "allow";
+}
+
+/* The JSON answer opened, up to the "running" field of its "umbrellad" object; NULL
+ * after printing the error. */
+static json_writer_t *json_start(const struct status *s)
 {
 	json_writer_t *jw = cli_json_new();
 
 	if (!jw)
-		return;
+		return NULL;
 	jsonw_start_object(jw);
 	jsonw_name(jw, "umbrellad");
 	jsonw_start_object(jw);
 	jsonw_bool_field(jw, "running", s->daemon_running);
+	return jw;
+}
+
+static void status_json(const struct status *s)
+{
+	json_writer_t *jw = json_start(s);
+
+	if (!jw)
+		return;
 	if (s->daemon_running)
 		jsonw_uint_field(jw, "pid", s->ctl.daemon_tgid);
 	else
@@ -221,6 +248,11 @@ static void status_json(const struct status *s)
 	jsonw_bool_field(jw, "enforcing",
 			 s->hook_count > 0 && !(s->ctl.flags & UMB_CTL_PERMISSIVE));
 	jsonw_bool_field(jw, "permissive", s->ctl.flags & UMB_CTL_PERMISSIVE);
+	jsonw_string_field(jw, "mode", mode_name(s));
+	jsonw_string_field(jw, "unsigned", unsigned_name(s));
+	jsonw_uint_field(jw, "verdict_epoch", s->ctl.verdict_epoch);
+	jsonw_string_field(jw, "version", UMBRELLA_VERSION);
+	jsonw_uint_field(jw, "cli_abi_version", UMB_ABI_VERSION);
 	jsonw_name(jw, "programs");
 	jsonw_start_object(jw);
 	jsonw_uint_field(jw, "attached", s->hook_count);
@@ -274,14 +306,10 @@ static void status_json(const struct status *s)
 static void status_unreadable(const struct status *s)
 {
 	if (arg_json) {
-		json_writer_t *jw = cli_json_new();
+		json_writer_t *jw = json_start(s);
 
 		if (!jw)
 			return;
-		jsonw_start_object(jw);
-		jsonw_name(jw, "umbrellad");
-		jsonw_start_object(jw);
-		jsonw_bool_field(jw, "running", s->daemon_running);
 		jsonw_string_field(jw, "seen_by", "socket");
 		jsonw_end_object(jw);
 		jsonw_string_field(jw, "pin_dir", arg_pin_dir);
@@ -316,6 +344,24 @@ static void keyring_text(const struct status *s)
 		printf("  %s\n", keyring_rejected(s->keyring, i));
 }
 
+/* @words, indented, as lines of at most 80 columns. */
+static void print_wrapped(char *const *words, size_t count)
+{
+	size_t column = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		size_t len = strlen(words[i]);
+
+		if (column && column + 1 + len > 80) {
+			putchar('\n');
+			column = 0;
+		}
+		column += (size_t)printf("%s%s", column ? " " : "  ", words[i]);
+	}
+	if (column)
+		putchar('\n');
+}
+
 static void status_text(const struct status *s)
 {
 	if (s->daemon_running)
@@ -330,16 +376,19 @@ static void status_text(const struct status *s)
 		keyring_text(s);
 		return;
 	}
-	printf("pin directory: %s (ABI version %u)\n", arg_pin_dir, s->meta.abi_version);
+	printf("pin directory: %s (ABI version %u; umbrella-cli %s, ABI %d)\n", arg_pin_dir,
+	       s->meta.abi_version, UMBRELLA_VERSION, UMB_ABI_VERSION);
+	printf("mode: %s%s; unsigned = %s (%s); verdict epoch %u\n", mode_name(s),
+	       s->ctl.flags & UMB_CTL_PERMISSIVE ? " (denials are only recorded)" : "",
+	       unsigned_name(s),
+	       s->ctl.flags & UMB_CTL_UNSIGNED_DENY ? "every exec needs a valid signature" :
+						      "only for tasks with exec-unsigned",
+	       s->ctl.verdict_epoch);
 	if (s->hook_count) {
-		printf("programs: %zu attached%s, on the hooks (LSM, and the exit tracepoint "
-		       "task_exit):",
-		       s->hook_count,
-		       s->ctl.flags & UMB_CTL_PERMISSIVE ? " (permissive: denials are only "
-							   "recorded)" : "");
-		for (size_t i = 0; i < s->hook_count; i++)
-			printf(" %s", s->hooks[i]);
-		putchar('\n');
+		printf("programs: %zu attached, on the hooks (LSM, and the exit tracepoint "
+		       "task_exit):\n",
+		       s->hook_count);
+		print_wrapped(s->hooks, s->hook_count);
 	} else {
 		printf("programs: none attached, nothing enforced\n");
 	}
@@ -357,12 +406,10 @@ int cli_status(int argc, char **argv)
 	struct status s = {};
 	int ret;
 
-	if (argc > 1 && !strcmp(argv[1], "help")) {
-		printf("Usage: umbrella-cli [-j|-p] status\n"
-		       "Exit status: 0 when umbrellad runs and programs are attached, 3 when "
-		       "not, 1 on error.\n");
-		return EXIT_OK;
-	}
+	if (argc > 1 && (!strcmp(argv[1], "help") || cmd_wants_help(argc, argv)))
+		return cli_help("Usage: umbrella-cli [-j|-p] [--keyring DIR] status\n"
+				"Exit status: 0 when umbrellad runs and programs are attached, 3 "
+				"when not, 1 on error.\n");
 	if (argc > 1) {
 		cli_error("status %s: unexpected argument (try 'umbrella-cli status help')",
 			  argv[1]);

@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 
 #include "cli.h"
+#include "command.h"
 #include "layer.h"
 #include "pinned-maps.h"
 #include "printable.h"
@@ -90,13 +91,14 @@ static void task_row_text(pid_t pid, const char *comm, const struct umb_task_sta
 	putchar('\n');
 }
 
-static int task_list(const struct pinned_maps *m)
+static int task_list(const struct pinned_maps *m, char **args)
 {
 	json_writer_t *jw = NULL;
 	struct dirent *de;
 	int r = 0;
 	DIR *proc;
 
+	(void)args;
 	proc = opendir("/proc");
 	if (!proc) {
 		cli_error("/proc: %s", strerror(errno));
@@ -158,8 +160,9 @@ static int task_layer(const struct pinned_maps *m, json_writer_t *jw, __u32 id)
 	return 0;
 }
 
-static int task_show(const struct pinned_maps *m, const char *arg)
+static int task_show(const struct pinned_maps *m, char **args)
 {
+	const char *arg = args[0];
 	struct umb_task_state st = {};
 	char comm[UMB_COMM_LEN], safe_comm[CLI_PRINTABLE_SIZE(UMB_COMM_LEN)], *end;
 	json_writer_t *jw = NULL;
@@ -221,36 +224,34 @@ static int task_show(const struct pinned_maps *m, const char *arg)
 	return r < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
-static int task_usage(FILE *out)
+static int task_help(int argc, char **argv)
 {
-	fprintf(out, "Usage: umbrella-cli [-j|-p] task list\n"
-		     "       umbrella-cli [-j|-p] task show PID\n"
-		     "       umbrella-cli task help\n"
-		     "\n"
-		     "A process is shown by the state of its main thread.\n");
-	return out == stdout ? EXIT_OK : EXIT_USAGE;
+	(void)argc;
+	(void)argv;
+	return cli_help("Usage: umbrella-cli [-j|-p] task list\n"
+			"       umbrella-cli [-j|-p] task show PID\n"
+			"       umbrella-cli task help\n"
+			"\n"
+			"A process is shown by the state of its main thread.\n");
+}
+
+static int do_list(int argc, char **argv)
+{
+	return pinned_maps_command("task", argc, argv, 0, "", task_list);
+}
+
+static int do_show(int argc, char **argv)
+{
+	return pinned_maps_command("task", argc, argv, 1, "PID", task_show);
 }
 
 int cli_task(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "list";
-	struct pinned_maps m;
-	int ret;
+	static const struct cmd cmds[] = {
+		{ "list", do_list },
+		{ "show", do_show },
+		{},
+	};
 
-	if (!strcmp(cmd, "help"))
-		return task_usage(stdout);
-	if (strcmp(cmd, "list") && strcmp(cmd, "show")) {
-		cli_error("task %s: unknown command (try 'umbrella-cli task help')", cmd);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(cmd, "list") ? argc > 2 : argc != 3) {
-		cli_error("task %s: %s (try 'umbrella-cli task help')", cmd,
-			  argc < 3 ? "missing PID" : "too many arguments");
-		return EXIT_USAGE;
-	}
-	if (pinned_maps_open(&m) < 0)
-		return EXIT_ERROR;
-	ret = !strcmp(cmd, "list") ? task_list(&m) : task_show(&m, argv[2]);
-	pinned_maps_close(&m);
-	return ret;
+	return cmd_select(cmds, "task", argc - 1, argv + 1, task_help);
 }

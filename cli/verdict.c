@@ -28,54 +28,12 @@
 #include <umbrella/protocol.h>
 
 #include "cli.h"
+#include "command.h"
 #include "daemon-socket.h"
+#include "format.h"
+#include "keyring.h"
+#include "pinned-maps.h"
 #include "verdict.h"
-
-/* Opens the map pinned as @name read-only. Return: the fd, or -errno (printed). */
-static int map_open(const char *name, __u32 value_size)
-{
-	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	char path[PATH_MAX];
-	int fd, r;
-
-	snprintf(path, sizeof(path), "%s/%s", arg_pin_dir, name);
-	fd = bpf_obj_get_opts(path, &opts);
-	if (fd < 0) {
-		r = -errno;
-		cli_error("%s: %s%s", path, strerror(-r),
-			  r == -EPERM || r == -EACCES ? " (reading the maps needs root)" :
-			  r == -ENOENT		      ? " (not pinned: has umbrellad run since boot?)" :
-						        "");
-		return r;
-	}
-	if (bpf_map_get_info_by_fd(fd, &info, &len) < 0 ||
-	    (value_size && info.value_size != value_size)) {
-		cli_error("%s: not a map of this umbrella-cli's ABI", path);
-		close(fd);
-		return -EPROTO;
-	}
-	return fd;
-}
-
-static const char *state_name(__u32 state)
-{
-	switch (state) {
-	case UMB_VERDICT_PENDING:
-		return "pending";
-	case UMB_VERDICT_UNSIGNED:
-		return "unsigned";
-	case UMB_VERDICT_SIGNED:
-		return "signed";
-	case UMB_VERDICT_REFUSED:
-		return "refused";
-	case UMB_VERDICT_STALE:
-		return "stale";
-	default:
-		return "unknown";
-	}
-}
 
 enum in_force { IN_FORCE_UNKNOWN, IN_FORCE_YES, IN_FORCE_NO };
 
@@ -112,30 +70,6 @@ static enum in_force in_force(int verdicts_fd, __u32 epoch, const struct umb_ino
 	return ret;
 }
 
-static void time_text(__u64 ns, bool iso, char *buf, size_t size)
-{
-	time_t t = (time_t)(ns / 1000000000);
-	struct tm tm;
-
-	buf[0] = '\0';
-	if (ns && (iso ? gmtime_r(&t, &tm) : localtime_r(&t, &tm)))
-		strftime(buf, size, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d %H:%M:%S", &tm);
-}
-
-static bool key_id_set(const __u8 *id)
-{
-	for (size_t i = 0; i < UMB_DESC_KEY_ID_LEN; i++)
-		if (id[i])
-			return true;
-	return false;
-}
-
-static void key_id_hex(const __u8 *id, char *buf)
-{
-	for (size_t i = 0; i < UMB_DESC_KEY_ID_LEN; i++)
-		sprintf(buf + 2 * i, "%02x", id[i]);
-}
-
 static const char *const in_force_names[] = { "unknown", "yes", "no" };
 
 static int verdict_list(void)
@@ -148,10 +82,10 @@ static int verdict_list(void)
 	bool first = true;
 	size_t count = 0;
 
-	log_fd = map_open("umb_verdict_log", sizeof(struct umb_verdict_record));
+	log_fd = pinned_map_open("umb_verdict_log", sizeof(struct umb_verdict_record));
 	if (log_fd < 0)
 		return EXIT_ERROR;
-	ctl_fd = map_open("umb_ctl", sizeof(struct umb_ctl));
+	ctl_fd = pinned_map_open("umb_ctl", sizeof(struct umb_ctl));
 	if (ctl_fd < 0) {
 		close(log_fd);
 		return EXIT_ERROR;
@@ -162,7 +96,7 @@ static int verdict_list(void)
 		goto out;
 	}
 	/* Without it, "in force" is unknown: still worth listing. */
-	verdicts_fd = map_open("umb_verdicts", sizeof(struct umb_verdict));
+	verdicts_fd = pinned_map_open("umb_verdicts", sizeof(struct umb_verdict));
 
 	if (arg_json) {
 		jw = cli_json_new();
@@ -172,12 +106,12 @@ static int verdict_list(void)
 		}
 		jsonw_start_array(jw);
 	} else {
-		printf("%-8s %-9s %5s %-16s %-19s %s\n", "STATE", "IN FORCE", "LAYER", "KEY",
+		printf("%-8s %-9s %5s %-16s %-23s %s\n", "STATE", "IN FORCE", "LAYER", "KEY",
 		       "VERIFIED", "PATH (REASON)");
 	}
 	for (;;) {
 		struct umb_verdict_record rec;
-		char key_hex[2 * UMB_DESC_KEY_ID_LEN + 1] = "-", when[64];
+		char key_hex[KEY_ID_HEX_LEN + 1] = "-", when[CLI_TIME_TEXT_SIZE];
 		enum in_force f;
 
 		if (bpf_map_get_next_key(log_fd, first ? NULL : &key, &key) < 0)
@@ -189,8 +123,8 @@ static int verdict_list(void)
 		rec.reason[sizeof(rec.reason) - 1] = '\0';
 		f = rec.epoch == ctl.verdict_epoch ? in_force(verdicts_fd, ctl.verdict_epoch, &key, &rec) :
 						     IN_FORCE_NO;
-		if (key_id_set(rec.key_id))
-			key_id_hex(rec.key_id, key_hex);
+		if (cli_key_id_set(rec.key_id))
+			key_id_to_hex(rec.key_id, key_hex);
 		count++;
 		if (jw) {
 			char inode[64];
@@ -199,7 +133,7 @@ static int verdict_list(void)
 			umb_inode_text(inode, sizeof(inode), key.dev, key.ino);
 			jsonw_string_field(jw, "path", rec.path);
 			jsonw_string_field(jw, "inode", inode);
-			jsonw_string_field(jw, "state", state_name(rec.state));
+			jsonw_string_field(jw, "state", cli_verdict_name(rec.state));
 			jsonw_bool_field(jw, "trusted_self",
 					 rec.flags & UMB_VERDICT_RECORD_TRUSTED_SELF);
 			if (f == IN_FORCE_UNKNOWN)
@@ -207,21 +141,21 @@ static int verdict_list(void)
 			else
 				jsonw_bool_field(jw, "in_force", f == IN_FORCE_YES);
 			jsonw_uint_field(jw, "layer", rec.layer);
-			if (key_id_set(rec.key_id))
+			if (cli_key_id_set(rec.key_id))
 				jsonw_string_field(jw, "key_id", key_hex);
 			else
 				jsonw_null_field(jw, "key_id");
 			jsonw_string_field(jw, "reason", rec.reason);
 			jsonw_uint_field(jw, "epoch", rec.epoch);
 			jsonw_uint_field(jw, "pid", rec.pid);
-			time_text(rec.time_ns, true, when, sizeof(when));
+			cli_time_text(rec.time_ns, true, when, sizeof(when));
 			jsonw_string_field(jw, "verified", when);
 			jsonw_end_object(jw);
 		} else {
-			time_text(rec.time_ns, false, when, sizeof(when));
+			cli_time_text(rec.time_ns, false, when, sizeof(when));
 			if (strlen(key_hex) > 16)
 				strcpy(key_hex + 13, "...");
-			printf("%-8s %-9s %5u %-16s %-19s %s (%s%s)\n", state_name(rec.state),
+			printf("%-8s %-9s %5u %-16s %-23s %s (%s%s)\n", cli_verdict_name(rec.state),
 			       in_force_names[f], rec.layer, key_hex, when, rec.path, rec.reason,
 			       rec.flags & UMB_VERDICT_RECORD_TRUSTED_SELF ? ", trusted" : "");
 		}
@@ -229,7 +163,6 @@ static int verdict_list(void)
 	if (jw) {
 		jsonw_end_array(jw);
 		jsonw_destroy(&jw);
-		putchar('\n');
 	} else if (!count) {
 		printf("(no verdicts; epoch %u)\n", ctl.verdict_epoch);
 	}
@@ -281,34 +214,47 @@ static int verdict_flush(void)
 		jsonw_bool_field(jw, "flushed", true);
 		jsonw_end_object(jw);
 		jsonw_destroy(&jw);
-		putchar('\n');
 	} else {
 		printf("verdicts flushed: every binary is verified again at its next exec\n");
 	}
 	return EXIT_OK;
 }
 
-static int verdict_usage(FILE *out)
+static int verdict_help(int argc, char **argv)
 {
-	fprintf(out, "Usage: umbrella-cli [-j|-p] verdict list\n"
-		     "       umbrella-cli verdict flush\n"
-		     "       umbrella-cli verdict help\n");
-	return out == stdout ? EXIT_OK : EXIT_USAGE;
+	(void)argc;
+	(void)argv;
+	return cli_help("Usage: umbrella-cli [-j|-p] verdict list\n"
+			"       umbrella-cli [-j|-p] verdict flush\n"
+			"       umbrella-cli verdict help\n");
+}
+
+/* Neither command takes an argument. */
+static bool no_argument(int argc, char **argv)
+{
+	if (argc > 1)
+		cli_error("verdict %s: too many arguments (try 'umbrella-cli verdict help')",
+			  argv[0]);
+	return argc <= 1;
+}
+
+static int do_list(int argc, char **argv)
+{
+	return no_argument(argc, argv) ? verdict_list() : EXIT_USAGE;
+}
+
+static int do_flush(int argc, char **argv)
+{
+	return no_argument(argc, argv) ? verdict_flush() : EXIT_USAGE;
 }
 
 int cli_verdict(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "list";
+	static const struct cmd cmds[] = {
+		{ "list", do_list },
+		{ "flush", do_flush },
+		{},
+	};
 
-	if (!strcmp(cmd, "help"))
-		return verdict_usage(stdout);
-	if (strcmp(cmd, "list") && strcmp(cmd, "flush")) {
-		cli_error("verdict %s: unknown command (try 'umbrella-cli verdict help')", cmd);
-		return EXIT_USAGE;
-	}
-	if (argc > 2) {
-		cli_error("verdict %s: too many arguments (try 'umbrella-cli verdict help')", cmd);
-		return EXIT_USAGE;
-	}
-	return !strcmp(cmd, "list") ? verdict_list() : verdict_flush();
+	return cmd_select(cmds, "verdict", argc - 1, argv + 1, verdict_help);
 }

@@ -32,7 +32,6 @@
 
 #include "keyring.h"
 
-#define KEY_FILE_MAX	 (64 * 1024)
 #define REVOKED_FILE_MAX (16 * 1024 * 1024)
 
 struct ring_key {
@@ -121,8 +120,8 @@ int key_id_from_hex(const char *hex, size_t len, uint8_t ret_id[UMB_KEY_ID_LEN])
 	return 0;
 }
 
-/* Reads the regular file @name in @dirfd (at most @max bytes), NUL-terminated. */
-static int read_small_file(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len)
+int keyring_read_file(int dirfd, const char *name, size_t max, int flags, char **ret,
+		      size_t *ret_len)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap + 1);
@@ -130,7 +129,7 @@ static int read_small_file(int dirfd, const char *name, size_t max, char **ret, 
 
 	if (!buf)
 		return -ENOMEM;
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags);
 	if (fd < 0) {
 		free(buf);
 		return -errno;
@@ -200,7 +199,7 @@ static int load_revoked(struct keyring *k, int dirfd, const char *dir)
 	size_t len;
 	int r;
 
-	r = read_small_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, &text, &len);
+	r = keyring_read_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, O_NOFOLLOW, &text, &len);
 	if (r == -ENOENT)
 		return 0;
 	if (r == -ENOMEM)
@@ -295,7 +294,7 @@ static int load_key(struct keyring *k, int dirfd, const char *dir, const char *n
 	char *pem;
 	int r;
 
-	r = read_small_file(dirfd, name, KEY_FILE_MAX, &pem, &len);
+	r = keyring_read_file(dirfd, name, KEY_FILE_MAX, O_NOFOLLOW, &pem, &len);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
@@ -428,6 +427,16 @@ size_t keyring_count(const struct keyring *k)
 const uint8_t *keyring_key_id(const struct keyring *k, size_t i)
 {
 	return i < k->n_keys ? k->keys[i].id : NULL;
+}
+
+size_t keyring_revoked_count(const struct keyring *k)
+{
+	return k->n_revoked;
+}
+
+const uint8_t *keyring_revoked_id(const struct keyring *k, size_t i)
+{
+	return i < k->n_revoked ? k->revoked[i] : NULL;
 }
 
 bool keyring_is_revoked(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN])

@@ -21,6 +21,7 @@
 #define KEYRING_DIR_DEFAULT "/etc/umbrella/keys"
 #define KEYRING_REVOKED_FILE "revoked"
 #define KEY_ID_HEX_LEN (2 * UMB_KEY_ID_LEN)
+#define KEY_FILE_MAX (64 * 1024) /* a key file larger than this is rejected */
 
 struct keyring;
 
@@ -75,5 +76,17 @@ size_t keyring_count(const struct keyring *k);
 const uint8_t *keyring_key_id(const struct keyring *k, size_t i); /* NULL past the end */
 bool keyring_has_key(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN]);
 bool keyring_is_revoked(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN]);
+/* The ids of the revocation list, in its order (NULL past the end). */
+size_t keyring_revoked_count(const struct keyring *k);
+const uint8_t *keyring_revoked_id(const struct keyring *k, size_t i);
+
+/*
+ * keyring_read_file() - the regular file @name in @dirfd (AT_FDCWD: @name is a path), at
+ * most @max bytes, NUL-terminated, in *@ret (malloc'd), its length in *@ret_len (may be
+ * NULL). @flags are more open(2) flags (O_NOFOLLOW). Return: 0, -EFBIG (larger than
+ * @max), -ENOMEM, or -errno.
+ */
+int keyring_read_file(int dirfd, const char *name, size_t max, int flags, char **ret,
+		      size_t *ret_len);
 
 #endif /* UMBRELLA_KEYRING_H */

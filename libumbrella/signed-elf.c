@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -788,10 +789,66 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/*
+ * Gives @to every extended attribute of @from: file capabilities (security.capability),
+ * ACLs, IMA/EVM and SELinux labels, user attributes. The file that replaces a binary
+ * must keep what it carried: a ping signed without its cap_net_raw would fail, and one
+ * losing a label would run under another domain. Any that cannot be set is an error
+ * (naming it): the caller then leaves the file as it was.
+ */
+static int copy_xattrs(int from, int to, char **ret_error)
+{
+	char *names = NULL, *value = NULL;
+	ssize_t size, vsize;
+	int r = 0;
+
+	size = flistxattr(from, NULL, 0);
+	if (size < 0 && (errno == ENOTSUP || errno == EOPNOTSUPP))
+		return 0; /* a file system without them: nothing to keep */
+	if (size <= 0)
+		goto io_error;
+	names = malloc((size_t)size);
+	if (!names)
+		return -ENOMEM;
+	size = flistxattr(from, names, (size_t)size);
+	if (size < 0)
+		goto io_error;
+	for (char *name = names; name < names + size; name += strlen(name) + 1) {
+		vsize = fgetxattr(from, name, NULL, 0);
+		if (vsize >= 0) {
+			free(value);
+			value = malloc(vsize ? (size_t)vsize : 1);
+			if (!value) {
+				r = -ENOMEM;
+				goto out;
+			}
+			vsize = fgetxattr(from, name, value, (size_t)vsize);
+		}
+		if (vsize < 0 || fsetxattr(to, name, value, (size_t)vsize, 0) < 0) {
+			r = -errno;
+			set_error(ret_error,
+				  "cannot keep its extended attribute %s: %s (the file is left "
+				  "unsigned)",
+				  name, strerror(errno));
+			goto out;
+		}
+	}
+	goto out;
+io_error:
+	if (size == 0)
+		goto out;
+	r = -errno;
+	set_error(ret_error, "reading its extended attributes: %s", strerror(errno));
+out:
+	free(names);
+	free(value);
+	return r;
+}
+
 /* Writes @len bytes of @p to a new file in @path's directory and renames it over @path,
- * with @st's mode (and owner, when allowed). */
-static int replace_file(const char *path, const struct stat *st, const uint8_t *p, size_t len,
-			char **ret_error)
+ * with @st's mode (and owner, when allowed) and the extended attributes of @src_fd. */
+static int replace_file(const char *path, int src_fd, const struct stat *st, const uint8_t *p,
+			size_t len, char **ret_error)
 {
 	char *tmp = NULL;
 	int fd, r;
@@ -811,6 +868,16 @@ static int replace_file(const char *path, const struct stat *st, const uint8_t *
 	/* After fchown, which may clear set-id bits. */
 	if (r == 0 && fchmod(fd, st->st_mode & 07777) < 0)
 		r = -errno;
+	/* Last: writing and chown clear security.capability. */
+	if (r == 0) {
+		r = copy_xattrs(src_fd, fd, ret_error);
+		if (r < 0) {
+			close(fd);
+			(void)unlink(tmp);
+			free(tmp);
+			return r;
+		}
+	}
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
@@ -885,6 +952,16 @@ int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, un
 	if (!S_ISREG(st.st_mode)) {
 		r = -EINVAL;
 		set_error(ret_error, "%s: not a regular file", path);
+		goto out;
+	}
+	/* The signed file replaces this name only: the other names would keep running the
+	 * unsigned copy, unnoticed. */
+	if (st.st_nlink > 1) {
+		r = -EMLINK;
+		set_error(ret_error,
+			  "%ju hard links: signing writes a new file, and the other names "
+			  "would keep the unsigned one; sign a copy, or remove the other links",
+			  (uintmax_t)st.st_nlink);
 		goto out;
 	}
 	if ((uint64_t)st.st_size > SIZE_MAX_BYTES) {
@@ -1135,7 +1212,7 @@ int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, un
 
 	elf_end(elf);
 	elf = NULL;
-	r = replace_file(real, &st, out, out_len, ret_error);
+	r = replace_file(real, fd, &st, out, out_len, ret_error);
 out:
 	if (r == -ENOMEM && ret_error && !*ret_error)
 		set_error(ret_error, "%s", strerror(ENOMEM));

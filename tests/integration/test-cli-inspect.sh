@@ -46,6 +46,18 @@ cli status --json
 [ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['umbrellad']['pid'] == $daemon and j['programs']['attached'] > 10 and 'file_open' in j['programs']['hooks'] and j['abi_version'] == 7"
 check $? "status --json parses and says the same"
 
+# What status says of the configuration: the mode, unsigned, the verdict epoch, the
+# versions and the key ring; the hooks wrapped to 80 columns.
+cli --keyring "$tmp/ring" status
+[ "$rc" = 0 ] && [[ "$out" == *"mode: enforcing; unsigned = allow"*"verdict epoch "[0-9]* ]] &&
+	[[ "$out" == *"umbrella-cli "*", ABI 7)"* ]] && [[ "$out" == *"key ring: $tmp/ring: 0 keys"* ]] &&
+	[ -z "$(printf '%s\n' "$out" | grep '^  ' | awk 'length > 80')" ] &&
+	[ "$(printf '%s\n' "$out" | grep -c '^  ')" -gt 1 ]
+check $? "status: mode, unsigned, epoch, versions, key ring; hooks on lines of 80 columns"
+cli st -j --keyring "$tmp/ring"
+[ "$rc" = 0 ] && json_ok && json_is "j['mode'] == 'enforcing' and j['unsigned'] == 'allow' and j['verdict_epoch'] >= 0 and j['version'] and j['keyring']['dir'] == '$tmp/ring'"
+check $? "'st -j' (status, abbreviated) gives the same in JSON"
+
 # A user who may not read the pins is told what umbrellad's socket says, not "nothing
 # pinned" (the pin directory is root's).
 as_nobody() {

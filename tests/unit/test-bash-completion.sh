@@ -64,4 +64,36 @@ out=$(completions binary sign --key k.key --)
 [ "$out" = "--key --no-policy" ]
 check $? "binary sign -- offers --key and --no-policy ($out)"
 
+out=$(completions run -r cap:net_)
+[ "$out" = "cap:net_admin cap:net_bind_service cap:net_broadcast cap:net_raw" ]
+check $? "run -r cap:net_ offers the net_ capabilities ($out)"
+# Every capability name of the grammar, and no other.
+want=$(sed -n 's/^\t\[CAP_[A-Z_]*\] = "\([a-z_]*\)",$/cap:\1/p' \
+	"$source_root/libumbrella/restriction-names.c" | sort | tr '\n' ' ' | sed 's/ $//')
+out=$(completions run -r cap:)
+[ -n "$want" ] && [ "$out" = "$want" ]
+check $? "run -r cap: offers exactly the capabilities of restriction-names.c"
+dir=$(mktemp -d)
+mkdir "$dir/etc" && touch "$dir/etc/hostname" "$dir/etc/hosts"
+out=$(completions run -r "fs:$dir/et")
+[ "$out" = "fs:$dir/etc/" ]
+check $? "run -r fs:PATH completes directories ($out)"
+out=$(completions run -r "net,fs:$dir/etc/host")
+[ "$out" = "net,fs:$dir/etc/hostname net,fs:$dir/etc/hosts" ]
+check $? "the last item of a comma-separated list completes ($out)"
+out=$(completions ta sh '')
+[[ " $out " == *" $$ "* ]]
+check $? "'ta sh' (task show, abbreviated) offers process ids"
+out=$(completions key '')
+[[ " $out " == *" unrevoke "* ]]
+check $? "key offers unrevoke ($out)"
+mkdir "$dir/ring" && printf '%s\n' "# old key" "$(printf 'ab%.0s' {1..32})" >"$dir/ring/revoked"
+out=$(completions --keyring "$dir/ring" key unrevoke '')
+rm -rf "$dir"
+[ "$out" = "$(printf 'ab%.0s' {1..32})" ]
+check $? "key unrevoke offers the ids of the --keyring's revocation list ($out)"
+out=$(completions --)
+[[ " $out " == *" --keyring "* ]]
+check $? "--keyring is a global option ($out)"
+
 tap_done
