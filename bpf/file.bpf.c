@@ -27,8 +27,6 @@
  *                           asks MAY_WRITE on its inode, as for a FIFO): "fs:/run/dbus"
  *                           keeps the task off the bus. Abstract sockets have no path:
  *                           "net:unix" is their restriction.
- *   lsm/inode_permission    r: chdir, fchdir (MAY_CHDIR). Gets an inode only: the walk
- *                           stays on the directory's file system.
  *   lsm/path_mknod, path_mkdir, path_symlink
  *                           w: the new name in its directory, then the directory
  *                           (path_mknod also sees open(O_CREAT) of a new file).
@@ -66,6 +64,12 @@
  * Self-protection (lib/protect.bpf.h): path_unlink, path_rmdir, path_rename and
  * path_mknod also keep everyone but umbrellad out of its pin directory while it is up,
  * and restricted tasks out of it always.
+ * No hook that fires once per path component (inode_permission) carries a check: such a
+ * hook runs up to once per directory of every lookup of every task, restricted or not,
+ * and costs each one a BPF trampoline. What it alone could decide is chdir and fchdir
+ * (MAY_CHDIR) into a restricted directory, which are allowed: a working directory gives
+ * nothing by itself, every access made from it (open, readdir, stat, exec, mmap, the
+ * path hooks, xattrs) names an object whose walk up to the root still meets the rule.
  * The path_* hooks are used instead of their inode_* twins because they give the
  * mount, without which the walk cannot cross a mount point (a rule on "/" or on a
  * directory with a file system mounted below it). They need CONFIG_SECURITY_PATH
@@ -330,29 +334,6 @@ int BPF_PROG(umb_unix_may_send, struct socket *sock, struct socket *other, int r
 	if (ret)
 		return ret;
 	return unix_peer_check(BPF_CORE_READ(other, sk), UMB_HOOK_UNIX_MAY_SEND);
-}
-
-SEC("lsm/inode_permission")
-int BPF_PROG(umb_inode_permission, struct inode *inode, int mask, int ret)
-{
-	const struct umb_task_state *state;
-	struct hlist_node *alias;
-
-	if (ret)
-		return ret;
-	/* Called for every step of every path lookup: test the mask before anything. */
-	if (!(mask & MAY_CHDIR))
-		return 0;
-	state = fs_state(UMB_FS_READ);
-	if (!state)
-		return 0;
-	/* A directory has one dentry. None (cannot happen for chdir): deny (fail closed). */
-	alias = BPF_CORE_READ(inode, i_dentry.first);
-	if (!alias)
-		return umb_fs_verdict(1);
-	return umb_fs_check_number(state, UMB_FS_READ,
-				   (void *)alias - bpf_core_field_offset(struct dentry, d_u.d_alias),
-				   NULL, UMB_HOOK_INODE_PERMISSION);
 }
 
 SEC("lsm/path_mknod")

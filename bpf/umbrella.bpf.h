@@ -34,7 +34,6 @@
 #define FMODE_WRITE 0x2
 #define FMODE_EXEC 0x20
 #define FMODE_PATH 0x4000 /* an O_PATH file (the same bit in 6.1 and 6.12) */
-#define MAY_CHDIR 0x40
 #define VM_EXEC 0x4
 #define S_IFMT 00170000
 #define S_IFREG 0100000
@@ -45,8 +44,8 @@
  * Kernel fields read through CO-RE (keep this list complete, so a kernel upgrade can
  * be reviewed against it):
  *   file.bpf.c, lib/path.bpf.h: file.f_mode, f_flags, f_path; path.dentry, mnt;
- *     dentry.d_parent, d_inode, d_sb, d_name.name, d_name.len, d_u.d_alias;
- *     inode.i_sb, i_ino, i_dentry.first; super_block.s_dev;
+ *     dentry.d_parent, d_inode, d_sb, d_name.name, d_name.len;
+ *     inode.i_sb, i_ino; super_block.s_dev;
  *     mount.mnt, mnt_parent, mnt_mountpoint (container_of a vfsmount);
  *     vm_area_struct.vm_file, vm_flags
  *   proc.bpf.c, system.bpf.c, lib/domain.bpf.h: task_struct.tgid, thread_pid,

@@ -56,7 +56,7 @@ enum umb_cap_restriction {
 
 /* Access kinds of a file system restriction (the MODES of "fs:PATH:MODES"). */
 enum umb_fs_access {
-	UMB_FS_READ = 1 << 0,  /* r: open for reading, readdir, stat, getxattr, chdir */
+	UMB_FS_READ = 1 << 0,  /* r: open for reading, readdir, stat, getxattr */
 	UMB_FS_WRITE = 1 << 1, /* w: write, create, delete, rename, link, metadata, xattrs */
 	UMB_FS_EXEC = 1 << 2,  /* x: exec, mmap/mprotect with PROT_EXEC */
 	UMB_FS_ALL = UMB_FS_READ | UMB_FS_WRITE | UMB_FS_EXEC, /* "fs:PATH" */
@@ -418,7 +418,8 @@ enum umb_hook {
 	UMB_HOOK_INODE_GETXATTR,
 	UMB_HOOK_INODE_LISTXATTR,
 	UMB_HOOK_INODE_GETATTR,
-	UMB_HOOK_INODE_PERMISSION,
+	UMB_HOOK_INODE_PERMISSION, /* no program reports it any more (chdir is allowed);
+				    * kept so that the values after it keep their numbers */
 	UMB_HOOK_PATH_CHROOT,
 	UMB_HOOK_SOCKET_CREATE,
 	UMB_HOOK_TASK_ALLOC,

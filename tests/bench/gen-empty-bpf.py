@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/bench/gen-empty-bpf.py BPF_DIR OUTPUT DEPFILE
+# tests/bench/gen-empty-bpf.py [--hooks HOOK,...] BPF_DIR OUTPUT DEPFILE
 #
 # Writes OUTPUT, a BPF object source with one empty program ("return 0") per LSM hook
 # that the Umbrella sources in BPF_DIR/*.bpf.c attach to (SEC("lsm/HOOK") or
-# SEC("lsm.s/HOOK")): the floor any BPF LSM on the same hooks costs. A hook that the
+# SEC("lsm.s/HOOK")): the floor any BPF LSM on the same hooks costs. --hooks adds an
+# empty program (SEC("lsm/HOOK")) for each hook listed that the sources do not attach:
+# the benchmark's minimal hook set (tests/bench/meson.build) stays loadable whatever
+# hooks Umbrella drops. A hook that the
 # sources attach twice (one program per kernel signature, such as inode_setattr, of which
 # daemon/bpf-open.c loads one) gets one empty program: the benchmark loads an empty
 # program exactly for the hooks that Umbrella's loaded object attaches on the running
@@ -19,9 +22,14 @@ COMMENT_RE = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.exit('usage: gen-empty-bpf.py BPF_DIR OUTPUT DEPFILE')
-    bpf_dir, output, depfile = sys.argv[1:]
+    args = sys.argv[1:]
+    extra = []
+    if len(args) == 5 and args[0] == '--hooks':
+        extra = [h for h in args[1].split(',') if h]
+        args = args[2:]
+    if len(args) != 3 or not all(re.fullmatch(r'[A-Za-z0-9_]+', h) for h in extra):
+        sys.exit('usage: gen-empty-bpf.py [--hooks HOOK,...] BPF_DIR OUTPUT DEPFILE')
+    bpf_dir, output, depfile = args
     sources = sorted(glob.glob(os.path.join(bpf_dir, '*.bpf.c')))
     if not sources:
         sys.exit(f'gen-empty-bpf.py: no *.bpf.c in {bpf_dir}')
@@ -37,6 +45,8 @@ def main():
             hooks.setdefault(hook, (kind, os.path.basename(path)))
     if not hooks:
         sys.exit(f'gen-empty-bpf.py: no SEC("lsm/...") in {bpf_dir}/*.bpf.c')
+    for hook in extra:
+        hooks.setdefault(hook, ('lsm', '--hooks'))
 
     out = [
         '// SPDX-License-Identifier: GPL-2.0-only',

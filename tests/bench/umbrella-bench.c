@@ -3,18 +3,26 @@
  * Umbrella benchmark - what Umbrella costs, counted in guest instructions in the test VM.
  *
  * Runs the same phases (open+close, stat, fork, fork+exec, socket, a macro workload)
- * under five configurations, one after the other in one boot, each in a fresh process
+ * under six configurations, one after the other in one boot, each in a fresh process
  * (this program executed again with --runner, so that all fork from the same image):
  *
  *   1 baseline     no BPF LSM program loaded
- *   2 empty        empty BPF LSM programs on exactly the hooks Umbrella attaches on this
+ *   2 floor        empty BPF LSM programs on the 8 hooks a minimal design needs
+ *                  (BENCH_FLOOR_HOOKS, from tests/bench/meson.build)
+ *   3 empty        empty BPF LSM programs on exactly the hooks Umbrella attaches on this
  *                  kernel (tests/bench/empty.bpf.c, generated from the bpf/ sources)
- *   3 umbrella     Umbrella attached, the task unrestricted
- *   4 umb-4x64     Umbrella attached, the task carries 4 layers of 64 "fs:" rules each,
+ *   4 umbrella     Umbrella attached, the task unrestricted, while another task (a
+ *                  sleeper, "fs:/etc") lives restricted: what an unrestricted task pays
+ *                  on a system where Umbrella is in use
+ *   5 umb-4x64     Umbrella attached, the task carries 4 layers of 64 "fs:" rules each,
  *                  on files (/tmp/bench-rules/lL/fN) that none of the phases touch
- *   5 landlock     Umbrella detached; Landlock, 4 layers of 16 path-beneath rules
+ *   6 landlock     Umbrella detached; Landlock, 4 layers of 16 path-beneath rules
  *                  handling every fs access right the kernel knows, the rules covering
  *                  what the phases need
+ *
+ * Umbrella is loaded with umbrellad's own code (daemon/bpf-open.c): the time that takes
+ * and the number of programs attached are printed ("bench: umbrella: ..."). umbrellad
+ * itself does not run: its exec gate's fanotify marks are not in the counts.
  *
  * Run slot s (1..9: the five micro phases, then the runs of the macro workload) of
  * configuration c is marked as phase P = 10 c + s with the NOPs that
@@ -80,11 +88,12 @@
 #define MARK_CASES64(t)	 MARK_CASES32(t) MARK_CASES32((t) + 32)
 #define MARK_CASES128(t) MARK_CASES64(t) MARK_CASES64((t) + 64)
 
-/* Executes the marker NOP with tag @tag (0..127): 2P opens phase P, 2P+1 closes it. */
+/* Executes the marker NOP with tag @tag (0..191): 2P opens phase P, 2P+1 closes it. */
 static __attribute__((noinline)) void mark(unsigned int tag)
 {
 	switch (tag) {
 		MARK_CASES128(0)
+		MARK_CASES64(128)
 	default:
 		break;
 	}
@@ -337,17 +346,26 @@ static int landlock_restrict(int *ret_abi)
 	return 0;
 }
 
-enum config_kind { CONFIG_PLAIN, CONFIG_UMB_LAYERS, CONFIG_LANDLOCK };
+enum config_kind { CONFIG_PLAIN, CONFIG_UMB_LAYERS, CONFIG_LANDLOCK, CONFIG_SLEEPER };
 
 static const struct config {
 	const char *name;
 	enum config_kind kind;
+	unsigned int layers; /* given by the parent (give_layers()) */
 } configs[] = {
-	[1] = {"baseline", CONFIG_PLAIN},    [2] = {"empty", CONFIG_PLAIN},
-	[3] = {"umbrella", CONFIG_PLAIN},    [4] = {"umb-4x64", CONFIG_UMB_LAYERS},
-	[5] = {"landlock", CONFIG_LANDLOCK},
+	[1] = {"baseline", CONFIG_PLAIN},
+	[2] = {"floor", CONFIG_PLAIN},
+	[3] = {"empty", CONFIG_PLAIN},
+	[4] = {"umbrella", CONFIG_PLAIN},
+	[5] = {"umb-4x64", CONFIG_UMB_LAYERS, LAYERS},
+	[6] = {"landlock", CONFIG_LANDLOCK},
+	/* not measured: the restricted task that lives during "umbrella" */
+	[7] = {"sleeper", CONFIG_SLEEPER, 1},
 };
-#define CONFIGS (sizeof(configs) / sizeof(configs[0]) - 1)
+#define CONFIGS	       (sizeof(configs) / sizeof(configs[0]) - 1)
+#define CONFIG_FLOOR   2
+#define CONFIG_EMPTY   3
+#define CONFIG_SLEEPER_NR 7
 
 /* The pipes of the CONFIG_UMB_LAYERS hand-shake in the runner: "go" and "done". */
 #define RUNNER_GO_FD   3
@@ -358,10 +376,11 @@ static const struct config {
  *
  * A fresh exec of this program, so that every configuration forks and execs from the
  * same address space (the parent's grows with each BPF object it loads, and fork copies
- * it). CONFIG_UMB_LAYERS: takes LAYERS layers, one per UMB_PRCTL_APPLY, each armed by
- * the parent before it sends the layer's id on RUNNER_GO_FD, and answered with a byte
- * on RUNNER_DONE_FD; a last 'g' says
- * that all were applied and nothing is armed any more. Return: the exit status.
+ * it). CONFIG_UMB_LAYERS, CONFIG_SLEEPER: takes c->layers layers, one per
+ * UMB_PRCTL_APPLY, each armed by the parent before it sends the layer's id on
+ * RUNNER_GO_FD, and answered with a byte on RUNNER_DONE_FD; a last 'g' says that all
+ * were applied and nothing is armed any more. The sleeper then waits for the end of
+ * RUNNER_GO_FD, measuring nothing. Return: the exit status.
  */
 static int runner(unsigned int config)
 {
@@ -369,8 +388,8 @@ static int runner(unsigned int config)
 	char byte = 0;
 	int r;
 
-	if (c->kind == CONFIG_UMB_LAYERS) {
-		for (unsigned int l = 0; l < LAYERS; l++) {
+	if (c->layers) {
+		for (unsigned int l = 0; l < c->layers; l++) {
 			__u32 id;
 
 			if (read(RUNNER_GO_FD, &id, sizeof(id)) != sizeof(id))
@@ -382,6 +401,14 @@ static int runner(unsigned int config)
 		}
 		if (read(RUNNER_GO_FD, &byte, 1) != 1 || byte != 'g')
 			return 1;
+	}
+	if (c->kind == CONFIG_SLEEPER) {
+		expect_denied(c->name, "/etc/hostname");
+		close(RUNNER_DONE_FD); /* the parent reads its end: the sleeper is ready */
+		while (read(RUNNER_GO_FD, &byte, 1) > 0)
+			;
+		return 0;
+	} else if (c->kind == CONFIG_UMB_LAYERS) {
 		close(RUNNER_GO_FD);
 		close(RUNNER_DONE_FD);
 		expect_denied(c->name, RULES_DIR "/l1/f1");
@@ -401,14 +428,15 @@ static int runner(unsigned int config)
 	return run_phases(config, c->name) ? 1 : 0;
 }
 
-/* Gives the runner @pid its LAYERS @layers (see runner()). Returns 0 or -errno. */
-static int give_layers(struct umbrella_bpf *skel, pid_t pid, const __u32 *layers, int go, int done)
+/* Gives the runner @pid its @n @layers (see runner()). Returns 0 or -errno. */
+static int give_layers(struct umbrella_bpf *skel, pid_t pid, const __u32 *layers, unsigned int n,
+		       int go, int done)
 {
 	struct umb_task_state state = {};
 	char byte = 0;
 	int pidfd, r = 0;
 
-	for (unsigned int l = 0; l < LAYERS && r == 0; l++) {
+	for (unsigned int l = 0; l < n && r == 0; l++) {
 		bool left;
 
 		r = arm_thread(&test_layers, (__u32)pid, (__u32)pid, layers[l], UMB_ARM_SELF);
@@ -426,9 +454,8 @@ static int give_layers(struct umbrella_bpf *skel, pid_t pid, const __u32 *layers
 	pidfd = r == 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
 	if (pidfd >= 0) {
 		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_task), &pidfd, &state) < 0 ||
-		    state.layer_count != LAYERS) {
-			printf("bench: the runner carries %u layers, not %u\n", state.layer_count,
-			       LAYERS);
+		    state.layer_count != n) {
+			printf("bench: the runner carries %u layers, not %u\n", state.layer_count, n);
 			r = -EPERM;
 		}
 		close(pidfd);
@@ -440,19 +467,20 @@ static int give_layers(struct umbrella_bpf *skel, pid_t pid, const __u32 *layers
 }
 
 /*
- * Runs configuration @config in a runner: this program again, with @argv (its own
- * options) and "--runner CONFIG". @skel and @layers: for CONFIG_UMB_LAYERS.
- * Returns 0 or -errno.
+ * Starts configuration @config in a runner: this program again, with @argv (its own
+ * options) and "--runner CONFIG", and gives it its layers (@skel, @layers: for a
+ * configuration with layers). Returns its pid, with the parent's end of its "go" pipe
+ * in *@ret_go (closing it ends a sleeper), or -errno.
  */
-static int run_config(unsigned int config, char **argv, int argc, struct umbrella_bpf *skel,
-		      const __u32 *layers)
+static pid_t start_runner(unsigned int config, char **argv, int argc, struct umbrella_bpf *skel,
+			  const __u32 *layers, int *ret_go)
 {
-	bool layered = configs[config].kind == CONFIG_UMB_LAYERS;
+	unsigned int n = configs[config].layers;
+	bool layered = n > 0;
 	char number[16], **args;
 	int go[2], done[2], r = 0;
 	pid_t pid;
 
-	printf("bench: configuration %u: %s\n", config, configs[config].name);
 	snprintf(number, sizeof(number), "%u", config);
 	args = calloc((size_t)argc + 3, sizeof(*args));
 	if (!args)
@@ -489,12 +517,39 @@ static int run_config(unsigned int config, char **argv, int argc, struct umbrell
 	close(go[0]);
 	close(done[1]);
 	if (pid > 0 && layered)
-		r = give_layers(skel, pid, layers, go[1], done[0]);
-	close(go[1]);
+		r = give_layers(skel, pid, layers, n, go[1], done[0]);
+	/* A sleeper closes its end of "done" once it checked its restriction. */
+	if (pid > 0 && r == 0 && configs[config].kind == CONFIG_SLEEPER) {
+		char byte;
+
+		if (read(done[0], &byte, 1) != 0)
+			r = -EPIPE;
+	}
 	close(done[0]);
-	if (pid > 0 && wait_ok(pid) < 0 && r == 0)
-		r = -ECHILD;
-	return r;
+	if (r < 0) {
+		close(go[1]);
+		if (pid > 0)
+			(void)wait_ok(pid);
+		return r;
+	}
+	*ret_go = go[1];
+	return pid;
+}
+
+/* Runs configuration @config in a runner (start_runner()) to its end. Returns 0 or
+ * -errno. */
+static int run_config(unsigned int config, char **argv, int argc, struct umbrella_bpf *skel,
+		      const __u32 *layers)
+{
+	pid_t pid;
+	int go;
+
+	printf("bench: configuration %u: %s\n", config, configs[config].name);
+	pid = start_runner(config, argv, argc, skel, layers, &go);
+	if (pid < 0)
+		return pid;
+	close(go);
+	return wait_ok(pid) < 0 ? -ECHILD : 0;
 }
 
 /* --- set-up --- */
@@ -626,7 +681,7 @@ static int empty_open_load(const char *const *hooks, unsigned int n, struct empt
 			break;
 	}
 	if (r == 0 && found != n) {
-		printf("bench: %u of Umbrella's %u hooks have no empty program: rebuild\n",
+		printf("bench: %u of the %u hooks asked for have no empty program: rebuild\n",
 		       n - found, n);
 		r = -ENOENT;
 	}
@@ -638,6 +693,30 @@ static int empty_open_load(const char *const *hooks, unsigned int n, struct empt
 	}
 	*ret_skel = skel;
 	return 0;
+}
+
+/* The floor's hooks (BENCH_FLOOR_HOOKS, comma-separated), split into @buf. Returns how
+ * many. */
+static unsigned int floor_hooks(const char *hooks[MAX_HOOKS], char buf[sizeof(BENCH_FLOOR_HOOKS)])
+{
+	unsigned int n = 0;
+	char *save = NULL;
+
+	memcpy(buf, BENCH_FLOOR_HOOKS, sizeof(BENCH_FLOOR_HOOKS));
+	for (char *h = strtok_r(buf, ",", &save); h && n < MAX_HOOKS; h = strtok_r(NULL, ",", &save))
+		hooks[n++] = h;
+	return n;
+}
+
+/* The programs of @skel that are attached (a link each). */
+static unsigned int attached_programs(const struct umbrella_bpf *skel)
+{
+	const struct bpf_object_skeleton *s = skel->skeleton;
+	unsigned int n = 0;
+
+	for (int i = 0; i < s->prog_cnt; i++)
+		n += s->progs[i].link && *s->progs[i].link;
+	return n;
 }
 
 static void usage(FILE *f)
@@ -673,7 +752,13 @@ int main(int argc, char **argv)
 	const char *hooks[MAX_HOOKS];
 	unsigned int hook_programs[MAX_HOOKS];
 	__u32 layers[LAYERS];
-	unsigned int nhooks, runner_config = 0, v;
+	const char *floor[MAX_HOOKS];
+	char floor_buf[sizeof(BENCH_FLOOR_HOOKS)];
+	unsigned int nhooks, nfloor, runner_config = 0, v;
+	__u32 sleeper_layer;
+	pid_t sleeper;
+	int sleeper_go;
+	double start;
 	int opt, failed = 0, r;
 	ssize_t len;
 
@@ -757,13 +842,17 @@ int main(int argc, char **argv)
 	/* 1: nothing loaded yet. */
 	failed |= run_config(1, argv, argc, NULL, NULL) < 0;
 
-	/* Umbrella, loaded (not attached) as umbrellad loads it: its hooks on this kernel. */
+	/* Umbrella, loaded (not attached) as umbrellad loads it: its hooks on this kernel.
+	 * The time is what umbrellad's start spends verifying the programs. */
+	start = now();
 	r = umbrella_bpf_open_load(&skel);
 	if (r < 0) {
 		printf("bench: loading Umbrella: %s\n", strerror(-r));
 		failed = 1;
 		goto landlock;
 	}
+	printf("bench: umbrella: umbrellad's programs (daemon/bpf-open.c) loaded in %.2f s\n",
+	       now() - start);
 	/* One empty program per hook: the floor. Where Umbrella attaches several programs
 	 * to one hook, the extra calls are Umbrella's own cost. */
 	nhooks = loaded_hooks(skel->obj, hooks, hook_programs);
@@ -773,26 +862,34 @@ int main(int argc, char **argv)
 		       hook_programs[i]);
 	printf("\n");
 
-	/* 2: the empty programs on the same hooks. */
-	r = empty_open_load(hooks, nhooks, &empty);
-	if (r == 0)
-		r = empty_bpf__attach(empty);
-	if (r == 0) {
-		failed |= run_config(2, argv, argc, NULL, NULL) < 0;
-	} else {
-		printf("bench: loading the empty programs: %s\n", strerror(-r));
-		failed = 1;
-	}
-	empty_bpf__destroy(empty);
+	/* 2: the empty programs on the floor's hooks; 3: on Umbrella's. */
+	nfloor = floor_hooks(floor, floor_buf);
+	for (unsigned int config = CONFIG_FLOOR; config <= CONFIG_EMPTY; config++) {
+		bool all = config == CONFIG_EMPTY;
 
-	/* 3, 4: Umbrella attached; unrestricted, then 4 layers x 64 rules. */
+		r = empty_open_load(all ? hooks : floor, all ? nhooks : nfloor, &empty);
+		if (r == 0)
+			r = empty_bpf__attach(empty);
+		if (r == 0) {
+			failed |= run_config(config, argv, argc, NULL, NULL) < 0;
+		} else {
+			printf("bench: loading the empty programs (%s): %s\n",
+			       configs[config].name, strerror(-r));
+			failed = 1;
+		}
+		empty_bpf__destroy(empty);
+		empty = NULL;
+	}
+
+	/* 4, 5: Umbrella attached; unrestricted beside a restricted sleeper, then 4 layers
+	 * x 64 rules. */
 	r = umbrella_bpf__attach(skel);
 	if (r < 0) {
 		printf("bench: attaching Umbrella: %s\n", strerror(-r));
 		failed = 1;
 		goto landlock;
 	}
-	failed |= run_config(3, argv, argc, NULL, NULL) < 0;
+	printf("bench: umbrella: %u programs attached\n", attached_programs(skel));
 	/* The layers are made as umbrellad makes them (vm-test.h's test_layer()). */
 	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, 0);
 	if (r < 0) {
@@ -800,6 +897,24 @@ int main(int argc, char **argv)
 		failed = 1;
 		goto landlock;
 	}
+	sleeper_layer = test_layer(skel, "fs:/etc");
+	sleeper = sleeper_layer ? start_runner(CONFIG_SLEEPER_NR, argv, argc, skel,
+					       &sleeper_layer, &sleeper_go) :
+				  -EPERM;
+	if (sleeper < 0) {
+		printf("bench: the restricted sleeper: %s\n", strerror((int)-sleeper));
+		failed = 1;
+		goto landlock;
+	}
+	printf("bench: a task restricted with fs:/etc lives (pid %d)\n", (int)sleeper);
+	failed |= run_config(4, argv, argc, NULL, NULL) < 0;
+	close(sleeper_go);
+	if (wait_ok(sleeper) < 0) {
+		printf("bench: the restricted sleeper failed\n");
+		failed = 1;
+	}
+	/* Its rules freed: they would make the root file system one with rules. */
+	layers_put(&test_layers, sleeper_layer);
 	for (unsigned int l = 0; l < LAYERS; l++) {
 		layers[l] = make_layer(skel, l + 1);
 		if (!layers[l]) {
@@ -808,7 +923,7 @@ int main(int argc, char **argv)
 			goto landlock;
 		}
 	}
-	r = run_config(4, argv, argc, skel, layers);
+	r = run_config(5, argv, argc, skel, layers);
 	if (r < 0) {
 		printf("bench: umb-4x64: %s\n", strerror(-r));
 		failed = 1;
@@ -818,7 +933,7 @@ landlock:
 	/* 5: the peer, Landlock, without Umbrella. */
 	if (skel)
 		umbrella_bpf__detach(skel);
-	failed |= run_config(5, argv, argc, NULL, NULL) < 0;
+	failed |= run_config(6, argv, argc, NULL, NULL) < 0;
 	umbrella_bpf__destroy(skel);
 	return failed ? 1 : 0;
 }
