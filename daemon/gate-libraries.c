@@ -166,7 +166,7 @@ static void watch_dir(struct closure *c, const char *path)
 {
 	struct gate_libraries *libs = c->libs;
 	char *dir = NULL, proc[64];
-	int dfd;
+	int dfd, wd;
 
 	if (libs->inotify_fd < 0)
 		return;
@@ -181,18 +181,23 @@ static void watch_dir(struct closure *c, const char *path)
 		return;
 	}
 	dir = strdup(path);
-	if (!dir)
+	if (!dir || !strrchr(dir, '/')) {
+		free(dir);
 		return;
+	}
 	*strrchr(dir, '/') = '\0';
 	dfd = open_dir_in_root(c, dir[0] ? dir : "/");
 	free(dir);
 	if (dfd < 0)
 		return;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dfd);
-	/* The same directory again gets the same watch. */
-	if (inotify_add_watch(libs->inotify_fd, proc,
-			      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR) >= 0)
+	/* The same directory again gets the same watch; a new one a higher number. */
+	wd = inotify_add_watch(libs->inotify_fd, proc,
+			       IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR);
+	if (wd > libs->max_wd) {
+		libs->max_wd = wd;
 		libs->watches++;
+	}
 	close(dfd);
 }
 

@@ -58,7 +58,8 @@ struct gate_libraries {
 	 * a rename (as package managers install) is a new inode without a verdict, and
 	 * no invalidation says so. -1: none. */
 	int inotify_fd;
-	size_t watches;
+	size_t watches;	/* directories watched (IN_IGNORED ends one) */
+	int max_wd;	/* the highest watch descriptor so far: a higher one is new */
 	bool watch_warned;
 };
 
