@@ -4,12 +4,15 @@
  * sections, include/umbrella/signed-elf.h), and verify or inspect one as umbrellad will
  * at exec: the same reader and the same key ring code (libumbrella's umbrella-signing).
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/pem.h>
@@ -18,6 +21,7 @@
 #include "binary.h"
 #include "cli.h"
 #include "command.h"
+#include "elf-dynamic.h"
 #include "format.h"
 #include "key.h"
 #include "keyring.h"
@@ -27,8 +31,9 @@ static int binary_help(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	return cli_help("Usage: umbrella-cli [-j|-p] binary sign --key KEYFILE [-r ITEM]... FILE\n"
-		     "       umbrella-cli [-j|-p] binary sign --key KEYFILE --no-policy FILE\n"
+	return cli_help("Usage: umbrella-cli [-j|-p] binary sign --key KEYFILE [-r ITEM]... FILE...\n"
+		     "       umbrella-cli [-j|-p] binary sign --key KEYFILE --no-policy FILE...\n"
+		     "       umbrella-cli [-j|-p] binary sign --key KEYFILE [--no-policy] --tree DIR [FILE]...\n"
 		     "       umbrella-cli [-j|-p] [--keyring DIR] binary verify FILE\n"
 		     "       umbrella-cli [-j|-p] [--keyring DIR] binary inspect FILE\n"
 		     "       umbrella-cli binary help\n"
@@ -36,7 +41,11 @@ static int binary_help(int argc, char **argv)
 		     "sign writes FILE's signature with the private key KEYFILE (from \"key\n"
 		     "generate\"); -r replaces the execute restrictions FILE carries (several -r\n"
 		     "are joined). A FILE without restrictions of its own is signed only with\n"
-		     "--no-policy. verify exits 0 only for a valid signature by a key in the\n"
+		     "--no-policy. A shared library (ET_DYN with a soname) is signed without\n"
+		     "restrictions. With several files or --tree DIR (every file under DIR,\n"
+		     "links not followed), what is not ELF is skipped, --no-policy applies to\n"
+		     "programs without restrictions of their own, and each file is reported.\n"
+		     "verify exits 0 only for a valid signature by a key in the\n"
 		     "ring that is not revoked: 5 for an unsigned file, 6 for one that umbrellad\n"
 		     "refuses. The ring is --keyring DIR, else $UMBRELLA_KEYRING, else\n"
 		     KEYRING_DIR_DEFAULT ". Signing writes a new file renamed over FILE: it\n"
@@ -90,45 +99,184 @@ static int add_items(char **list, const char *item)
 	return EXIT_OK;
 }
 
-static int binary_sign(const char *file, const char *key_path, const char *items,
-		       unsigned int flags)
-{
-	char *error = NULL, hex[KEY_ID_HEX_LEN + 1];
-	uint8_t id[UMB_KEY_ID_LEN];
+/* What "binary sign" signs every file with, and what it did so far. */
+struct sign_ctx {
 	EVP_PKEY *pkey;
-	int r;
+	char hex[KEY_ID_HEX_LEN + 1];
+	const char *items;
+	unsigned int flags;
+	bool many;	/* several files or a tree: skip what is not ELF, go on after errors */
+	size_t signed_count, skipped, failed;
+	json_writer_t *jw; /* --json: an array of the files (many) or the one file's object */
+};
 
-	pkey = load_private_key(key_path);
-	if (!pkey)
-		return EXIT_ERROR;
-	r = signed_elf_sign(file, pkey, items, flags, &error);
+/* Reports what became of @file: @result "signed", "skipped" or "failed" (its error is
+ * on stderr already), with @note in words. */
+static void sign_report(struct sign_ctx *s, const char *file, const char *result,
+			const char *note)
+{
+	if (!s->jw) {
+		if (!strcmp(result, "signed"))
+			printf("%s: signed with key %s%s\n", file, s->hex, note);
+		else if (!strcmp(result, "skipped"))
+			printf("%s: skipped (%s)\n", file, note);
+		return;
+	}
+	jsonw_start_object(s->jw);
+	jsonw_string_field(s->jw, "file", file);
+	if (s->many)
+		jsonw_string_field(s->jw, "result", result);
+	if (!strcmp(result, "signed"))
+		jsonw_string_field(s->jw, "key_id", s->hex);
+	if (*note)
+		jsonw_string_field(s->jw, "note", note);
+	jsonw_end_object(s->jw);
+}
+
+static struct sign_ctx *tree_ctx; /* nftw() passes no argument to its callback */
+
+/* The ELF type of @fd for a tree: ET_EXEC/ET_DYN, 0 for a file that is not ELF. */
+static int elf_type(int fd)
+{
+	unsigned char h[18];
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
+		return 0;
+	return h[16] | h[17] << 8; /* e_type: little-endian, as every file Umbrella reads */
+}
+
+/*
+ * Signs @file. A shared library (elf-dynamic.h: ET_DYN with a DT_SONAME) carries no
+ * restrictions: the code it holds runs in whatever task maps it, under that task's
+ * layers, so it is signed as with --no-policy, and -r or a policy section of its own is
+ * refused. With several files, --no-policy signs the programs that have no policy
+ * section; those that have one keep it.
+ */
+static void sign_one(struct sign_ctx *s, const char *file)
+{
+	unsigned int flags = s->flags;
+	const char *note = "";
+	struct elf_dynamic d;
+	char *error = NULL;
+	bool library;
+	int fd, r;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		cli_error("%s: %s", file, strerror(errno));
+		sign_report(s, file, "failed", "");
+		s->failed++;
+		return;
+	}
+	r = elf_type(fd);
+	if (s->many && r != ET_EXEC && r != ET_DYN) {
+		close(fd);
+		sign_report(s, file, "skipped",
+			    r ? "an ELF file that is neither a program nor a shared library" :
+				"not an ELF file");
+		s->skipped++;
+		return;
+	}
+	library = elf_dynamic_read(fd, &d) == 0 && elf_dynamic_is_library(&d);
+	if (library)
+		elf_dynamic_release(&d);
+	close(fd);
+	if (library) {
+		if (s->items) {
+			cli_error("%s: a shared library carries no restrictions (-r is for programs)",
+				  file);
+			sign_report(s, file, "failed", "");
+			s->failed++;
+			return;
+		}
+		flags = SIGNED_ELF_SIGN_NO_POLICY;
+		note = " (a shared library: no restrictions)";
+	}
+	r = signed_elf_sign(file, s->pkey, s->items, flags, &error);
+	if (r == -EEXIST && s->many && !library) {
+		free(error);
+		error = NULL;
+		r = signed_elf_sign(file, s->pkey, NULL, 0, &error);
+		note = " (with its own restrictions)";
+	}
 	if (r < 0) {
 		cli_error("%s: %s%s", file, error ? error : strerror(-r),
+			  r == -EEXIST && library ? " (a shared library carries no restrictions)" :
 			  r == -ENODATA ? ": give its restrictions with -r ITEM, or --no-policy to "
 					  "sign it to run without any" :
 			  r == -EEXIST	? " (sign it without --no-policy)" :
 					  "");
 		free(error);
-		EVP_PKEY_free(pkey);
-		return EXIT_ERROR;
+		sign_report(s, file, "failed", "");
+		s->failed++;
+		return;
 	}
-	(void)key_id_of(pkey, id);
-	key_id_to_hex(id, hex);
-	EVP_PKEY_free(pkey);
-	if (arg_json) {
-		json_writer_t *jw = cli_json_new();
+	sign_report(s, file, "signed", note);
+	s->signed_count++;
+}
 
-		if (!jw)
-			return EXIT_ERROR;
-		jsonw_start_object(jw);
-		jsonw_string_field(jw, "file", file);
-		jsonw_string_field(jw, "key_id", hex);
-		jsonw_end_object(jw);
-		jsonw_destroy(&jw);
-	} else {
-		printf("%s: signed with key %s\n", file, hex);
+static int sign_tree_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_F && S_ISREG(st->st_mode)) {
+		sign_one(tree_ctx, path);
+	} else if (type == FTW_SL || type == FTW_SLN) {
+		sign_report(tree_ctx, path, "skipped",
+			    "a symbolic link: its target is signed where it is");
+		tree_ctx->skipped++;
+	} else if (type == FTW_DNR || type == FTW_NS) {
+		cli_error("%s: cannot read it", path);
+		sign_report(tree_ctx, path, "failed", "");
+		tree_ctx->failed++;
+	} else if (type == FTW_F) {
+		sign_report(tree_ctx, path, "skipped", "not a regular file");
+		tree_ctx->skipped++;
 	}
-	return EXIT_OK;
+	return 0;
+}
+
+static int binary_sign(char **files, int n, const char *tree, const char *key_path,
+		       const char *items, unsigned int flags)
+{
+	struct sign_ctx s = { .items = items, .flags = flags, .many = n > 1 || tree };
+	uint8_t id[UMB_KEY_ID_LEN];
+
+	s.pkey = load_private_key(key_path);
+	if (!s.pkey)
+		return EXIT_ERROR;
+	(void)key_id_of(s.pkey, id);
+	key_id_to_hex(id, s.hex);
+	if (arg_json) {
+		s.jw = cli_json_new();
+		if (!s.jw) {
+			EVP_PKEY_free(s.pkey);
+			return EXIT_ERROR;
+		}
+		if (s.many)
+			jsonw_start_array(s.jw);
+	}
+	for (int i = 0; i < n; i++)
+		sign_one(&s, files[i]);
+	if (tree) {
+		tree_ctx = &s;
+		/* FTW_PHYS: a link is not followed (out of the tree, or signed twice). */
+		if (nftw(tree, sign_tree_entry, 16, FTW_PHYS) < 0) {
+			cli_error("%s: %s", tree, strerror(errno));
+			s.failed++;
+		}
+		tree_ctx = NULL;
+	}
+	EVP_PKEY_free(s.pkey);
+	if (s.jw) {
+		if (s.many)
+			jsonw_end_array(s.jw);
+		jsonw_destroy(&s.jw);
+	} else if (s.many) {
+		printf("%zu signed, %zu skipped, %zu failed\n", s.signed_count, s.skipped,
+		       s.failed);
+	}
+	return s.failed ? EXIT_ERROR : EXIT_OK;
 }
 
 /* What verify and inspect found. */
@@ -305,9 +453,10 @@ static int binary_command(int argc, char **argv)
 	static const struct option options[] = {
 		{ "key", required_argument, NULL, 'K' },
 		{ "no-policy", no_argument, NULL, 'N' },
+		{ "tree", required_argument, NULL, 'T' },
 		{},
 	};
-	const char *cmd = argv[0], *key = NULL;
+	const char *cmd = argv[0], *key = NULL, *tree = NULL;
 	bool is_sign = !strcmp(cmd, "sign");
 	unsigned int sign_flags = 0;
 	char *items = NULL;
@@ -321,13 +470,17 @@ static int binary_command(int argc, char **argv)
 		case 'K':
 		case 'r':
 		case 'N':
+		case 'T':
 			if (!is_sign) {
 				cli_error("binary %s: %s: only for binary sign", cmd,
-					  c == 'K' ? "--key" : c == 'r' ? "-r" : "--no-policy");
+					  c == 'K' ? "--key" : c == 'r' ? "-r" :
+					  c == 'T' ? "--tree" : "--no-policy");
 				ret = EXIT_USAGE;
 				goto out;
 			}
-			if (c == 'K') {
+			if (c == 'T') {
+				tree = optarg;
+			} else if (c == 'K') {
 				key = optarg;
 			} else if (c == 'N') {
 				sign_flags |= SIGNED_ELF_SIGN_NO_POLICY;
@@ -348,7 +501,7 @@ static int binary_command(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (argc - optind != 1) {
+	if (is_sign ? argc - optind < 1 && !tree : argc - optind != 1) {
 		cli_error("binary %s: %s (try 'umbrella-cli binary help')", cmd,
 			  argc - optind < 1 ? "missing FILE" : "too many arguments");
 		ret = EXIT_USAGE;
@@ -370,7 +523,7 @@ static int binary_command(int argc, char **argv)
 		goto out;
 	}
 	if (is_sign)
-		ret = binary_sign(argv[optind], key, items, sign_flags);
+		ret = binary_sign(argv + optind, argc - optind, tree, key, items, sign_flags);
 	else if (!strcmp(cmd, "verify"))
 		ret = binary_verify(argv[optind], cli_keyring_dir(arg_keyring));
 	else

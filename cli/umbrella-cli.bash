@@ -86,7 +86,7 @@ _umbrella_cli_signing()
 {
 	local object=$1 command=$2 ring
 	case $prev in
-	--key | --keyring | --dir)
+	--key | --keyring | --dir | --tree)
 		[[ $prev == --key ]] && COMPREPLY=($(compgen -f -- "$cur")) ||
 			COMPREPLY=($(compgen -d -- "$cur"))
 		return
@@ -107,7 +107,7 @@ _umbrella_cli_signing()
 	fi
 	if [[ $cur == -* ]]; then
 		case $object:$command in
-		binary:sign) COMPREPLY=($(compgen -W '--key -r --no-policy' -- "$cur")) ;;
+		binary:sign) COMPREPLY=($(compgen -W '--key -r --no-policy --tree' -- "$cur")) ;;
 		binary:verify | binary:inspect | key:list)
 			COMPREPLY=($(compgen -W '--keyring -j --json -p --pretty' -- "$cur")) ;;
 		key:generate) COMPREPLY=($(compgen -W '--dir' -- "$cur")) ;;

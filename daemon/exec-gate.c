@@ -18,6 +18,10 @@
  * deletion also comes back on the ring buffer umb_invalidated; we then drop that
  * inode's ignore mark (gate-marks.c) so that its next exec asks again.
  *
+ * A signed program's shared libraries get their verdicts too, before its exec is
+ * answered: under exec-unsigned a task maps code only from signed files, and fanotify
+ * has no event for a mapping (gate-libraries.c).
+ *
  * A file without a signature section is decided on its headers. A signed one is hashed
  * in steps between the other work of the event loop, in turn per owner of the file
  * (struct gate_job): one user's large files hold up only that user's execs.
@@ -50,6 +54,7 @@
 
 #include "events.h"
 #include "exec-gate.h"
+#include "gate-libraries.h"
 #include "gate-marks.h"
 #include "gate-stats.h"
 #include "gate-mounts.h"
@@ -86,6 +91,7 @@ struct exec_gate {
 	struct policy_layer *policies;
 	size_t policy_count;
 	struct gate_job *jobs; /* the execs held while their files are read, oldest first */
+	struct gate_libraries libs; /* the inodes of verified library closures */
 	struct gate_stats stats;
 };
 
@@ -551,6 +557,27 @@ static void answer(struct exec_gate *g, int fd, bool allow)
 		log_msg(LOG_ERR, "exec gate: cannot answer an exec: %s\n", strerror(errno));
 }
 
+/* Whether a job is reading the inode (@dev, @ino): its PENDING verdict is its own. */
+static bool inode_busy(void *arg, dev_t dev, ino_t ino)
+{
+	const struct exec_gate *g = arg;
+
+	for (const struct gate_job *o = g->jobs; o; o = o->next)
+		if (o->st.st_dev == dev && o->st.st_ino == ino)
+			return true;
+	return false;
+}
+
+static void verify_libraries(struct exec_gate *g, struct gate_job *j)
+{
+	const struct gate_libraries_env env = {
+		.verdicts = g->maps.verdicts, .epoch = g->epoch, .keyring = g->keyring,
+		.mounts = &g->mounts, .busy = inode_busy, .arg = g,
+	};
+
+	gate_libraries_verify(&g->libs, &env, j->fd, (pid_t)j->pid, j->path);
+}
+
 /* Answers @j's exec as decided (and frees @j). */
 static void job_finish(struct exec_gate *g, struct gate_job *j)
 {
@@ -560,6 +587,9 @@ static void job_finish(struct exec_gate *g, struct gate_job *j)
 				  monotonic_usec() - j->event_us);
 	if (j->o.cached)
 		ignore_mark(g, j);
+	/* A signed program: its libraries get verdicts before it can map them. */
+	if (j->event && j->o.allow && j->o.cached && j->o.verdict.state == UMB_VERDICT_SIGNED)
+		verify_libraries(g, j);
 	answer(g, j->fd, j->o.allow);
 	if (!j->o.allow)
 		log_refusal(j->path, j->pid, &j->o);
@@ -580,6 +610,7 @@ static bool job_cached(struct exec_gate *g, struct gate_job *j)
 	    v.state == UMB_VERDICT_PENDING || v.state == UMB_VERDICT_STALE)
 		return false;
 	j->o.cached = true;
+	j->o.verdict = v;
 	j->o.allow = v.state != UMB_VERDICT_REFUSED;
 	snprintf(j->o.reason, sizeof(j->o.reason), "refused when verified");
 	return true;
@@ -751,6 +782,10 @@ static int on_invalidated(void *ctx, void *data, size_t size)
 	memcpy(&inv, data, sizeof(inv));
 	if (g->maps.verdict_log > 0)
 		(void)bpf_map_delete_elem(g->maps.verdict_log, &inv.inode);
+	/* A library's verdict died: the programs that map it keep their ignore marks, and
+	 * their next execs must verify it again. */
+	if (gate_libraries_forget(&g->libs, inv.inode.dev, inv.inode.ino))
+		g->flush_marks = true;
 	/*
 	 * The inode's ignore mark must go, or its next exec would skip the gate (and be
 	 * refused as STALE, or a miss). That inode's alone: a mark that cannot be found
@@ -822,6 +857,7 @@ static int new_epoch(struct exec_gate *g)
 	int r;
 
 	flush_ignore_marks(g);
+	gate_libraries_clear(&g->libs);
 	r = epoch_write(g, g->epoch + 1);
 	if (r < 0) {
 		log_msg(LOG_ERR, "exec gate: cannot start a new verdict epoch: %s\n", strerror(-r));
@@ -957,6 +993,7 @@ size_t exec_gate_poll_fds(const struct exec_gate *g, struct pollfd *fds)
 	fds[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(g->invalidated), .events = POLLIN };
 	fds[n++] = (struct pollfd){ .fd = g->mountinfo_fd, .events = POLLPRI };
 	fds[n++] = (struct pollfd){ .fd = g->inotify_fd, .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = g->libs.inotify_fd, .events = POLLIN };
 	return n;
 }
 
@@ -975,6 +1012,9 @@ void exec_gate_dispatch(struct exec_gate *g, const struct pollfd *fds, size_t n)
 		mark_filesystems(g);
 	if (n > 3 && fds[3].revents & POLLIN)
 		read_inotify(g);
+	/* A library directory changed: each program asks once more (gate-libraries.h). */
+	if (n > 4 && fds[4].revents & POLLIN && gate_libraries_read(&g->libs))
+		flush_ignore_marks(g);
 }
 
 bool exec_gate_busy(const struct exec_gate *g)
@@ -1007,7 +1047,7 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	g->maps = *maps;
 	g->keyring_dir = keyring_dir;
 	gate_stats_open(&g->stats, maps->gate_stats);
-	g->fan_fd = g->mountinfo_fd = g->inotify_fd = -1;
+	g->fan_fd = g->mountinfo_fd = g->inotify_fd = g->libs.inotify_fd = -1;
 
 	r = keyring_read(keyring_dir, &g->keyring);
 	if (r < 0)
@@ -1029,6 +1069,10 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	}
 	g->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	keyring_watch(g);
+	r = gate_libraries_init(&g->libs);
+	if (r < 0)
+		log_msg(LOG_WARNING, "exec gate: no inotify for library directories: %s\n",
+			strerror(-r));
 	g->invalidated = ring_buffer__new(maps->invalidated, on_invalidated, g, NULL);
 	if (!g->invalidated) {
 		r = -errno;
@@ -1072,6 +1116,7 @@ void exec_gate_free(struct exec_gate *g)
 		free(j);
 	}
 	gate_marks_release(&g->marks);
+	gate_libraries_release(&g->libs);
 	gate_mounts_release(&g->mounts);
 	ring_buffer__free(g->invalidated);
 	if (g->fan_fd >= 0)

@@ -48,7 +48,7 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 void exec_gate_free(struct exec_gate *g);
 
 /* The descriptors to poll (at most GATE_POLL_FDS, written to @fds). Return: how many. */
-#define GATE_POLL_FDS 4
+#define GATE_POLL_FDS 5
 size_t exec_gate_poll_fds(const struct exec_gate *g, struct pollfd *fds);
 
 /* Handles what @fds (as filled by exec_gate_poll_fds() and polled) report, and reads a

@@ -61,8 +61,8 @@ out=$(completions run -r net:inet)
 [ "$out" = "net:inet net:inet4 net:inet6" ]
 check $? "run -r net:inet offers the IP families ($out)"
 out=$(completions binary sign --key k.key --)
-[ "$out" = "--key --no-policy" ]
-check $? "binary sign -- offers --key and --no-policy ($out)"
+[ "$out" = "--key --no-policy --tree" ]
+check $? "binary sign -- offers --key, --no-policy and --tree ($out)"
 
 out=$(completions run -r cap:net_)
 [ "$out" = "cap:net_admin cap:net_bind_service cap:net_broadcast cap:net_raw" ]
