@@ -36,6 +36,9 @@
  *   lsm/path_unlink, path_rmdir
  *                           w: the object.
  *   lsm/path_rename         w: the object moved, the new name, the object replaced.
+ *                           With any fs rule, path_rename and path_rmdir also keep
+ *                           the directories above a restricted path, and mount
+ *                           points, where they are (lib/ancestors.bpf.h).
  *   lsm/path_truncate, path_chmod, path_chown
  *                           w: the object.
  *   lsm/inode_setattr       w: every attribute change, utimes included. Two programs
@@ -72,6 +75,7 @@
  * (Debian, Fedora, Ubuntu and Arch kernels have it, for AppArmor and TOMOYO).
  */
 #include "maps.bpf.h"
+#include "lib/ancestors.bpf.h"
 #include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/path.bpf.h"
@@ -456,9 +460,12 @@ int BPF_PROG(umb_path_rmdir, const struct path *dir, struct dentry *dentry, int 
 	ret = umb_protect_pins(dentry, UMB_HOOK_INODE_RMDIR);
 	if (ret)
 		return ret;
-	state = fs_state(UMB_FS_WRITE);
+	state = fs_state(UMB_FS_ALL);
 	if (!state)
 		return 0;
+	ret = umb_fs_ancestor_check(state, dentry, UMB_HOOK_INODE_RMDIR);
+	if (ret || !(state->fs_access & UMB_FS_WRITE))
+		return ret;
 	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_INODE_RMDIR);
 }
 
@@ -475,9 +482,15 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 		ret = umb_protect_pins(new_dentry, UMB_HOOK_INODE_RENAME);
 	if (ret)
 		return ret;
-	state = fs_state(UMB_FS_WRITE);
+	state = fs_state(UMB_FS_ALL);
 	if (!state)
 		return 0;
+	/* Neither may be a directory above a restricted path (RENAME_EXCHANGE moves both). */
+	ret = umb_fs_ancestor_check(state, old_dentry, UMB_HOOK_INODE_RENAME);
+	if (!ret)
+		ret = umb_fs_ancestor_check(state, new_dentry, UMB_HOOK_INODE_RENAME);
+	if (ret || !(state->fs_access & UMB_FS_WRITE))
+		return ret;
 	/* The object moved (and its old name). */
 	ret = umb_fs_check(state, UMB_FS_WRITE, old_dentry, old_dir->mnt, UMB_HOOK_INODE_RENAME);
 	if (ret)

@@ -12,7 +12,8 @@
  *     caller sees them: a caller's request brings them as its own descriptors (fs_refs),
  *     and the inodes are keyed as the BPF walk keys them (kdev.h). Every entry is the layer's own
  *     (its id is in the key): no other layer's entries are read or changed, and the
- *     entries go with the layer (layer_rules_remove()).
+ *     entries go with the layer (layer_rules_remove()). The directories above PATH
+ *     get the layer's UMB_FS_ANCESTOR entries: its tasks may not move them away.
  * Installing is all or nothing: on any failure the entries already written are taken
  * back, and the error names the item. Beside the layer goes its description
  * (umb_layer_desc: the text, who asked and when), since umbrella-cli cannot turn inode
@@ -144,8 +145,59 @@ void layer_rules_clear(struct layer_rules *rules)
 	*rules = (struct layer_rules){};
 }
 
+/* Directory levels install_ancestors() climbs at most: a path of PATH_MAX has fewer. */
+#define ANCESTORS_MAX (PATH_MAX / 2)
+
+/*
+ * Marks the directory @dir_fd holds and each one above it, up to the root (umbrellad's,
+ * or that of the mount namespace the directory is in), as an ancestor of a rule of the
+ * layer: its tasks may not move or remove them (bpf/lib/ancestors.bpf.h). ".." crosses
+ * mount points as the path did. Stops at a directory the layer marked already: the ones
+ * above it are marked too.
+ */
+static int install_ancestors(struct install *in, int dir_fd)
+{
+	struct umb_fs_key key = { .layer = in->layer }, below = {};
+	int fd = openat(dir_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC), parent, r = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (unsigned int level = 0;; level++) {
+		struct umb_fs_rule rule;
+		uint64_t ino;
+
+		if (level == ANCESTORS_MAX) {
+			r = -ELOOP; /* cannot happen: deny the layer rather than leave one open */
+			break;
+		}
+		r = umb_kernel_inode(fd, in->peer, &key.dev, &ino);
+		if (r < 0)
+			break;
+		key.ino = ino;
+		if (level && key.dev == below.dev && key.ino == below.ino)
+			break; /* ".." of the root is the root */
+		if (bpf_map_lookup_elem(in->maps->fs_inodes, &key, &rule) == 0 &&
+		    (rule.flags & UMB_FS_ANCESTOR))
+			break;
+		r = rule_add(in, in->maps->fs_inodes, &key, 0, UMB_FS_ANCESTOR);
+		if (r < 0)
+			break;
+		below = key;
+		parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (parent < 0) {
+			r = -errno;
+			break;
+		}
+		close(fd);
+		fd = parent;
+	}
+	close(fd);
+	return r;
+}
+
 /* The rules of an fs item on the objects @ref holds: the object's inode, and the name
- * @name (NULL for "/") in its directory, with the directory's UMB_FS_HAS_NAMES entry. */
+ * @name (NULL for "/") in its directory, with the directory's UMB_FS_HAS_NAMES entry,
+ * and the marks of the directories above (install_ancestors()). */
 static int install_fs_ref(struct install *in, const struct umb_item *item,
 			  const struct fs_ref *ref, const char *name)
 {
@@ -175,7 +227,10 @@ static int install_fs_ref(struct install *in, const struct umb_item *item,
 	r = rule_add(in, in->maps->fs_inodes, &name_key.dir, 0, UMB_FS_HAS_NAMES);
 	if (r < 0)
 		return r;
-	return rule_add(in, in->maps->fs_names, &name_key, item->fs_access, 0);
+	r = rule_add(in, in->maps->fs_names, &name_key, item->fs_access, 0);
+	if (r < 0)
+		return r;
+	return install_ancestors(in, ref->dir_fd);
 }
 
 /* An fs item whose path umbrellad resolves itself, in its own mount namespace (signed

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# VM test: a restricted path keeps its rule against renames and removals of the
+# directories above it (TAP). With "fs:T/a/b/secret", a restricted task that renamed
+# T/a (or T/a/b) away and made a new T/a/b/secret would have a file there that the rule
+# does not name, which every other process then reads by that name. So a task may not
+# rename, replace, exchange (RENAME_EXCHANGE) or remove a directory above a path that
+# one of its layers restricts, nor a directory something is mounted on (in any mount
+# namespace: "unshare -m; umount; mv" would rename the host's mount point). Each
+# denial is an actual failed syscall, beside a control that works.
+set -u
+build=$(cd "$(dirname "$0")/../.." && pwd)
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
+umbrellad=$build/daemon/umbrellad
+cli=$build/cli/umbrella-cli
+export UMBRELLA_SOCKET=/run/umbrella-test/umbrellad.sock
+log=$(mktemp)
+tmp=$(mktemp -d)
+t=$tmp/t
+py=/usr/bin/python3
+
+run() { out=$("$cli" run "$@" 2>&1); rc=$?; }
+
+# Puts back what a check that failed (on a kernel or build without the fix) moved, so
+# that the next checks start from the same tree.
+restore() { # DIR
+	[ -e "$1.old" ] || return 0
+	rm -rf "$1"
+	mv "$1.old" "$1"
+}
+
+# renameat2(OLD, NEW, RENAME_EXCHANGE) in python (coreutils 9.1 has no mv --exchange).
+exchange='import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2)
+if r:
+    sys.exit(os.strerror(ctypes.get_errno()))'
+
+start_daemon "$log"
+check $? "umbrellad starts and listens"
+
+mkdir -p "$t/a/b" "$t/a/c" "$t/other/sub" "$t/e" "$t/empty" "$t/g" "$t/newg" "$t/x" \
+	"$t/mp" "$t/mpok"
+echo secret >"$t/a/b/secret"
+mount -t tmpfs umbrella-test "$t/mp" && mount -t tmpfs umbrella-test "$t/mpok"
+check $? "setup: the scratch tree and two tmpfs mounts are made"
+secret=fs:$t/a/b/secret
+
+run -r "$secret" -- sh -c "mv $t/a $t/a.old && mkdir -p $t/a/b && echo evil >$t/a/b/secret"
+[ "$rc" != 0 ] && [[ "$out" == *"Permission denied"* ]] && [ -d "$t/a" ] && [ ! -e "$t/a.old" ] &&
+	[ "$(cat "$t/a/b/secret")" = secret ]
+check $? "fs:a/b/secret: renaming a away (to make a new a/b/secret) fails with EACCES"
+restore "$t/a"
+
+run -r "$secret" -- mv "$t/a/b" "$t/a/b.old"
+[ "$rc" != 0 ] && [[ "$out" == *"Permission denied"* ]] && [ -d "$t/a/b" ]
+check $? "fs:a/b/secret: renaming its directory a/b fails with EACCES"
+restore "$t/a/b"
+
+run -r "$secret" -- mv "$t/other" "$t/other2"
+[ "$rc" = 0 ] && [ -d "$t/other2" ] && mv "$t/other2" "$t/other"
+check $? "fs:a/b/secret: renaming an unrelated directory works"
+
+run -r "$secret" -- mv "$t/a/c" "$t/c"
+[ "$rc" = 0 ] && [ -d "$t/c" ]
+check $? "fs:a/b/secret: renaming a/c, beside the restricted path, works"
+
+run -r "$secret" -- "$py" -c "$exchange" "$t/x" "$t/a"
+[ "$rc" != 0 ] && [[ "$out" == *"Permission denied"* ]] && [ -f "$t/a/b/secret" ]
+check $? "fs:a/b/secret: RENAME_EXCHANGE of an empty directory with a fails with EACCES"
+
+run -r "$secret" -- "$py" -c "$exchange" "$t/x" "$t/other"
+[ "$rc" = 0 ] && [ -d "$t/x/sub" ]
+check $? "fs:a/b/secret: RENAME_EXCHANGE of two unrelated directories works"
+
+# A rule on a path that does not exist yet: its directory g is empty, so it could be
+# removed or replaced by rename, taking the name rule along.
+run -r "fs:$t/g/h" -- sh -c "rmdir $t/g && mkdir $t/g"
+[ "$rc" != 0 ] && [[ "$out" == *"Permission denied"* ]] && [ -d "$t/g" ]
+check $? "fs:g/h (not made yet): removing the empty directory g fails with EACCES"
+
+run -r "fs:$t/g/h" -- mv -T "$t/newg" "$t/g"
+[ "$rc" != 0 ] && [[ "$out" == *"Permission denied"* ]] && [ -d "$t/newg" ]
+check $? "fs:g/h: renaming another directory over g fails with EACCES"
+
+run -r "fs:$t/g/h" -- rmdir "$t/empty"
+[ "$rc" = 0 ] && [ ! -e "$t/empty" ]
+check $? "fs:g/h: removing an unrelated empty directory works"
+
+# The mount point of a mount in another namespace (the host's): unmounted in a new
+# namespace, the directory below could be renamed, and the host's mount with it.
+run -r "fs:$t/mp/f" -- unshare -m --propagation private sh -c \
+	"umount $t/mp && mv $t/mp $t/mp.old"
+[ "$rc" != 0 ] && [[ "$out" == *"Permission denied"* ]] && [ -d "$t/mp" ] &&
+	mountpoint -q "$t/mp"
+check $? "fs:mp/f: in a new mount namespace, renaming the unmounted mount point mp fails"
+[ -e "$t/mp.old" ] && umount "$t/mp.old" && rmdir "$t/mp.old" && mkdir "$t/mp" &&
+	mount -t tmpfs umbrella-test "$t/mp"
+
+run -r "fs:$t/mp/f" -- unshare -m --propagation private sh -c \
+	"umount $t/mpok && mv $t/mpok $t/mpok.old"
+out="$out rc=$rc"
+[[ "$out" == *"Permission denied"* ]] && [ -d "$t/mpok" ]
+check $? "fs:mp/f: so does renaming an unrelated mount point (any mount point is refused)"
+[ -e "$t/mpok.old" ] && umount "$t/mpok.old" && rmdir "$t/mpok.old" && mkdir "$t/mpok" &&
+	mount -t tmpfs umbrella-test "$t/mpok"
+
+run -- mv "$t/a" "$t/a.old"
+[ "$rc" = 0 ] && [ -f "$t/a.old/b/secret" ]
+check $? "without restrictions renaming a works"
+
+kill "$daemon"
+wait "$daemon"
+umount "$t/mp" "$t/mpok"
+rm -rf "$log" "$tmp"
+tap_done
