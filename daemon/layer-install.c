@@ -14,6 +14,7 @@
  *     (its id is in the key): no other layer's entries are read or changed, and the
  *     entries go with the layer (layer_rules_remove()). The directories above PATH
  *     get the layer's UMB_FS_ANCESTOR entries: its tasks may not move them away.
+ *     A directory's rule goes on the roots of the mounts below it too (fs-mounts.c).
  * Installing is all or nothing: on any failure the entries already written are taken
  * back, and the error names the item. Beside the layer goes its description
  * (umb_layer_desc: the text, who asked and when), since umbrella-cli cannot turn inode
@@ -34,6 +35,7 @@
 #include <umbrella/caller-paths.h>
 #include <umbrella/kdev.h>
 
+#include "fs-mounts.h"
 #include "layer-install.h"
 
 struct install {
@@ -195,12 +197,37 @@ static int install_ancestors(struct install *in, int dir_fd)
 	return r;
 }
 
+/* What install_mount_root() needs. */
+struct mount_rule {
+	struct install *in;
+	const struct umb_item *item;
+};
+
+/* The rule of an fs item on a directory, on the root of a mount below it (@fd): see
+ * fs-mounts.c. */
+static int install_mount_root(int fd, void *arg)
+{
+	const struct mount_rule *m = arg;
+	struct umb_fs_key key = { .layer = m->in->layer };
+	uint64_t ino;
+	int r;
+
+	r = umb_kernel_inode(fd, m->in->peer, &key.dev, &ino);
+	if (r < 0)
+		return r;
+	key.ino = ino;
+	return rule_add(m->in, m->in->maps->fs_inodes, &key, m->item->fs_access, 0);
+}
+
 /* The rules of an fs item on the objects @ref holds: the object's inode, and the name
  * @name (NULL for "/") in its directory, with the directory's UMB_FS_HAS_NAMES entry,
- * and the marks of the directories above (install_ancestors()). */
+ * and the marks of the directories above (install_ancestors()). For a directory, also
+ * the roots of the mounts below @path (canonical, as the caller sees it). */
 static int install_fs_ref(struct install *in, const struct umb_item *item,
-			  const struct fs_ref *ref, const char *name)
+			  const struct fs_ref *ref, const char *path, const char *name)
 {
+	struct mount_rule mounts = { .in = in, .item = item };
+	struct stat st;
 	struct umb_fs_key key = { .layer = in->layer };
 	struct umb_fs_name_key name_key = { .dir = { .layer = in->layer } };
 	uint64_t ino;
@@ -216,6 +243,14 @@ static int install_fs_ref(struct install *in, const struct umb_item *item,
 		r = rule_add(in, in->maps->fs_inodes, &key, item->fs_access, 0);
 		if (r < 0)
 			return r;
+		if (fstat(ref->obj_fd, &st) < 0)
+			return -errno;
+		if (S_ISDIR(st.st_mode)) {
+			r = fs_mounts_below(in->peer, ref->obj_fd, path, install_mount_root,
+					    &mounts);
+			if (r < 0)
+				return r;
+		}
 	}
 	if (!name)
 		return 0; /* the root has no name in a parent */
@@ -260,7 +295,7 @@ static int install_fs_path(struct install *in, const struct umb_item *item, char
 		r = -errno;
 		goto out;
 	}
-	r = install_fs_ref(in, item, &ref, name);
+	r = install_fs_ref(in, item, &ref, canon, name);
 out:
 	if (ref.obj_fd >= 0)
 		close(ref.obj_fd);
@@ -294,7 +329,7 @@ static int install_fs(struct install *in, const struct umb_item *item, size_t fs
 				       item->path);
 		return -EINVAL;
 	}
-	r = install_fs_ref(in, item, ref, name);
+	r = install_fs_ref(in, item, ref, item->path, name);
 	if (r == -ENOENT && ret_error)
 		(void)asprintf(ret_error, "fs:%s: its mount is in no mount namespace umbrellad "
 					  "can read (a detached mount?)",

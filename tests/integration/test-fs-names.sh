@@ -6,8 +6,10 @@
 # does not name, which every other process then reads by that name. So a task may not
 # rename, replace, exchange (RENAME_EXCHANGE) or remove a directory above a path that
 # one of its layers restricts, nor a directory something is mounted on (in any mount
-# namespace: "unshare -m; umount; mv" would rename the host's mount point). Each
-# denial is an actual failed syscall, beside a control that works.
+# namespace: "unshare -m; umount; mv" would rename the host's mount point). And a rule
+# on a directory holds for a file system mounted below it, also through a bind mount
+# or an open_tree() clone of that mount elsewhere. Each denial is an actual failed
+# syscall, beside a control that works.
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
@@ -106,12 +108,45 @@ check $? "fs:mp/f: so does renaming an unrelated mount point (any mount point is
 [ -e "$t/mpok.old" ] && umount "$t/mpok.old" && rmdir "$t/mpok.old" && mkdir "$t/mpok" &&
 	mount -t tmpfs umbrella-test "$t/mpok"
 
+# A file system mounted below a restricted directory before the rule, reached through a
+# copy of its mount elsewhere: the walk from a file there goes up to the copy's mount
+# point, not to data. umbrellad puts data's rule on the roots of the mounts below it.
+mkdir -p "$t/data/sub" "$t/okm" "$t/else"
+mount -t tmpfs umbrella-test "$t/data/sub" && echo secret >"$t/data/sub/f" &&
+	mount -t tmpfs umbrella-test "$t/okm" && echo fine >"$t/okm/f"
+check $? "setup: tmpfs mounts on data/sub and okm"
+data=fs:$t/data
+
+run -r "$data" -- unshare -Urm sh -c "mount --bind $t/okm $t/else && cat $t/else/f"
+[ "$rc" = 0 ] && [ "$out" = fine ]
+check $? "fs:data: in a new user and mount namespace, a bind mount of okm is read"
+
+run -r "$data" -- unshare -Urm sh -c "mount --bind $t/data/sub $t/else && cat $t/else/f"
+[ "$rc" != 0 ] && [[ "$out" == *"Permission denied"* ]] && [[ "$out" != *secret* ]]
+check $? "fs:data: a bind mount of the mount on data/sub elsewhere is not read (EACCES)"
+
+# open_tree(OPEN_TREE_CLONE): a detached copy, reached by no LSM mount hook.
+clone='import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.syscall(428, -100, sys.argv[1].encode(), 1 | os.O_CLOEXEC)
+if fd < 0:
+    sys.exit("open_tree: " + os.strerror(ctypes.get_errno()))
+print(os.read(os.open("f", os.O_RDONLY, dir_fd=fd), 100).decode(), end="")'
+
+run -r "$data,mount" -- "$py" -c "$clone" "$t/okm"
+[ "$rc" = 0 ] && [ "$out" = fine ]
+check $? "fs:data,mount: a file in an open_tree() clone of okm is read"
+
+run -r "$data,mount" -- "$py" -c "$clone" "$t/data/sub"
+[ "$rc" != 0 ] && [[ "$out" == *"Permission denied"* ]] && [[ "$out" != *secret* ]]
+check $? "fs:data,mount: a file in an open_tree() clone of data/sub is not read (EACCES)"
+
 run -- mv "$t/a" "$t/a.old"
 [ "$rc" = 0 ] && [ -f "$t/a.old/b/secret" ]
 check $? "without restrictions renaming a works"
 
 kill "$daemon"
 wait "$daemon"
-umount "$t/mp" "$t/mpok"
+umount "$t/mp" "$t/mpok" "$t/data/sub" "$t/okm"
 rm -rf "$log" "$tmp"
 tap_done
