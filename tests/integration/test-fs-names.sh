@@ -6,10 +6,11 @@
 # does not name, which every other process then reads by that name. So a task may not
 # rename, replace, exchange (RENAME_EXCHANGE) or remove a directory above a path that
 # one of its layers restricts, nor a directory something is mounted on (in any mount
-# namespace: "unshare -m; umount; mv" would rename the host's mount point). And a rule
-# on a directory holds for a file system mounted below it, also through a bind mount
-# or an open_tree() clone of that mount elsewhere. Each denial is an actual failed
-# syscall, beside a control that works.
+# namespace: "unshare -m; umount; mv" would rename the host's mount point), nor mount
+# over one, or over what its rules deny w on, or unmount or move the mount that holds
+# one. And a rule on a directory holds for a file system mounted below it, also through
+# a bind mount or an open_tree() clone of that mount elsewhere. Each denial is an
+# actual failed syscall, beside a control that works.
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
@@ -94,9 +95,8 @@ check $? "fs:g/h: removing an unrelated empty directory works"
 # namespace, the directory below could be renamed, and the host's mount with it.
 run -r "fs:$t/mp/f" -- unshare -m --propagation private sh -c \
 	"umount $t/mp && mv $t/mp $t/mp.old"
-[ "$rc" != 0 ] && [[ "$out" == *"Permission denied"* ]] && [ -d "$t/mp" ] &&
-	mountpoint -q "$t/mp"
-check $? "fs:mp/f: in a new mount namespace, renaming the unmounted mount point mp fails"
+[ "$rc" != 0 ] && [ -d "$t/mp" ] && [ ! -e "$t/mp.old" ] && mountpoint -q "$t/mp"
+check $? "fs:mp/f: in a new mount namespace, unmounting mp (above mp/f) and renaming it fails"
 [ -e "$t/mp.old" ] && umount "$t/mp.old" && rmdir "$t/mp.old" && mkdir "$t/mp" &&
 	mount -t tmpfs umbrella-test "$t/mp"
 
@@ -107,6 +107,39 @@ out="$out rc=$rc"
 check $? "fs:mp/f: so does renaming an unrelated mount point (any mount point is refused)"
 [ -e "$t/mpok.old" ] && umount "$t/mpok.old" && rmdir "$t/mpok.old" && mkdir "$t/mpok" &&
 	mount -t tmpfs umbrella-test "$t/mpok"
+
+# Mounts that would hide a restricted path (the layers have no "mount" item): over a
+# directory above it, over the object, or unmounting or moving the mount that holds its
+# directory, which uncovers the directory below.
+mkdir -p "$t/m/d" "$t/free" "$t/mm"
+echo secret >"$t/m/d/secret" && echo evil >"$t/evil" && mount -t tmpfs umbrella-test "$t/mm" &&
+	mkdir "$t/mm/d" && echo secret >"$t/mm/d/secret"
+check $? "setup: m/d/secret, and mm/d/secret on a tmpfs mounted on mm"
+
+run -r "fs:$t/m/d/secret" -- mount -t tmpfs umbrella-test "$t/m"
+# (mount(8) takes EACCES for a read-only device, tries again read-only and says so)
+[ "$rc" != 0 ] && ! mountpoint -q "$t/m"
+check $? "fs:m/d/secret: mounting a tmpfs over m fails"
+mountpoint -q "$t/m" && umount "$t/m"
+
+run -r "fs:$t/m/d/secret" -- mount --bind "$t/evil" "$t/m/d/secret"
+[ "$rc" != 0 ] && [ "$(cat "$t/m/d/secret")" = secret ]
+check $? "fs:m/d/secret: a bind mount over m/d/secret fails"
+mountpoint -q "$t/m/d/secret" && umount "$t/m/d/secret"
+
+run -r "fs:$t/m/d/secret" -- sh -c "mount -t tmpfs umbrella-test $t/free && umount $t/free"
+[ "$rc" = 0 ] && ! mountpoint -q "$t/free"
+check $? "fs:m/d/secret: mounting and unmounting a tmpfs on an unrelated directory works"
+
+run -r "fs:$t/mm/d/secret" -- umount "$t/mm"
+[ "$rc" != 0 ] && mountpoint -q "$t/mm"
+check $? "fs:mm/d/secret: unmounting mm, which holds the path's directory, fails"
+mountpoint -q "$t/mm" || { mount -t tmpfs umbrella-test "$t/mm" && mkdir "$t/mm/d"; }
+
+run -r "fs:$t/mm/d/secret" -- mount --move "$t/mm" "$t/free"
+[ "$rc" != 0 ] && mountpoint -q "$t/mm" && ! mountpoint -q "$t/free"
+check $? "fs:mm/d/secret: moving the mount on mm away fails"
+mountpoint -q "$t/free" && umount "$t/free"
 
 # A file system mounted below a restricted directory before the rule, reached through a
 # copy of its mount elsewhere: the walk from a file there goes up to the copy's mount
@@ -147,6 +180,6 @@ check $? "without restrictions renaming a works"
 
 kill "$daemon"
 wait "$daemon"
-umount "$t/mp" "$t/mpok" "$t/data/sub" "$t/okm"
+umount "$t/mp" "$t/mpok" "$t/data/sub" "$t/okm" "$t/mm"
 rm -rf "$log" "$tmp"
 tap_done
