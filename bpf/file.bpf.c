@@ -34,6 +34,15 @@
  *   lsm/path_unlink, path_rmdir
  *                           w: the object.
  *   lsm/path_rename         w: the object moved, the new name, the object replaced.
+ *                           With any fs rule, path_rename and path_rmdir also keep
+ *                           the directories above a restricted path, and mount
+ *                           points, where they are (lib/ancestors.bpf.h).
+ *   lsm/sb_mount, move_mount, sb_umount
+ *                           with any fs rule: no mount over a directory above a
+ *                           restricted path (w: nor over what the rules deny w on), no
+ *                           unmount or move of the mount holding one, no MS_MOVE
+ *                           (its source is a string here). system.bpf.c has the
+ *                           "mount" item's programs on the same hooks.
  *   lsm/path_truncate, path_chmod, path_chown
  *                           w: the object.
  *   lsm/inode_setattr       w: every attribute change, utimes included. Two programs
@@ -76,6 +85,7 @@
  * (Debian, Fedora, Ubuntu and Arch kernels have it, for AppArmor and TOMOYO).
  */
 #include "maps.bpf.h"
+#include "lib/ancestors.bpf.h"
 #include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/path.bpf.h"
@@ -435,9 +445,12 @@ int BPF_PROG(umb_path_rmdir, const struct path *dir, struct dentry *dentry, int 
 	ret = umb_protect_pins(dentry, UMB_HOOK_INODE_RMDIR);
 	if (ret)
 		return ret;
-	state = fs_state(UMB_FS_WRITE);
+	state = fs_state(UMB_FS_ALL);
 	if (!state)
 		return 0;
+	ret = umb_fs_ancestor_check(state, dentry, UMB_HOOK_INODE_RMDIR);
+	if (ret || !(state->fs_access & UMB_FS_WRITE))
+		return ret;
 	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_INODE_RMDIR);
 }
 
@@ -454,9 +467,15 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 		ret = umb_protect_pins(new_dentry, UMB_HOOK_INODE_RENAME);
 	if (ret)
 		return ret;
-	state = fs_state(UMB_FS_WRITE);
+	state = fs_state(UMB_FS_ALL);
 	if (!state)
 		return 0;
+	/* Neither may be a directory above a restricted path (RENAME_EXCHANGE moves both). */
+	ret = umb_fs_ancestor_check(state, old_dentry, UMB_HOOK_INODE_RENAME);
+	if (!ret)
+		ret = umb_fs_ancestor_check(state, new_dentry, UMB_HOOK_INODE_RENAME);
+	if (ret || !(state->fs_access & UMB_FS_WRITE))
+		return ret;
 	/* The object moved (and its old name). */
 	ret = umb_fs_check(state, UMB_FS_WRITE, old_dentry, old_dir->mnt, UMB_HOOK_INODE_RENAME);
 	if (ret)
@@ -596,4 +615,83 @@ int BPF_PROG(umb_inode_listxattr, struct dentry *dentry, int ret)
 	if (!state)
 		return 0;
 	return umb_fs_check(state, UMB_FS_READ, dentry, NULL, UMB_HOOK_INODE_LISTXATTR);
+}
+
+/* mount(2) flags (include/uapi/linux/mount.h) */
+#define UMB_MS_REMOUNT 32
+#define UMB_MS_BIND 4096
+#define UMB_MS_MOVE 8192
+#define UMB_MS_PROPAGATION (1 << 17 | 1 << 18 | 1 << 19 | 1 << 20) /* unbindable ... shared */
+
+/*
+ * A mount attached at @target hides what is there from every process of its mount
+ * namespace (and of its peers): a task with fs rules may not mount over a directory
+ * above a restricted path (lib/ancestors.bpf.h), nor over anything its rules deny w on
+ * (a bind mount over a restricted file would put other content under its name). The
+ * "mount" item (system.bpf.c) refuses every mount; this holds without it.
+ */
+static __always_inline int mount_target_check(const struct umb_task_state *state,
+					      const struct path *target, __u32 hook)
+{
+	int ret = umb_fs_ancestor_check(state, target->dentry, hook);
+
+	if (ret || !(state->fs_access & UMB_FS_WRITE))
+		return ret;
+	return umb_fs_check(state, UMB_FS_WRITE, target->dentry, target->mnt, hook);
+}
+
+/* What attaches a mount: a new mount, a bind mount, a move (not a remount or a change
+ * of propagation). */
+SEC("lsm/sb_mount")
+int BPF_PROG(umb_sb_mount_fs, const char *dev_name, const struct path *path, const char *type,
+	     unsigned long flags, void *data, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	if ((flags & UMB_MS_REMOUNT) || (!(flags & UMB_MS_BIND) && (flags & UMB_MS_PROPAGATION)))
+		return 0;
+	state = fs_state(UMB_FS_ALL);
+	if (!state)
+		return 0;
+	/* A move takes its source by name, which this hook cannot resolve: that mount may
+	 * hold a restricted path's directory (move_mount(2) gives its root, checked). */
+	if (flags & UMB_MS_MOVE)
+		return umb_deny(UMB_HOOK_SB_MOUNT, 0, UMB_ITEM_FS, UMB_FS_WRITE, 0);
+	return mount_target_check(state, path, UMB_HOOK_SB_MOUNT);
+}
+
+SEC("lsm/move_mount")
+int BPF_PROG(umb_move_mount_fs, const struct path *from_path, const struct path *to_path,
+	     int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_ALL);
+	if (!state)
+		return 0;
+	/* The mount moved away (from_path is its root) may hold a restricted path's
+	 * directory, which would leave its mount point for a new one. */
+	ret = umb_fs_ancestor_check(state, from_path->dentry, UMB_HOOK_MOVE_MOUNT);
+	if (ret)
+		return ret;
+	return mount_target_check(state, to_path, UMB_HOOK_MOVE_MOUNT);
+}
+
+/* Unmounting the mount that holds a restricted path's directory would uncover the
+ * directory below it, where a new object of the path's name has no rule. */
+SEC("lsm/sb_umount")
+int BPF_PROG(umb_sb_umount_fs, struct vfsmount *mnt, int flags, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_ALL);
+	if (!state)
+		return 0;
+	return umb_fs_ancestor_check(state, mnt->mnt_root, UMB_HOOK_SB_UMOUNT);
 }

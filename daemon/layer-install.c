@@ -12,7 +12,9 @@
  *     caller sees them: a caller's request brings them as its own descriptors (fs_refs),
  *     and the inodes are keyed as the BPF walk keys them (kdev.h). Every entry is the layer's own
  *     (its id is in the key): no other layer's entries are read or changed, and the
- *     entries go with the layer (layer_rules_remove()).
+ *     entries go with the layer (layer_rules_remove()). The directories above PATH
+ *     get the layer's UMB_FS_ANCESTOR entries: its tasks may not move them away.
+ *     A directory's rule goes on the roots of the mounts below it too (fs-mounts.c).
  * Installing is all or nothing: on any failure the entries already written are taken
  * back, and the error names the item. Beside the layer goes its description
  * (umb_layer_desc: the text, who asked and when), since umbrella-cli cannot turn inode
@@ -33,6 +35,7 @@
 #include <umbrella/caller-paths.h>
 #include <umbrella/kdev.h>
 
+#include "fs-mounts.h"
 #include "layer-install.h"
 
 struct install {
@@ -144,11 +147,87 @@ void layer_rules_clear(struct layer_rules *rules)
 	*rules = (struct layer_rules){};
 }
 
-/* The rules of an fs item on the objects @ref holds: the object's inode, and the name
- * @name (NULL for "/") in its directory, with the directory's UMB_FS_HAS_NAMES entry. */
-static int install_fs_ref(struct install *in, const struct umb_item *item,
-			  const struct fs_ref *ref, const char *name)
+/* Directory levels install_ancestors() climbs at most: a path of PATH_MAX has fewer. */
+#define ANCESTORS_MAX (PATH_MAX / 2)
+
+/*
+ * Marks the directory @dir_fd holds and each one above it, up to the root (umbrellad's,
+ * or that of the mount namespace the directory is in), as an ancestor of a rule of the
+ * layer: its tasks may not move or remove them (bpf/lib/ancestors.bpf.h). ".." crosses
+ * mount points as the path did. Stops at a directory the layer marked already: the ones
+ * above it are marked too.
+ */
+static int install_ancestors(struct install *in, int dir_fd)
 {
+	struct umb_fs_key key = { .layer = in->layer }, below = {};
+	int fd = openat(dir_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC), parent, r = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (unsigned int level = 0;; level++) {
+		struct umb_fs_rule rule;
+		uint64_t ino;
+
+		if (level == ANCESTORS_MAX) {
+			r = -ELOOP; /* cannot happen: deny the layer rather than leave one open */
+			break;
+		}
+		r = umb_kernel_inode(fd, in->peer, &key.dev, &ino);
+		if (r < 0)
+			break;
+		key.ino = ino;
+		if (level && key.dev == below.dev && key.ino == below.ino)
+			break; /* ".." of the root is the root */
+		if (bpf_map_lookup_elem(in->maps->fs_inodes, &key, &rule) == 0 &&
+		    (rule.flags & UMB_FS_ANCESTOR))
+			break;
+		r = rule_add(in, in->maps->fs_inodes, &key, 0, UMB_FS_ANCESTOR);
+		if (r < 0)
+			break;
+		below = key;
+		parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (parent < 0) {
+			r = -errno;
+			break;
+		}
+		close(fd);
+		fd = parent;
+	}
+	close(fd);
+	return r;
+}
+
+/* What install_mount_root() needs. */
+struct mount_rule {
+	struct install *in;
+	const struct umb_item *item;
+};
+
+/* The rule of an fs item on a directory, on the root of a mount below it (@fd): see
+ * fs-mounts.c. */
+static int install_mount_root(int fd, void *arg)
+{
+	const struct mount_rule *m = arg;
+	struct umb_fs_key key = { .layer = m->in->layer };
+	uint64_t ino;
+	int r;
+
+	r = umb_kernel_inode(fd, m->in->peer, &key.dev, &ino);
+	if (r < 0)
+		return r;
+	key.ino = ino;
+	return rule_add(m->in, m->in->maps->fs_inodes, &key, m->item->fs_access, 0);
+}
+
+/* The rules of an fs item on the objects @ref holds: the object's inode, and the name
+ * @name (NULL for "/") in its directory, with the directory's UMB_FS_HAS_NAMES entry,
+ * and the marks of the directories above (install_ancestors()). For a directory, also
+ * the roots of the mounts below @path (canonical, as the caller sees it). */
+static int install_fs_ref(struct install *in, const struct umb_item *item,
+			  const struct fs_ref *ref, const char *path, const char *name)
+{
+	struct mount_rule mounts = { .in = in, .item = item };
+	struct stat st;
 	struct umb_fs_key key = { .layer = in->layer };
 	struct umb_fs_name_key name_key = { .dir = { .layer = in->layer } };
 	uint64_t ino;
@@ -164,6 +243,14 @@ static int install_fs_ref(struct install *in, const struct umb_item *item,
 		r = rule_add(in, in->maps->fs_inodes, &key, item->fs_access, 0);
 		if (r < 0)
 			return r;
+		if (fstat(ref->obj_fd, &st) < 0)
+			return -errno;
+		if (S_ISDIR(st.st_mode)) {
+			r = fs_mounts_below(in->peer, ref->obj_fd, path, install_mount_root,
+					    &mounts);
+			if (r < 0)
+				return r;
+		}
 	}
 	if (!name)
 		return 0; /* the root has no name in a parent */
@@ -175,7 +262,10 @@ static int install_fs_ref(struct install *in, const struct umb_item *item,
 	r = rule_add(in, in->maps->fs_inodes, &name_key.dir, 0, UMB_FS_HAS_NAMES);
 	if (r < 0)
 		return r;
-	return rule_add(in, in->maps->fs_names, &name_key, item->fs_access, 0);
+	r = rule_add(in, in->maps->fs_names, &name_key, item->fs_access, 0);
+	if (r < 0)
+		return r;
+	return install_ancestors(in, ref->dir_fd);
 }
 
 /* An fs item whose path umbrellad resolves itself, in its own mount namespace (signed
@@ -205,7 +295,7 @@ static int install_fs_path(struct install *in, const struct umb_item *item, char
 		r = -errno;
 		goto out;
 	}
-	r = install_fs_ref(in, item, &ref, name);
+	r = install_fs_ref(in, item, &ref, canon, name);
 out:
 	if (ref.obj_fd >= 0)
 		close(ref.obj_fd);
@@ -239,7 +329,7 @@ static int install_fs(struct install *in, const struct umb_item *item, size_t fs
 				       item->path);
 		return -EINVAL;
 	}
-	r = install_fs_ref(in, item, ref, name);
+	r = install_fs_ref(in, item, ref, item->path, name);
 	if (r == -ENOENT && ret_error)
 		(void)asprintf(ret_error, "fs:%s: its mount is in no mount namespace umbrellad "
 					  "can read (a detached mount?)",

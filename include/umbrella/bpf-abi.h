@@ -161,6 +161,11 @@ enum umb_fs_rule_flags {
 	/* The object is a directory in which this layer restricts names (umb_fs_names):
 	 * the hooks hash the name of a child on the way up only where it is set. */
 	UMB_FS_HAS_NAMES = 1 << 0,
+	/* The object is a directory above a path this layer restricts (the path's
+	 * directory and each one up to the root): a task of the layer may not rename,
+	 * replace or remove it, which would take the rules below it away from their
+	 * path (lib/ancestors.bpf.h). Such an entry restricts no access by itself. */
+	UMB_FS_ANCESTOR = 1 << 1,
 };
 
 /*
@@ -184,8 +189,8 @@ _Static_assert(sizeof(struct umb_fs_key) == 16, "struct umb_fs_key is ABI");
  * layer denies there. Producer: umbrellad. Consumer: lib/path.bpf.h.
  */
 struct umb_fs_rule {
-	__u32 access; /* UMB_FS_*; 0 in an entry made only for UMB_FS_HAS_NAMES */
-	__u32 flags;  /* UMB_FS_HAS_NAMES (umb_fs_inodes only) */
+	__u32 access; /* UMB_FS_*; 0 in an entry made only for its flags */
+	__u32 flags;  /* UMB_FS_HAS_NAMES, UMB_FS_ANCESTOR (umb_fs_inodes only) */
 };
 
 _Static_assert(sizeof(struct umb_fs_rule) == 8, "struct umb_fs_rule is ABI");

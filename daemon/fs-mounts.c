@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrellad - the mounts below a restricted directory (fs-mounts.h).
+ *
+ * A rule on a directory D holds for what is mounted below D through the BPF walk only,
+ * which goes from a file up to its mount's root and on at that mount's mount point: a
+ * bind mount, or an open_tree(OPEN_TREE_CLONE) copy, of such a mount has another mount
+ * point, or none, and the walk never reaches D (any user gets the right to make one with
+ * "unshare -Urm"). So D's rule goes on the roots of the mounts below D too
+ * (layer-install.c): the walk from any copy of them reaches that root.
+ *
+ * The mounts are read from the caller's /proc/PID/mountinfo, whose mount points are
+ * paths as the caller sees them, as D is. Each root is opened from the caller's own
+ * descriptor of D, beneath it and through no symbolic link (/proc/PID/root would need
+ * CAP_SYS_PTRACE, which the unit does not give), and checked to be that mount (by its
+ * id), not one mounted over it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fs-mounts.h"
+
+/* The mount id of descriptor @fd (its fdinfo's mnt_id), or -errno. */
+static int fd_mount_id(int fd)
+{
+	char path[64], line[256];
+	int id = -EOPNOTSUPP;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "mnt_id: %d", &id) == 1)
+			break;
+	fclose(f);
+	return id;
+}
+
+/* Undoes mountinfo's octal escapes (\040 for a space, \011, \012, \134) in place. */
+static void unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
+/* Whether the mount point @point is below the directory @dir (both canonical). */
+static int is_below(const char *point, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	if (!strcmp(dir, "/"))
+		return strcmp(point, "/") != 0;
+	return !strncmp(point, dir, len) && point[len] == '/';
+}
+
+int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, void *arg),
+		    void *arg)
+{
+	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS };
+	size_t size = 0, skip = strcmp(dir, "/") ? strlen(dir) + 1 : 1;
+	char info[64], point[PATH_MAX], *line = NULL;
+	int ret = 0;
+	FILE *f;
+
+	if (peer > 0)
+		snprintf(info, sizeof(info), "/proc/%d/mountinfo", peer);
+	else
+		snprintf(info, sizeof(info), "/proc/self/mountinfo");
+	f = fopen(info, "re");
+	if (!f)
+		return -errno;
+	while (ret == 0 && getline(&line, &size, f) > 0) {
+		int id, parent, fd, fd_id;
+		char fmt[32];
+
+		/* id parent major:minor root mount-point ... */
+		snprintf(fmt, sizeof(fmt), "%%d %%d %%*s %%*s %%%ds", PATH_MAX - 1);
+		if (sscanf(line, fmt, &id, &parent, point) != 3)
+			continue;
+		unescape(point);
+		if (!is_below(point, dir))
+			continue;
+		/* The mount point relative to D: "sub" of "D/sub". */
+		fd = (int)syscall(SYS_openat2, dir_fd, point + skip, &how, sizeof(how));
+		if (fd < 0) {
+			if (errno == ENOENT || errno == EXDEV || errno == ELOOP)
+				continue; /* unmounted or renamed meanwhile: not the caller's D/sub */
+			ret = -errno;
+			break;
+		}
+		fd_id = fd_mount_id(fd);
+		if (fd_id < 0)
+			ret = fd_id;
+		else if (fd_id == id)
+			ret = fn(fd, arg);
+		/* else a mount over it, or a mount point moved: not this mount's root */
+		close(fd);
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrellad - the mounts below a restricted directory */
+#ifndef UMBRELLA_FS_MOUNTS_H
+#define UMBRELLA_FS_MOUNTS_H
+
+/*
+ * fs_mounts_below() - calls @fn with an O_PATH descriptor of the root of each mount below
+ * the directory @dir_fd, whose canonical path as process @peer (0: umbrellad itself) sees
+ * it is @dir, in @peer's mount namespace, until @fn returns non-zero
+ *
+ * A mount hidden under another mount on the same mount point is not reached. Return: 0,
+ * what @fn returned, or -errno.
+ */
+int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, void *arg),
+		    void *arg);
+
+#endif
