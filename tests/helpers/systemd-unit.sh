@@ -3,9 +3,8 @@
 # under systemd as PID 1 (tests/vm/run --systemd) and set $build and $umbrellad first.
 # It offers:
 #   $unit                  the path of the unit, /etc/systemd/system/umbrellad.service.
-#   unit_setup             what a test VM's systemd boot lacks and the unit as built:
-#                          securityfs and the bpf file system mounted, umbrellad installed
-#                          as /usr/local/sbin/umbrellad, $unit written from the build's
+#   unit_setup             the unit as built: umbrellad installed as
+#                          /usr/local/sbin/umbrellad, $unit written from the build's
 #                          umbrellad.service with ExecStart= pointed there, daemon-reload.
 #   prop PROPERTY          a property of umbrellad.service (systemctl show -P).
 #   wait_active [PID]      waits (90 s at most) until the unit is active with a main pid
@@ -14,10 +13,6 @@
 unit=/etc/systemd/system/umbrellad.service
 
 unit_setup() {
-	# A normal boot has securityfs and the bpf file system mounted by systemd; the test
-	# VM's systemd boot has neither.
-	mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
-	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 	# The unit has PrivateTmp=yes: a build tree under /tmp (a CI clone) is out of its
 	# sight, so the daemon runs from /usr/local/sbin of the VM's writable overlay, as
 	# installed.
