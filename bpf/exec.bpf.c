@@ -17,6 +17,11 @@
  *                             verified file that changed, until umbrellad verifies it
  *                             again) are denied for every task, in permissive mode
  *                             too; SIGNED runs;
+ *                             A file that carries the signature mark in its first
+ *                             bytes (bprm->buf; include/umbrella/signed-elf.h) claims
+ *                             a signature: without a SIGNED verdict it is denied for
+ *                             every task, in permissive mode too (it would run without
+ *                             the restrictions its vendor signed into it).
  *                             UNSIGNED and a miss (no valid verdict: no umbrellad,
  *                             PENDING, an old epoch, a file system the gate does not
  *                             mark) are denied when the task has "exec-unsigned" or
@@ -27,13 +32,15 @@
  *                             (the stack is full, the layer missing, no memory), since
  *                             the commit cannot fail.
  * Denials by a verdict are -EPERM (fanotify's FAN_DENY is EPERM as well) and recorded
- * with UMB_ITEM_VERDICT, the item the verdict's state (0 for a miss).
+ * with UMB_ITEM_VERDICT, the item the verdict's state (0 for a miss,
+ * UMB_VERDICT_UNVERIFIED for a marked file without its verdict).
  * mmap(2) and mprotect(2) with PROT_EXEC under exec-unsigned: file.bpf.c.
  */
 #include "maps.bpf.h"
 #include "lib/audit.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/verdict.bpf.h"
+#include <umbrella/signed-elf.h>
 
 SEC("lsm/bprm_creds_for_exec")
 int BPF_PROG(umb_exec_check, struct linux_binprm *bprm, int ret)
@@ -96,6 +103,21 @@ static __always_inline int carry_layer(struct task_struct *task, __u32 layer)
 	return 0;
 }
 
+/*
+ * Whether the file @bprm checks carries the signature mark: bprm->buf holds its first
+ * bytes (BINPRM_BUF_SIZE, 256; read by the kernel before this hook, for each
+ * interpreter anew; zeros past the end of a short file). A read that fails counts as
+ * marked: fail closed.
+ */
+static __always_inline bool bprm_marked(struct linux_binprm *bprm)
+{
+	unsigned char head[UMB_SIGNATURE_MARK_HEAD];
+
+	if (bpf_probe_read_kernel(head, sizeof(head), bprm->buf))
+		return true;
+	return umb_elf_marked(head);
+}
+
 SEC("lsm/bprm_check_security")
 int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 {
@@ -135,7 +157,13 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 	if (verdict == UMB_VERDICT_REFUSED || verdict == UMB_VERDICT_STALE)
 		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, verdict, file, 0, true);
 
-	/* UNSIGNED, or a miss. */
+	/* UNSIGNED, or a miss. A file that claims a signature never runs unverified: not
+	 * under "unsigned = allow", not in permissive mode. The gate refuses such a file
+	 * without a signature section, so here it is a miss: umbrellad down, or a file
+	 * system it does not cache. */
+	if (bprm_marked(bprm))
+		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, UMB_VERDICT_UNVERIFIED,
+					file, 0, true);
 	state = umb_task_state_get(task);
 	if (state && (state->denied_caps & UMB_CR_EXEC_UNSIGNED))
 		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY,

@@ -417,6 +417,8 @@ static int binary_inspect(const char *file, const char *keyring)
 		if (ok)
 			jsonw_uint_field(jw, "size", c.e.size);
 		jsonw_bool_field(jw, "signed", has_sig);
+		/* The signature mark: the kernel refuses the file without its verdict. */
+		jsonw_bool_field(jw, "marked", ok && c.e.marked);
 		if (has_sig) {
 			jsonw_string_field(jw, "key_id", key);
 			jsonw_uint_field(jw, "algorithm", c.e.signature.algorithm);
@@ -441,6 +443,11 @@ static int binary_inspect(const char *file, const char *keyring)
 		}
 		printf("policy:    %s\n", ok && c.e.has_policy ? c.e.policy_text : "(none)");
 		printf("key id:    %s\n", has_sig ? key : "(no signature)");
+		if (has_sig)
+			printf("mark:      %s\n",
+			       c.e.marked ? "yes (never runs without a verdict)" :
+					    "no (signed by an older umbrella-cli: a miss follows "
+					    "the mode)");
 		printf("verdict:   %s (%s)\n", cli_verdict_name(c.verdict), c.reason);
 	}
 	check_release(&c);

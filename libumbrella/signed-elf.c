@@ -613,7 +613,8 @@ void signed_elf_release(struct signed_elf *e)
 int signed_elf_begin(int fd, unsigned int flags, struct signed_elf *ret,
 		     struct signed_elf_reader **ret_reader, char **ret_error)
 {
-	unsigned char ident[sizeof(Elf64_Ehdr)] = {};
+	/* The ELF header and the signature mark after it (zeros past a short file's end). */
+	unsigned char ident[UMB_SIGNATURE_MARK_HEAD] = {};
 	struct signed_elf_reader *r;
 	struct layout *l;
 	struct stat st;
@@ -669,6 +670,14 @@ int signed_elf_begin(int fd, unsigned int flags, struct signed_elf *ret,
 		elf_end(elf);
 		if (err < 0)
 			return reader_fail(r, ret, err, ret_error);
+		/* A file that claims a signature has one, or none of its execs may run: BPF
+		 * refuses it on a miss, and the gate must not let it run as unsigned. */
+		ret->marked = umb_elf_marked(ident);
+		if (ret->marked && l->sig < 0) {
+			err = set_error(ret_error, "it carries the signature mark but no "
+					UMB_SIGNATURE_SECTION " section");
+			return reader_fail(r, ret, err, ret_error);
+		}
 	}
 	/* No signature section: unsigned, whatever the rest holds, decided on the headers. */
 	if (l->sig < 0 && !(flags & SIGNED_ELF_DIGEST_ALWAYS)) {
@@ -1002,6 +1011,18 @@ int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, un
 			      path);
 		goto out;
 	}
+	/* The mark goes where the kernel's first bytes of the file hold it (signed-elf.h). */
+	if (l.ehdr.e_phnum == 0) {
+		r = set_error(ret_error, "%s has no program headers: not a program or a "
+			      "shared object", path);
+		goto out;
+	}
+	if (l.ehdr.e_phoff != UMB_SIGNATURE_MARK_PHOFF) {
+		r = set_error(ret_error, "%s: its program headers are at offset %llu, not right "
+			      "after the ELF header (%d), where the signature mark must be",
+			      path, (unsigned long long)l.ehdr.e_phoff, UMB_SIGNATURE_MARK_PHOFF);
+		goto out;
+	}
 	/* No policy section may mean the linker dropped UMBRELLA_EXEC_RESTRICTIONS()'s:
 	 * never sign such a file to run unrestricted unless the caller says it is meant. */
 	if (l.policy < 0 && !policy_text && !(flags & SIGNED_ELF_SIGN_NO_POLICY)) {
@@ -1149,6 +1170,13 @@ int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, un
 		goto out;
 	}
 	memcpy(out, buf, cut);
+	/* The mark, in the first program header's p_paddr (unused in programs and shared
+	 * objects); the digest below covers it. */
+	{
+		const uint64_t mark = UMB_SIGNATURE_MARK;
+
+		memcpy(out + UMB_SIGNATURE_MARK_OFFSET, &mark, sizeof(mark));
+	}
 	if (policy_len) {
 		memcpy(out + cut, new_policy, policy_len);
 		shdrs[policy_idx] = (GElf_Shdr){

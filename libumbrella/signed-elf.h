@@ -15,6 +15,8 @@
 /* What a file carries, as signed_elf_read() found it. */
 struct signed_elf {
 	bool is_elf;		/* starts with the ELF magic; false: a script or data */
+	bool marked;		/* carries the signature mark (umb_elf_marked()); a marked
+				 * file without a signature section is refused (-EBADMSG) */
 	bool has_policy;
 	char *policy_text;	/* has_policy: the policy's text, NUL-terminated (malloc'd) */
 	bool has_signature;
@@ -94,6 +96,9 @@ void signed_elf_release(struct signed_elf *e);
  * Return: 0, -EBADMSG for a file that is not an ELF file Umbrella can sign, -ENODATA
  * for a file without a policy and no flag, -EEXIST for a file with one and the flag,
  * -EINVAL for the flag with @policy_text, or -errno.
+ * The signed file carries the signature mark (include/umbrella/signed-elf.h): a file
+ * without program headers, or whose program headers do not follow the ELF header, is
+ * refused (-EBADMSG), since the kernel could not see its mark at exec.
  */
 int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, unsigned int flags,
 		    char **ret_error);

@@ -357,6 +357,11 @@ enum umb_verdict_state {
 	 * An UNSIGNED or PENDING verdict is deleted instead (a miss means the same as
 	 * UNSIGNED; a deleted PENDING tells umbrellad that what it read is stale). */
 	UMB_VERDICT_STALE = 5,
+	/* Never stored: the item of a denial record (UMB_ITEM_VERDICT) of a file that
+	 * carries the signature mark (signed-elf.h) and has no SIGNED verdict (a miss, or
+	 * UNSIGNED): it claims a signature, so it never runs unverified, whatever the mode
+	 * (exec.bpf.c). A stored one counts as no verdict (umb_verdict_effective()). */
+	UMB_VERDICT_UNVERIFIED = 6,
 };
 
 /* Records of the ring buffer umb_invalidated: a verdict that BPF deleted, so that
@@ -469,7 +474,8 @@ enum umb_item_kind {
 	 * umbrellad is up. item: the map's or program's id; 0 for a pin (dev, ino, path). */
 	UMB_ITEM_SELF = 5,
 	/* The exec verdict (signed binaries): item: enum umb_verdict_state of the file, 0
-	 * for none (a miss: no umbrellad, or a file system the gate does not cache). */
+	 * for none (a miss: no umbrellad, or a file system the gate does not cache),
+	 * UMB_VERDICT_UNVERIFIED for a miss on a file that carries the signature mark. */
 	UMB_ITEM_VERDICT = 6,
 	/* The scope every layer has, whatever its items (no layer named it: layer 0).
 	 * item: enum umb_scope. Enforced in permissive mode too. */

@@ -6,7 +6,8 @@
  * a ring with the fuzz key (fuzz-key.h); the policy of a file that verifies parsed as
  * the gate parses it before it makes the layer. When the input reads as a valid ELF
  * file, it is also signed (signed_elf_sign(), with the fuzz key) and read back: a file
- * umbrella-cli signs must verify.
+ * umbrella-cli signs must verify, and carry the signature mark. A file that reads with
+ * the mark has a signature section (else it is refused, never unsigned).
  */
 #include <dirent.h>
 #include <string.h>
@@ -144,6 +145,8 @@ static void sign_round_trip(const uint8_t *data, size_t size, const struct signe
 	FUZZ_CHECK(r == 0, "a file signed_elf_sign() signed does not read: %d %s", r,
 		   error ? error : "");
 	FUZZ_CHECK(e.is_elf && e.has_signature, "signed, but no signature is found");
+	/* The kernel refuses a signed file without a verdict only when it sees the mark. */
+	FUZZ_CHECK(e.marked, "signed, but without the signature mark");
 	FUZZ_CHECK(keyring_verify(ring, &e, &reason) == UMB_VERDICT_SIGNED,
 		   "a file signed with the ring's key does not verify: %s", reason);
 	/* The file's own policy is what it carries signed. */
@@ -169,6 +172,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r == 0) {
 		FUZZ_CHECK(e.size == size, "size %llu, not %zu", (unsigned long long)e.size, size);
 		FUZZ_CHECK(e.is_elf || (!e.has_signature && !e.has_policy), "not ELF, but sections");
+		/* A marked file that would read as unsigned would run as one. */
+		FUZZ_CHECK(!e.marked || e.has_signature, "the signature mark without a signature");
 		FUZZ_CHECK(!e.has_policy || (e.policy_text && strlen(e.policy_text) &&
 					     strlen(e.policy_text) <= UMB_POLICY_TEXT_MAX),
 			   "a policy without a valid text");
@@ -194,7 +199,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "the gate found no signature, signed_elf_read %d (%s)", r,
 			   error ? error : "");
 	if (rg == 0 && g.has_signature) {
-		FUZZ_CHECK(g.is_elf == e.is_elf && g.has_policy == e.has_policy &&
+		FUZZ_CHECK(g.is_elf == e.is_elf && g.marked == e.marked &&
+				   g.has_policy == e.has_policy &&
 				   (!g.has_policy || !strcmp(g.policy_text, e.policy_text)) &&
 				   !memcmp(&g.signature, &e.signature, sizeof(g.signature)) &&
 				   !memcmp(g.digest, e.digest, sizeof(g.digest)),

@@ -7,7 +7,8 @@
 #   - signed-cat (built with UMBRELLA_EXEC_RESTRICTIONS("fs:/etc/passwd")) runs with its
 #     restriction; an unsigned copy runs without; "binary sign -r" replaces the policy;
 #   - one flipped byte in the ELF header, code, data, policy or signature: EPERM, and
-#     umbrellad's log names the file;
+#     umbrellad's log names the file; the signature section's name damaged (the file
+#     still carries the signature mark, signed-elf.h): EPERM as well;
 #   - modify after verify, truncate, chmod, replace by rename: verified again;
 #   - a revoked key: refused;
 #   - exec-unsigned: unsigned files, ld.so, scripts, mmap(PROT_EXEC) refused;
@@ -361,8 +362,13 @@ s=($(readelf -S -W "$bin/unsigned-name" >/dev/null &&
 flip "$bin/unsigned-name" "${s[0]:-0}"
 readelf -S -W "$bin/unsigned-name" | grep -q '\.umbrella\.sig' && s=()
 probe "$bin/unsigned-name" /etc/passwd
-[ ${#s[@]} = 1 ] && [ "$rc" = 0 ] && opened /etc/passwd ok
-check $? "the name of .umbrella.sig damaged: unsigned, it runs without restrictions under allow"
+[ ${#s[@]} = 1 ] && exec_failed "$bin/unsigned-name" EPERM
+check $? "the name of .umbrella.sig damaged: no signature, but the signature mark: EPERM under allow"
+logged "$tmp/d1.log" "$bin/unsigned-name"
+rc=$?
+out=$(tail -n 5 "$tmp/d1.log")
+[ "$rc" = 0 ]
+check $? "umbrellad's log names the marked file without a signature"
 
 printf '#!%s\n' "$bin/signed-cat" >"$bin/script"
 chmod 0755 "$bin/script"

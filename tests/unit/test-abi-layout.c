@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unit test: the layout of the structs shared with the BPF programs does not drift */
+#include <elf.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <umbrella/bpf-abi.h>
 #include <umbrella/protocol.h>
+#include <umbrella/signed-elf.h>
 
 #include "tap.h"
 
@@ -102,8 +105,36 @@ int main(void)
 	TAP_OK(distinct, "no two UMB_CR_* values share a bit");
 	TAP_OK(UMB_FS_ALL == 7, "fs access kinds are r, w, x");
 	TAP_OK(UMB_VERDICT_PENDING == 1 && UMB_VERDICT_UNSIGNED == 2 && UMB_VERDICT_SIGNED == 3 &&
-		       UMB_VERDICT_REFUSED == 4 && UMB_VERDICT_STALE == 5,
-	       "verdict states are 1..5 (0 stands for a miss in denial records)");
+		       UMB_VERDICT_REFUSED == 4 && UMB_VERDICT_STALE == 5 &&
+		       UMB_VERDICT_UNVERIFIED == 6,
+	       "verdict states are 1..6 (0 stands for a miss in denial records)");
+	{
+		/* The mark is where signed-elf.h says: the first program header's p_paddr. */
+		unsigned char head[UMB_SIGNATURE_MARK_HEAD] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+		Elf64_Ehdr eh;
+		Elf64_Phdr ph = { .p_paddr = UMB_SIGNATURE_MARK };
+
+		memcpy(&eh, head, sizeof(eh));
+		eh.e_phoff = sizeof(Elf64_Ehdr);
+		eh.e_phentsize = sizeof(Elf64_Phdr);
+		eh.e_phnum = 1;
+		memcpy(head, &eh, sizeof(eh));
+		memcpy(head + sizeof(eh), &ph, sizeof(head) - sizeof(eh));
+		TAP_OK(UMB_SIGNATURE_MARK_PHOFF == sizeof(Elf64_Ehdr) &&
+			       UMB_SIGNATURE_MARK_OFFSET ==
+				       sizeof(Elf64_Ehdr) + offsetof(Elf64_Phdr, p_paddr) &&
+			       UMB_SIGNATURE_MARK_HEAD >= UMB_SIGNATURE_MARK_OFFSET + 8 &&
+			       umb_elf_marked(head),
+		       "the signature mark is the first program header's p_paddr");
+		head[UMB_SIGNATURE_MARK_OFFSET] ^= 1;
+		TAP_OK(!umb_elf_marked(head), "a p_paddr that is not the mark is no mark");
+		head[UMB_SIGNATURE_MARK_OFFSET] ^= 1;
+		head[32] = 72; /* e_phoff */
+		TAP_OK(!umb_elf_marked(head), "the mark counts only with e_phoff 64");
+		head[32] = 64;
+		head[56] = 0; /* e_phnum */
+		TAP_OK(!umb_elf_marked(head), "the mark counts only with program headers");
+	}
 	TAP_OK(UMB_ABI_VERSION >= 6, "UMB_ABI_VERSION counts the arm's start time (6)");
 	TAP_OK(UMB_PRCTL_YES != 22 && UMB_PRCTL_YES != 1,
 	       "Umbrella's prctl yes is neither the kernel's EINVAL nor EPERM");

@@ -46,9 +46,9 @@ out=$("$cli" binary verify "$tmp/true" 2>&1)
 [ $? = 0 ] && [[ $out == *"valid signature by key $id"* ]]
 check $? "binary verify: exit 0, valid signature by the key"
 out=$("$cli" binary inspect --json "$tmp/true" 2>&1)
-[ "$(jq -r '[.policy, .key_id, .verdict, (.valid | tostring)] | join(" ")' <<<"$out")" = \
-	"fs:/etc/passwd,net $id signed true" ]
-check $? "binary inspect --json: policy, key id, verdict"
+[ "$(jq -r '[.policy, .key_id, .verdict, (.valid | tostring), (.marked | tostring)] |
+	join(" ")' <<<"$out")" = "fs:/etc/passwd,net $id signed true true" ]
+check $? "binary inspect --json: policy, key id, verdict, the signature mark"
 
 size=$(stat -c %s "$tmp/true")
 out=$("$cli" binary sign --key "$tmp/vendor.key" "$tmp/true" 2>&1) &&

@@ -158,6 +158,15 @@ static uint8_t *fresh(void)
 	return b;
 }
 
+/* A copy of the image @b (orig_len bytes), for a check that frees what it is given. */
+static uint8_t *fresh_with(const uint8_t *b)
+{
+	uint8_t *c = malloc(orig_len);
+
+	memcpy(c, b, orig_len);
+	return c;
+}
+
 /* Writes the patched image @b (@len bytes) and checks that reading it gives -EBADMSG and
  * a message. */
 static void expect_malformed(uint8_t *b, size_t len, const char *what)
@@ -553,6 +562,110 @@ static void test_policy_v1(EVP_PKEY *key)
 	free(text);
 }
 
+/* Signs @b (@len bytes, a signed file) again as a signer before the mark did: the
+ * digest over everything but the signature's bytes, signed with @key in place. */
+static void resign_in_place(uint8_t *b, size_t len, EVP_PKEY *key)
+{
+	Elf64_Shdr *sig = section(b, UMB_SIGNATURE_SECTION);
+	struct umb_signature *s = (struct umb_signature *)(b + sig->sh_offset);
+	uint8_t digest[32];
+	size_t siglen = sizeof(s->signature);
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	EVP_DigestUpdate(md, b, sig->sh_offset);
+	EVP_DigestUpdate(md, b + sig->sh_offset + sig->sh_size,
+			 len - sig->sh_offset - sig->sh_size);
+	EVP_DigestFinal_ex(md, digest, NULL);
+	EVP_MD_CTX_free(md);
+	md = EVP_MD_CTX_new();
+	EVP_DigestSignInit(md, NULL, NULL, NULL, key);
+	EVP_DigestSign(md, s->signature, &siglen, digest, sizeof(digest));
+	EVP_MD_CTX_free(md);
+}
+
+/* Whether the file @p reads as marked (-1: it does not read). */
+static int marked(const char *p)
+{
+	struct signed_elf e;
+	int fd = open(p, O_RDONLY | O_CLOEXEC), r;
+
+	r = fd < 0 ? -1 : signed_elf_read(fd, 0, &e, NULL);
+	if (fd >= 0)
+		close(fd);
+	if (r < 0)
+		return -1;
+	r = e.marked;
+	signed_elf_release(&e);
+	return r;
+}
+
+/*
+ * The signature mark (include/umbrella/signed-elf.h): signing writes it into the first
+ * program header's p_paddr, inside the digest; the file still runs, through the kernel
+ * and through ld.so (which refuses a nonzero e_ident padding, and loads shared objects
+ * the same way); a marked file without a signature is refused; a file signed without
+ * the mark (an older signer) verifies.
+ */
+static void test_mark(const char *src, EVP_PKEY *key)
+{
+	static const char *const ldso[] = { "/lib64/ld-linux-x86-64.so.2",
+					    "/lib/ld-linux-aarch64.so.1" };
+	Elf64_Phdr ph;
+	uint8_t *b;
+	size_t len;
+	int status;
+
+	TAP_EQ(marked(path), 1, "a signed file carries the signature mark");
+	memcpy(&ph, orig + UMB_SIGNATURE_MARK_OFFSET - offsetof(Elf64_Phdr, p_paddr), sizeof(ph));
+	TAP_OK(((Elf64_Ehdr *)orig)->e_phoff == 64 && ph.p_paddr == UMB_SIGNATURE_MARK,
+	       "the mark is the first program header's p_paddr (0x%llx)",
+	       (unsigned long long)ph.p_paddr);
+	for (size_t i = 0; i < ELEMENTSOF(ldso); i++) {
+		pid_t pid;
+
+		if (access(ldso[i], X_OK) < 0)
+			continue;
+		pid = fork();
+		if (pid == 0) {
+			execl(ldso[i], ldso[i], path, (char *)NULL);
+			_exit(127);
+		}
+		TAP_OK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+			       WEXITSTATUS(status) == 0,
+		       "the marked file runs through %s (its e_ident and header checks)",
+		       ldso[i]);
+	}
+
+	/* The mark alone, in an unsigned file: claims a signature it does not have. */
+	b = read_whole(src, &len);
+	if (!b || len < UMB_SIGNATURE_MARK_HEAD || ((Elf64_Ehdr *)b)->e_phoff != 64) {
+		TAP_OK(false, "%s: a file with program headers at 64", src);
+		free(b);
+		return;
+	}
+	{
+		const uint64_t mark = UMB_SIGNATURE_MARK;
+
+		memcpy(b + UMB_SIGNATURE_MARK_OFFSET, &mark, sizeof(mark));
+	}
+	expect_malformed(b, len, "the signature mark without a signature section");
+
+	/* Signed before the mark: the mark taken out, the digest signed again. */
+	b = fresh();
+	memcpy(b + UMB_SIGNATURE_MARK_OFFSET, &ph.p_vaddr, sizeof(ph.p_vaddr));
+	expect_not_signed(fresh_with(b), orig_len, "the mark taken out of a signed file");
+	resign_in_place(b, orig_len, key);
+	if (write_whole(scratch, b, orig_len) == 0) {
+		const char *reason;
+
+		TAP_EQ(verdict_of(scratch, &reason, NULL), UMB_VERDICT_SIGNED,
+		       "signed without the mark (an older signer): verifies (%s)", reason);
+		TAP_EQ(marked(scratch), 0, "and reads as not marked");
+	}
+	free(b);
+}
+
 /* The macro's layout, checked on the section it puts into this very test. */
 UMBRELLA_EXEC_RESTRICTIONS("fs:/etc/passwd,net");
 
@@ -642,6 +755,7 @@ int main(int argc, char **argv)
 	test_malformed();
 	test_header_bytes();
 	test_policy_v1(key);
+	test_mark(src, key);
 
 	/* Unknown key: signed by a key that is not in the ring. */
 	r = copy_file(path, scratch, 0755);
