@@ -2,6 +2,7 @@
 /* umbrellad - is the BPF LSM active on this kernel? */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -35,10 +36,16 @@ int lsm_probe_bpf_active(void)
 
 const char *lsm_probe_hint(int r)
 {
+	static char hint[128];
+
 	if (r == -ENOENT)
 		return "the BPF LSM is not active: boot with lsm= set to the list in "
 		       LSM_LIST " followed by ',bpf' (keep every LSM listed there) on a "
 		       "kernel with CONFIG_BPF_LSM=y";
-	return "cannot read " LSM_LIST ": is securityfs mounted? "
-	       "(mount -t securityfs securityfs /sys/kernel/security)";
+	if (r == -ENODEV)
+		return "cannot read " LSM_LIST ": it does not exist, is securityfs mounted? "
+		       "(mount -t securityfs securityfs /sys/kernel/security)";
+	/* Anything else (EACCES from a sandbox, EIO) is said as it is. */
+	snprintf(hint, sizeof(hint), "cannot read " LSM_LIST ": %s", strerror(-r));
+	return hint;
 }
