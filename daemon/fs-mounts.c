@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "fs-mounts.h"
+#include "mountinfo.h"
 
 /* The mount id of descriptor @fd (its fdinfo's mnt_id), or -errno. */
 static int fd_mount_id(int fd)
@@ -43,23 +44,6 @@ static int fd_mount_id(int fd)
 			break;
 	fclose(f);
 	return id;
-}
-
-/* Undoes mountinfo's octal escapes (\040 for a space, \011, \012, \134) in place. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
 }
 
 /* Whether the mount point @point is below the directory @dir (both canonical). */
@@ -98,7 +82,7 @@ int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, voi
 		snprintf(fmt, sizeof(fmt), "%%d %%d %%*s %%*s %%%ds", PATH_MAX - 1);
 		if (sscanf(line, fmt, &id, &parent, point) != 3)
 			continue;
-		unescape(point);
+		mountinfo_unescape(point);
 		if (!is_below(point, dir))
 			continue;
 		/* The mount point relative to D: "sub" of "D/sub". */

@@ -24,6 +24,7 @@
 #include <umbrella/kdev.h>
 
 #include "gate-mounts.h"
+#include "mountinfo.h"
 
 /*
  * The file systems whose writes all pass through this kernel, so that BPF sees every
@@ -134,23 +135,6 @@ static const char *not_cacheable(const char *fstype, unsigned int maj, unsigned 
 	return NULL;
 }
 
-/* Undoes the escaping of a mountinfo field (\040 for a space...) in place. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
-
 void gate_mounts_release(struct gate_mounts *m)
 {
 	for (size_t i = 0; i < m->n; i++)
@@ -194,8 +178,8 @@ int gate_mounts_scan(struct gate_mounts *m)
 		}
 		new.v = grown;
 		g = &new.v[new.n];
-		unescape(fields[4]);
-		unescape(source);
+		mountinfo_unescape(fields[4]);
+		mountinfo_unescape(source);
 		*g = (struct gate_mount){
 			.id = atoi(fields[0]),
 			.kdev = (uint32_t)(maj << UMB_KDEV_MINOR_BITS | min),
