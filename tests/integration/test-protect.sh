@@ -206,7 +206,7 @@ rc=$?
 [ "$rc" != 0 ] && [ "$(cat "/proc/$daemon/oom_score_adj")" = "$adj" ]
 check $? "a restricted task cannot write umbrellad's oom_score_adj (exit $rc)"
 
-out=$("$cli" run -r fs:/etc -- sh -c "echo 500 > /proc/self/oom_score_adj && cat /proc/self/oom_score_adj" 2>&1)
+out=$("$cli" run -q -r fs:/etc -- sh -c "echo 500 > /proc/self/oom_score_adj && cat /proc/self/oom_score_adj" 2>&1)
 [ "$out" = 500 ]
 check $? "the control: it writes its own oom_score_adj"
 
