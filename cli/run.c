@@ -31,6 +31,7 @@
 #include <umbrella/umbrella.h>
 
 #include "cli.h"
+#include "command.h"
 #include "run-explain.h"
 #include "run.h"
 
@@ -42,9 +43,10 @@ enum {
 	EXIT_CMD_NOT_FOUND = 127,
 };
 
-static int run_usage(FILE *out)
+/* Help is null under --json, as for every command. */
+static int run_help(void)
 {
-	fprintf(out,
+	return cli_help(
 		"Usage: umbrella-cli run [OPTIONS] [--] CMD [ARG]...\n"
 		"\n"
 		"Runs CMD under a new layer denying the restrictions given.\n"
@@ -54,6 +56,8 @@ static int run_usage(FILE *out)
 		"  --no-fork           become CMD: the layer takes effect at its exec\n"
 		"  --die-with-parent   kill CMD (SIGKILL) when run's parent dies\n"
 		"  -q, --quiet         do not tell on stderr what the layer denied\n"
+		"  -j, --json          run's own errors as JSON on stdout (CMD's output is\n"
+		"                      CMD's; what the layer denied stays text on stderr)\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"A profile holds items separated by commas or newlines; a line whose first\n"
@@ -64,7 +68,6 @@ static int run_usage(FILE *out)
 		"\n"
 		"Exit status: CMD's (128+N when signal N killed it); 125 when run failed,\n"
 		"126 when CMD could not be executed, 127 when CMD was not found.\n");
-	return out == stdout ? EXIT_OK : EXIT_RUN_FAILED;
 }
 
 /* Adds the restrictions of the list @text to @r; @origin names it in an error. */
@@ -289,6 +292,10 @@ int cli_run(int argc, char *argv[])
 		{ "die-with-parent", no_argument, NULL, OPT_DIE_WITH_PARENT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		/* The global options, here too: main() leaves run's arguments alone, since
+		 * those after CMD are CMD's. */
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
 		{}
 	};
 	struct umb_restrictions *r = umb_restrictions__new();
@@ -302,7 +309,7 @@ int cli_run(int argc, char *argv[])
 	}
 	optind = 1;
 	opterr = 0; /* one line of our own for each mistake */
-	while ((c = getopt_long(argc, argv, "+:r:qh", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "+:r:qhjp", options, NULL)) >= 0) {
 		switch (c) {
 		case 'r':
 			if ((optarg[0] == '@' ? add_profile(r, optarg + 1) :
@@ -322,8 +329,15 @@ int cli_run(int argc, char *argv[])
 		case 'q':
 			quiet = true;
 			break;
+		case 'p':
+			arg_pretty = true;
+			arg_json = true; /* --pretty implies --json */
+			break;
+		case 'j':
+			arg_json = true;
+			break;
 		case 'h':
-			ret = run_usage(stdout);
+			ret = run_help();
 			goto out;
 		default:
 			cli_error("run: %s: %s (try 'umbrella-cli run help')", argv[optind - 1],
@@ -337,7 +351,7 @@ int cli_run(int argc, char *argv[])
 	}
 	/* "run help" is help; a program named help runs as "run -- help". */
 	if (!strcmp(argv[optind], "help") && strcmp(argv[optind - 1], "--")) {
-		ret = run_usage(stdout);
+		ret = run_help();
 		goto out;
 	}
 

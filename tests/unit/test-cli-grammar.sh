@@ -89,9 +89,18 @@ check $? "--json: key remove of a missing key, exit 4 kept ($out)"
 run -p task help
 [ $rc = 0 ] && [ "$out" = null ]
 check $? "--pretty task help: null, as bpftool's help under --json ($out)"
-run -j metrics
-[ $rc = 2 ] && json_is '.error | test("Prometheus")'
-check $? "--json metrics: the refusal is JSON too ($out)"
+run -j metrics --pin-dir "$tmp/nothing-pinned"
+[ $rc = 1 ] && json_is '.error | test("nothing pinned")'
+check $? "--json metrics: its failure is JSON too ($out)"
+run -j metrics help
+[ $rc = 0 ] && [ "$out" = null ]
+check $? "--json metrics help: null ($out)"
+run run --json --help
+[ $rc = 0 ] && [ "$out" = null ]
+check $? "run --json --help: null, run takes the global options before CMD ($out)"
+run run -j -r no-such-item -- true
+[ $rc = 125 ] && json_is '.error | test("no-such-item")'
+check $? "run -j with a bad item: a JSON error, exit 125 ($out)"
 
 # Global options where the man page puts them: before the object, after the command.
 mkdir "$tmp/other"
