@@ -26,6 +26,7 @@
 #include "key.h"
 #include "keyring.h"
 #include "signed-elf.h"
+#include "signed-elf-sign.h"
 
 static int binary_help(int argc, char **argv)
 {

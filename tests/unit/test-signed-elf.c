@@ -26,6 +26,7 @@
 #include "copy-file.h"
 #include "keyring.h"
 #include "signed-elf.h"
+#include "signed-elf-sign.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/test-signed-elf.XXXXXX";
