@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
- * signing (internal) - the one digest of a signed binary (include/umbrella/signed-elf.h):
+ * signing (internal) - the one digest of a signed binary (include/umbrella/signed-elf-format.h):
  * SHA-256 over the whole file except the signature section's content, the bytes
  * [0, skip_off) followed by [skip_off + skip_len, end of file). The reader feeds it the
  * file a chunk at a time, the signer the image it is about to write: both through

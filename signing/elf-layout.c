@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
 #include "elf-layout.h"
 #include "policy-section.h"

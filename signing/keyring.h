@@ -14,7 +14,7 @@
 
 #include <openssl/evp.h>
 #include <umbrella/bpf-abi.h> /* UMB_VERDICT_* */
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
 #include "signed-elf.h"
 

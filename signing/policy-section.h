@@ -2,7 +2,7 @@
 /*
  * signing (internal) - the policy section of a signed binary: its bytes checked (and
  * its text read in today's grammar), or made from a text (the format:
- * include/umbrella/signed-elf.h). The reader and the signer accept the same sections.
+ * include/umbrella/signed-elf-format.h). The reader and the signer accept the same sections.
  */
 #ifndef UMBRELLA_SIGNING_POLICY_SECTION_H
 #define UMBRELLA_SIGNING_POLICY_SECTION_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
 /* The policy's padding: the macro adds one NUL; a little room for other tools. */
 #define POLICY_PADDING_MAX 4096

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
  * signing (internal) - reading what an ELF file carries: its policy and signature
- * sections, and its digest (signed-elf.h).
+ * sections, and its digest (signed-elf-format.h).
  *
  * The bytes are read once for the digest; on the way, the headers are copied out and
  * compared with what libelf parsed, and umbrella's two sections are taken from there, so

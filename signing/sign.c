@@ -11,7 +11,7 @@
  *   sign_image()       the digest (digest.h) and the Ed25519 signature over it
  *   file_replace()     the new file renamed over the old one (file-replace.h)
  *
- * The format, and why the tail goes where it goes: include/umbrella/signed-elf.h.
+ * The format, and why the tail goes where it goes: include/umbrella/signed-elf-format.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include <openssl/evp.h>
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
 #include "digest.h"
 #include "elf-layout.h"
@@ -141,7 +141,7 @@ static int sign_parse(struct signing *s, char **ret_error)
 	if (s->l.shnum == 0 || s->l.shstrndx == SHN_UNDEF)
 		return set_error(ret_error, "%s has no section headers or no section name table",
 				 s->path);
-	/* The mark goes where the kernel's first bytes of the file hold it (signed-elf.h). */
+	/* The mark goes where the kernel's first bytes of the file hold it (signed-elf-format.h). */
 	if (s->l.ehdr.e_phnum == 0)
 		return set_error(ret_error, "%s has no program headers: not a program or a "
 				 "shared object", s->path);

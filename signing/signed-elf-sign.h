@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
  * signing (internal, static: umbrella-cli only) - signing an ELF file: its policy and
- * signature sections written, and the signature mark (include/umbrella/signed-elf.h).
+ * signature sections written, and the signature mark (include/umbrella/signed-elf-format.h).
  * umbrellad verifies and never signs: it does not link this part (signing/meson.build).
  */
 #ifndef UMBRELLA_SIGNED_ELF_SIGN_H
@@ -26,7 +26,7 @@
  * Return: 0, -EBADMSG for a file that is not an ELF file Umbrella can sign, -ENODATA
  * for a file without a policy and no flag, -EEXIST for a file with one and the flag,
  * -EINVAL for the flag with @policy_text, or -errno.
- * The signed file carries the signature mark (include/umbrella/signed-elf.h): a file
+ * The signed file carries the signature mark (include/umbrella/signed-elf-format.h): a file
  * without program headers, or whose program headers do not follow the ELF header, is
  * refused (-EBADMSG), since the kernel could not see its mark at exec.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
  * signing (internal, static: umbrellad and umbrella-cli) - reading the policy and
- * signature sections of an ELF file and its digest (include/umbrella/signed-elf.h); the
+ * signature sections of an ELF file and its digest (include/umbrella/signed-elf-format.h); the
  * verdict on what was read is keyring_verify()'s (keyring.h), signing is in
  * signed-elf-sign.h
  */
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
 /* What a file carries, as signed_elf_read() found it. */
 struct signed_elf {
