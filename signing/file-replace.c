@@ -28,8 +28,31 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 }
 
 /*
+ * Refuses a file whose attributes no changed copy can keep: security.evm. EVM's value
+ * is an HMAC keyed to the inode (its number and generation) or a signature over the
+ * file's security attributes, security.ima among them, whose hash of the contents
+ * signing changes: copied, it would not verify (the kernel refuses to set an HMAC one),
+ * and dropped, the file would lose its protection unnoticed. Its owner removes it, signs,
+ * and has IMA and EVM's attributes made anew for the signed file.
+ */
+static int check_xattrs_keepable(int fd, const char *path, char **ret_error)
+{
+	if (fgetxattr(fd, "security.evm", NULL, 0) >= 0)
+		return signing_error(ret_error, -ENOTSUP,
+				     "it carries the extended attribute security.evm, which "
+				     "signing would invalidate (EVM covers the inode and the "
+				     "IMA hash of the contents); remove it, sign, and make "
+				     "the IMA/EVM attributes anew");
+	if (errno == ENODATA || errno == ENOTSUP || errno == EOPNOTSUPP)
+		return 0;
+	return signing_error(ret_error, -errno, "reading the extended attributes of %s: %s",
+			     path, strerror(errno));
+}
+
+/*
  * Gives @to every extended attribute of @from: file capabilities (security.capability),
- * ACLs, IMA/EVM and SELinux labels, user attributes. The file that replaces a binary
+ * ACLs, SELinux labels, IMA's, user attributes (not security.evm:
+ * check_xattrs_keepable()). The file that replaces a binary
  * must keep what it carried: a ping signed without its cap_net_raw would fail, and one
  * losing a label would run under another domain. Any that cannot be set is an error
  * (naming it): the caller then leaves the file as it was.
@@ -89,6 +112,9 @@ int file_replace(const char *path, int src_fd, const struct stat *st, const uint
 	char *tmp = NULL;
 	int fd, r;
 
+	r = check_xattrs_keepable(src_fd, path, ret_error);
+	if (r < 0)
+		return r;
 	if (asprintf(&tmp, "%s.umbrella-XXXXXX", path) < 0)
 		return -ENOMEM;
 	fd = mkostemp(tmp, O_CLOEXEC);

@@ -14,6 +14,8 @@
  * file_replace() - write @len bytes of @p to a new file in @path's directory and rename
  * it over @path, with @st's mode (and owner, when allowed) and every extended attribute
  * of @src_fd (the open old file)
+ * A file carrying security.evm is refused (-ENOTSUP) before anything is written: no
+ * changed copy can keep it.
  * Return: 0, or -errno with *@ret_error set; @path is then left as it was.
  */
 int file_replace(const char *path, int src_fd, const struct stat *st, const uint8_t *p,

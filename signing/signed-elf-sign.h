@@ -25,7 +25,8 @@
  * signing twice gives the same size as signing once.
  * Return: 0, -EBADMSG for a file that is not an ELF file Umbrella can sign, -ENODATA
  * for a file without a policy and no flag, -EEXIST for a file with one and the flag,
- * -EINVAL for the flag with @policy_text, or -errno.
+ * -EINVAL for the flag with @policy_text, -ENOTSUP for a file carrying security.evm
+ * (file-replace.h), or -errno.
  * The signed file carries the signature mark (include/umbrella/signed-elf-format.h): a file
  * without program headers, or whose program headers do not follow the ELF header, is
  * refused (-EBADMSG), since the kernel could not see its mark at exec.
