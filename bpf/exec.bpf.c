@@ -18,7 +18,7 @@
  *                             again) are denied for every task, in permissive mode
  *                             too; SIGNED runs;
  *                             A file that carries the signature mark in its first
- *                             bytes (bprm->buf; include/umbrella/signed-elf.h) claims
+ *                             bytes (bprm->buf; include/umbrella/signed-elf-format.h) claims
  *                             a signature: without a SIGNED verdict it is denied for
  *                             every task, in permissive mode too (it would run without
  *                             the restrictions its vendor signed into it).
@@ -40,7 +40,7 @@
 #include "lib/audit.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/verdict.bpf.h"
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
 SEC("lsm/bprm_creds_for_exec")
 int BPF_PROG(umb_exec_check, struct linux_binprm *bprm, int ret)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * umbrella-cli binary - sign an ELF file (its execute restrictions and the signature
- * sections, include/umbrella/signed-elf.h), and verify or inspect one as umbrellad will
+ * sections, include/umbrella/signed-elf-format.h), and verify or inspect one as umbrellad will
  * at exec: the same reader and the same key ring code (libumbrella's umbrella-signing).
  */
 #include <elf.h>
@@ -26,6 +26,7 @@
 #include "key.h"
 #include "keyring.h"
 #include "signed-elf.h"
+#include "signed-elf-sign.h"
 
 static int binary_help(int argc, char **argv)
 {

@@ -4,7 +4,7 @@
  *
  * "generate" makes a vendor's key pair (the private half never enters the ring); the
  * other commands edit the ring umbrellad trusts: KEYID.pem files and the revocation list
- * (libumbrella/keyring.h). umbrellad watches the directory and drops its cached verdicts
+ * (signing/keyring.h). umbrellad watches the directory and drops its cached verdicts
  * on any change, so an edit here takes effect at the next exec.
  *
  * The name and date given at "generate" travel with the public key as comment lines

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <umbrella/bpf-abi.h> /* the prctl answers, UMB_ARM_* */
 #include <umbrella/caller-paths.h>
 #include <umbrella/protocol.h>
 #include <umbrella/umbrella.h>

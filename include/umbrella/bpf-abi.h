@@ -7,11 +7,9 @@
 #include <linux/types.h>
 #endif
 
-/* C++ spells C11's _Static_assert static_assert (g++ knows only that); the header is
- * part of <umbrella/umbrella.h>, which C++ programs include. */
-#if defined(__cplusplus) && !defined(_Static_assert)
-#define _Static_assert static_assert
-#endif
+/* The values of restrictions, shared with libumbrella's API: UMB_CR_*, UMB_FS_*, the
+ * item kinds, the policy section. */
+#include <umbrella/restrictions.h>
 
 /* Bumped on any change to a struct, value or map layout below. umbrellad checks it
  * against the pinned objects it finds before adopting them (struct umb_meta).
@@ -30,37 +28,6 @@
 
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
-
-/*
- * Capability restrictions (the CR items of the grammar, DESIGN.md section 1) as bits.
- * A set bit denies the right. The values are ABI: the BPF side, the library, the daemon,
- * the CLI and the signed-binary policy format all use them. "net:FAMILY" and
- * "cap:NAME" have bit sets of their own (struct umb_layer).
- */
-enum umb_cap_restriction {
-	UMB_CR_NET_ALL = 1 << 0,       /* net:all: creating sockets of any family */
-	UMB_CR_SIGNAL = 1 << 1,	       /* signal: signalling outside the domain */
-	UMB_CR_FORK = 1 << 2,	       /* fork: creating processes (not threads) */
-	UMB_CR_EXEC = 1 << 3,	       /* exec: any exec */
-	UMB_CR_EXEC_UNSIGNED = 1 << 4, /* exec-unsigned: exec without a valid signature */
-	UMB_CR_PTRACE = 1 << 5,	       /* ptrace: tracing outside the domain */
-	UMB_CR_MOUNT = 1 << 6,	       /* mount: mount, umount, pivot_root */
-	UMB_CR_MODULE = 1 << 7,	       /* module: loading kernel modules */
-	UMB_CR_SETID = 1 << 8,	       /* setid: changing uid or gid */
-	/* net: creating sockets of every family but AF_UNIX (local sockets stay, so that
-	 * name lookups, sd_notify and rfork() through umbrellad keep working). Until ABI 7
-	 * and policy version 2 "net" was bit 0, now UMB_CR_NET_ALL: a program built against
-	 * the older header still denies every family. */
-	UMB_CR_NET = 1 << 9,
-};
-
-/* Access kinds of a file system restriction (the MODES of "fs:PATH:MODES"). */
-enum umb_fs_access {
-	UMB_FS_READ = 1 << 0,  /* r: open for reading, readdir, stat, getxattr */
-	UMB_FS_WRITE = 1 << 1, /* w: write, create, delete, rename, link, metadata, xattrs */
-	UMB_FS_EXEC = 1 << 2,  /* x: exec, mmap/mprotect with PROT_EXEC */
-	UMB_FS_ALL = UMB_FS_READ | UMB_FS_WRITE | UMB_FS_EXEC, /* "fs:PATH" */
-};
 
 /*
  * Layers live in the slots of the array map umb_layers. A layer id names a slot and
@@ -358,7 +325,7 @@ enum umb_verdict_state {
 	 * UNSIGNED; a deleted PENDING tells umbrellad that what it read is stale). */
 	UMB_VERDICT_STALE = 5,
 	/* Never stored: the item of a denial record (UMB_ITEM_VERDICT) of a file that
-	 * carries the signature mark (signed-elf.h) and has no SIGNED verdict (a miss, or
+	 * carries the signature mark (signed-elf-format.h) and has no SIGNED verdict (a miss, or
 	 * UNSIGNED): it claims a signature, so it never runs unverified, whatever the mode
 	 * (exec.bpf.c). A stored one counts as no verdict (umb_verdict_effective()). */
 	UMB_VERDICT_UNVERIFIED = 6,
@@ -464,12 +431,10 @@ enum umb_hook {
 	UMB_HOOK_MAX,
 };
 
-/* What kind of restriction item denied (struct umb_event.item_kind). */
-enum umb_item_kind {
-	UMB_ITEM_FS = 1,	 /* fs:PATH[:MODES]; item: the UMB_FS_* access denied */
-	UMB_ITEM_CAP = 2,	 /* a capability restriction; item: its UMB_CR_* bit */
-	UMB_ITEM_NET_FAMILY = 3, /* net:FAMILY; item: the address family */
-	UMB_ITEM_LINUX_CAP = 4,	 /* cap:NAME; item: the capability number */
+/* What kind of item denied (struct umb_event.item_kind): a restriction item's kind
+ * (enum umb_item_kind, <umbrella/restrictions.h>: UMB_ITEM_FS, UMB_ITEM_CAP,
+ * UMB_ITEM_NET_FAMILY, UMB_ITEM_LINUX_CAP), or one that only denial records carry. */
+enum umb_event_item_kind {
 	/* Self-protection (no layer): Umbrella's own maps, programs, links or pins, while
 	 * umbrellad is up. item: the map's or program's id; 0 for a pin (dev, ino, path). */
 	UMB_ITEM_SELF = 5,
@@ -519,9 +484,9 @@ struct umb_event {
 	__u32 tid;	  /* its thread id */
 	__u32 hook;	  /* enum umb_hook */
 	__u32 layer;	  /* id of the layer that denied */
-	__u32 item_kind;  /* enum umb_item_kind */
+	__u32 item_kind;  /* enum umb_item_kind or umb_event_item_kind */
 	__u32 target_pid; /* signal and ptrace: the target; 0 otherwise */
-	__u64 item;	  /* see enum umb_item_kind */
+	__u64 item;	  /* see enum umb_item_kind and umb_event_item_kind */
 	__u32 dev;	  /* fs: the object's inode (kernel dev_t), 0 otherwise */
 	__u32 flags;	  /* UMB_EVENT_* */
 	__u64 ino;

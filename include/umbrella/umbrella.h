@@ -7,8 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <umbrella/bpf-abi.h>
-#include <umbrella/signed-elf.h>
+#include <umbrella/restrictions.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -177,7 +176,8 @@ enum umb_rfork_flags {
  * Return: like fork(2): the child's pid in the parent, 0 in the child, -1 with errno
  * set on failure: EINVAL (an item umbrellad refused; see umb_last_error()), ENOENT (an
  * fs path whose directory does not exist), ECONNREFUSED or ENOENT (umbrellad is not
- * running), EPERM (the stack already has UMB_MAX_LAYERS layers), or fork(2)'s errors.
+ * running), EPERM (the stack already has 16 layers, the most a task carries), or
+ * fork(2)'s errors.
  */
 pid_t umb_rfork(const struct umb_restrictions *r, unsigned int flags);
 
@@ -222,7 +222,7 @@ const char *umb_last_error(void);
  * UMBRELLA_EXEC_RESTRICTIONS() - embed execute restrictions in the program being built
  * @text: a string literal, the restrictions in the text form ("fs:/etc/passwd,net")
  *
- * Puts a policy section (include/umbrella/signed-elf.h) into the object file: the
+ * Puts a policy section (<umbrella/restrictions.h>) into the object file: the
  * header and @text, its terminating NUL as the padding. Use it once per program, at file
  * scope; two uses in one program make one section with two headers, which is refused.
  * The restrictions take effect only once the program is signed ("umbrella-cli binary

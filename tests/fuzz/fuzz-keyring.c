@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Fuzz target: one file of the key ring (libumbrella/keyring.c), as keyring_load() reads
+ * Fuzz target: one file of the key ring (signing/keyring.c), as keyring_load() reads
  * it from the ring's directory: the input as the key file of the fuzz key's id (PEM
  * that must hold that Ed25519 public key), and as the revocation list of a ring
  * without keys (OpenSSL's PEM decoder is the slow part: one decode per input). A bad

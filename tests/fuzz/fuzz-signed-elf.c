@@ -20,6 +20,7 @@
 #include "fuzz.h"
 #include "keyring.h"
 #include "signed-elf.h"
+#include "signed-elf-sign.h"
 
 static int fd = -1;
 static struct keyring *ring;

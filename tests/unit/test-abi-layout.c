@@ -6,7 +6,7 @@
 
 #include <umbrella/bpf-abi.h>
 #include <umbrella/protocol.h>
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
 #include "tap.h"
 
@@ -109,7 +109,7 @@ int main(void)
 		       UMB_VERDICT_UNVERIFIED == 6,
 	       "verdict states are 1..6 (0 stands for a miss in denial records)");
 	{
-		/* The mark is where signed-elf.h says: the first program header's p_paddr. */
+		/* The mark is where signed-elf-format.h says: the first program header's p_paddr. */
 		unsigned char head[UMB_SIGNATURE_MARK_HEAD] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
 		Elf64_Ehdr eh;
 		Elf64_Phdr ph = { .p_paddr = UMB_SIGNATURE_MARK };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Host test (TAP): libumbrella/elf-dynamic.c, what umbrellad reads of the libraries a
+ * Host test (TAP): signing/elf-dynamic.c, what umbrellad reads of the libraries a
  * signed program will map, and "binary sign" of what a shared library is. This test's
  * own executable (a PIE program: PT_INTERP, libc.so.6 needed, no soname) and libc (a
  * shared library with a soname, and PT_INTERP too) are read; then copies cut short or

@@ -26,6 +26,7 @@
 #include "copy-file.h"
 #include "keyring.h"
 #include "signed-elf.h"
+#include "signed-elf-sign.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/test-signed-elf.XXXXXX";
@@ -601,7 +602,7 @@ static int marked(const char *p)
 }
 
 /*
- * The signature mark (include/umbrella/signed-elf.h): signing writes it into the first
+ * The signature mark (include/umbrella/signed-elf-format.h): signing writes it into the first
  * program header's p_paddr, inside the digest; the file still runs, through the kernel
  * and through ld.so (which refuses a nonzero e_ident padding, and loads shared objects
  * the same way); a marked file without a signature is refused; a file signed without

@@ -33,7 +33,7 @@ struct elf_dynamic {
 /*
  * elf_dynamic_read() - read @fd's dynamic information into @ret (pread from offset 0)
  * Return: 0; -ENOEXEC for a file that is not a 64-bit little-endian ELF file (the only
- * ones Umbrella reads, include/umbrella/signed-elf.h); -EBADMSG for one whose program
+ * ones Umbrella reads, include/umbrella/signed-elf-format.h); -EBADMSG for one whose program
  * headers or dynamic section are malformed or beyond the bounds above; -ENOMEM; -EIO.
  */
 int elf_dynamic_read(int fd, struct elf_dynamic *ret);
