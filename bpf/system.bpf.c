@@ -15,7 +15,11 @@
  *   lsm/kernel_read_file       "module": finit_module(2) (READING_MODULE),
  *   lsm/kernel_load_data       init_module(2) (LOADING_MODULE), and modules the
  *   lsm/kernel_module_request  kernel would load on the task's behalf (request_module).
- *   lsm/capable                "cap:NAME": the task using capability NAME.
+ *   lsm/capable                "cap:NAME": the task using capability NAME. Any
+ *                              restricted task: not the capabilities of the scope, nor
+ *                              CAP_SYS_ADMIN in swapon(2) and swapoff(2).
+ *   lsm/key_alloc              any restricted task: no key that request_key(2) would
+ *                              have /sbin/request-key make (the scope).
  *   lsm/bpf                    every bpf(2) command, for every task with a layer: a
  *                              restricted task must not reach our maps or load
  *                              programs (its inherited map fds included). Enforced
@@ -124,6 +128,9 @@ int BPF_PROG(umb_kernel_module_request, char *kmod_name, int ret)
 	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_MODULE);
 }
 
+/* include/uapi/linux/capability.h */
+#define UMB_SYS_ADMIN (1ULL << 21 /* CAP_SYS_ADMIN */)
+
 SEC("lsm/capable")
 int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, int cap,
 	     unsigned int opts, int ret)
@@ -141,13 +148,19 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 	if (cap < 0 || cap >= 64)
 		return 0; /* no such capability (CAP_LAST_CAP is 40) */
 	bit = 1ULL << cap;
-	if (!((state->denied_capabilities | UMB_SCOPE_CAPABILITIES) & bit))
+	if (!((state->denied_capabilities | UMB_SCOPE_CAPABILITIES | UMB_SYS_ADMIN) & bit))
 		return 0;
 	/* Only the task's own credentials: has_capability(other task) and checks of a
 	 * file opener's credentials are not this task using a capability. */
 	task = bpf_get_current_task_btf();
 	if ((unsigned long)cred != (unsigned long)BPF_CORE_READ(task, cred) &&
 	    (unsigned long)cred != (unsigned long)BPF_CORE_READ(task, real_cred))
+		return 0;
+	/* The scope: swap is every process's memory (umb_in_swap_syscall()). Whatever
+	 * "cap:sys_admin" says, and before it, so that the record names the scope. */
+	if (bit == UMB_SYS_ADMIN && umb_in_swap_syscall())
+		return umb_deny_strict(UMB_HOOK_CAPABLE, 0, UMB_ITEM_SCOPE, UMB_SCOPE_KERNEL, 0);
+	if (!((state->denied_capabilities | UMB_SCOPE_CAPABILITIES) & bit))
 		return 0;
 	/* The scope: refused to every restricted task, in permissive mode too. */
 	if (UMB_SCOPE_CAPABILITIES & bit) {
@@ -161,6 +174,26 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 		return umb_deny_quiet();
 	return umb_deny(UMB_HOOK_CAPABLE, umb_layer_denying(state, UMB_SET_CAPABILITIES, bit),
 			UMB_ITEM_LINUX_CAP, cap, 0);
+}
+
+/*
+ * The scope: request_key(2) with callout information, and the kernel's own requests made
+ * in the task (an NFS id lookup, a CIFS or AFS mount's DNS name), run /sbin/request-key as
+ * root outside every layer: the program /etc/request-key.conf names for the key type
+ * does the work (a DNS query under "net", say). The kernel allocates the construction's
+ * authorisation key in the requesting task first: refusing it fails the request with
+ * EPERM before anything runs. Keys that are only stored (add_key(2), keyctl(1) on the
+ * task's keyrings) are not refused.
+ */
+SEC("lsm/key_alloc")
+int BPF_PROG(umb_key_alloc, struct key *key, const struct cred *cred, unsigned long flags,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	if (!umb_is_restricted(umb_current_state()) || !umb_is_request_key_upcall(key))
+		return 0;
+	return umb_scope_deny(UMB_HOOK_KEY_ALLOC, UMB_SCOPE_KERNEL, 0);
 }
 
 SEC("lsm/bpf")

@@ -15,9 +15,12 @@
  *                       of umbrellad's cgroup...). Judged by the file's super block, so
  *                       a new mount of one of them is the same.
  *                       And the capabilities that reach the kernel's memory or
- *                       replace it (UMB_SCOPE_CAPABILITIES), CPU-wide and kernel perf
- *                       events, clone3(CLONE_INTO_CGROUP), fanotify permission events
- *                       (a mark that never answers stalls umbrellad and every exec).
+ *                       replace it (UMB_SCOPE_CAPABILITIES), swapon(2) and swapoff(2)
+ *                       (umb_in_swap_syscall()), CPU-wide and kernel perf events,
+ *                       clone3(CLONE_INTO_CGROUP), fanotify permission events (a mark
+ *                       that never answers stalls umbrellad and every exec), and
+ *                       request_key(2)'s call to /sbin/request-key
+ *                       (umb_is_request_key_upcall()).
  *   UMB_SCOPE_TERMINAL  pushing input into a terminal (TIOCSTI, TIOCLINUX, a virtual
  *                       console's keymap) or into every session's input (uinput,
  *                       /dev/input), which a reader outside the layers would act on.
@@ -70,6 +73,65 @@
  * (CAP_SYS_MODULE). include/uapi/linux/capability.h */
 #define UMB_SCOPE_CAPABILITIES (1ULL << 17 /* CAP_SYS_RAWIO */ | 1ULL << 22 /* CAP_SYS_BOOT */ | \
 				1ULL << 16 /* CAP_SYS_MODULE */)
+
+/*
+ * umb_in_swap_syscall() - whether the current task is in swapon(2) or swapoff(2)
+ *
+ * Neither has an LSM hook of its own: the first check either makes is
+ * capable(CAP_SYS_ADMIN), before it opens the file, so lsm/capable asks this. Swap is
+ * every process's memory: a file the task may read (or whose blocks it may write, through
+ * a loop device's backing file) would hold the pages of processes outside its layers,
+ * umbrellad's included; swapoff(2) of the system's swap makes the OOM killer choose among
+ * them. The syscall number is the architecture's: x86-64 and x32 (bit 30 set) 167 and
+ * 168, a 32-bit task (TS_COMPAT in thread_info.status) 87 and 115
+ * (arch/x86/entry/syscalls/). Another architecture must add its numbers here.
+ */
+#if defined(__TARGET_ARCH_x86)
+#define UMB_NR_SWAPON 167
+#define UMB_NR_SWAPOFF 168
+#define UMB_NR_IA32_SWAPON 87
+#define UMB_NR_IA32_SWAPOFF 115
+#define UMB_X32_SYSCALL_BIT 0x40000000UL
+#define UMB_TS_COMPAT 0x0002
+
+static __always_inline bool umb_in_swap_syscall(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	unsigned long nr = BPF_CORE_READ(regs, orig_ax);
+
+	if (BPF_CORE_READ(task, thread_info.status) & UMB_TS_COMPAT)
+		return nr == UMB_NR_IA32_SWAPON || nr == UMB_NR_IA32_SWAPOFF;
+	nr &= ~UMB_X32_SYSCALL_BIT;
+	return nr == UMB_NR_SWAPON || nr == UMB_NR_SWAPOFF;
+}
+#else
+#error "umb_in_swap_syscall() knows the swapon(2) numbers of x86 only"
+#endif
+
+/*
+ * umb_is_request_key_upcall() - whether @key, being allocated, is the authorisation key
+ * of request_key(2)'s construction (key type ".request_key_auth")
+ *
+ * The kernel allocates one in the requesting task for every key it asks user space to
+ * make, just before it runs /sbin/request-key as root with no layer (or a key type's
+ * own helper): what that program does (DNS queries for dns_resolver, NFS id mapping,
+ * whatever /etc/request-key.conf names) is done for the task outside its layers.
+ * security/keys/request_key_auth.c.
+ */
+static __always_inline bool umb_is_request_key_upcall(const struct key *key)
+{
+	static const char auth[] = ".request_key_auth";
+	char name[sizeof(auth)] = {};
+
+	if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(key, type, name)) !=
+	    sizeof(auth))
+		return false;
+	for (__u32 i = 0; i < sizeof(auth); i++)
+		if (name[i] != auth[i])
+			return false;
+	return true;
+}
 
 /* Whether the character device @rdev injects input for everyone: uinput (10:223) and
  * the input event devices (13:*), which every session's keyboard reads. */
