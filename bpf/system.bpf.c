@@ -2,7 +2,7 @@
 /*
  * Umbrella - the system as a whole: mounts, kernel modules, Linux capabilities and the
  * bpf() system call. The capability restrictions "mount", "module" and "cap:NAME", and
- * the rule that keeps every restricted task away from bpf().
+ * the rule that keeps every restricted task away from bpf(). And "keys", the key rings.
  *
  * Architecture:
  *   lsm/sb_mount               "mount": mount(2), also bind, move, remount and
@@ -19,7 +19,12 @@
  *                              restricted task: not the capabilities of the scope, nor
  *                              CAP_SYS_ADMIN in swapon(2) and swapoff(2).
  *   lsm/key_alloc              any restricted task: no key that request_key(2) would
- *                              have /sbin/request-key make (the scope).
+ *                              have /sbin/request-key make (the scope). "keys": no
+ *                              new key or key ring in add_key(2), keyctl(2).
+ *   lsm/key_permission         "keys": every key and key ring the task names or
+ *                              searches in add_key(2), request_key(2), keyctl(2).
+ *                              Any restricted task: KEYCTL_SESSION_TO_PARENT only to
+ *                              a parent inside the domain (the scope).
  *   lsm/bpf                    every bpf(2) command, for every task with a layer: a
  *                              restricted task must not reach our maps or load
  *                              programs (its inherited map fds included). Enforced
@@ -33,6 +38,7 @@
 #include "lib/layers.bpf.h"
 #include "lib/protect.bpf.h"
 #include "lib/scope.bpf.h"
+#include "lib/syscall.bpf.h"
 
 /* The verdict on a task whose state is @state using the right @cr, recorded as @hook. */
 static __always_inline int check_cap(const struct umb_task_state *state, __u64 cr, __u32 hook)
@@ -177,23 +183,72 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 }
 
 /*
+ * "keys": the task's own use of the kernel's key rings. Keys are not files: the user and
+ * user session key rings are shared by every process of the uid, outside the domain too,
+ * and hold what fs rules cannot keep (passphrases, Kerberos tickets, CIFS credentials).
+ * Only inside the three key system calls: the kernel also looks keys up for the task at
+ * an open or an exec (fs-verity and IMA signatures, fscrypt, NFS), which is not the task
+ * reaching a key ring, and refusing those would make such files fail for no gain.
+ */
+static __always_inline bool in_key_syscall(void)
+{
+	return umb_in_syscall(UMB_NR_KEYCTL) || umb_in_syscall(UMB_NR_ADD_KEY) ||
+	       umb_in_syscall(UMB_NR_REQUEST_KEY);
+}
+
+/*
  * The scope: request_key(2) with callout information, and the kernel's own requests made
  * in the task (an NFS id lookup, a CIFS or AFS mount's DNS name), run /sbin/request-key as
  * root outside every layer: the program /etc/request-key.conf names for the key type
  * does the work (a DNS query under "net", say). The kernel allocates the construction's
  * authorisation key in the requesting task first: refusing it fails the request with
  * EPERM before anything runs. Keys that are only stored (add_key(2), keyctl(1) on the
- * task's keyrings) are not refused.
+ * task's keyrings) are not refused by the scope.
  */
 SEC("lsm/key_alloc")
 int BPF_PROG(umb_key_alloc, struct key *key, const struct cred *cred, unsigned long flags,
 	     int ret)
 {
+	const struct umb_task_state *state;
+
 	if (ret)
 		return ret;
-	if (!umb_is_restricted(umb_current_state()) || !umb_is_request_key_upcall(key))
+	state = umb_current_state();
+	if (!umb_is_restricted(state))
 		return 0;
-	return umb_scope_deny(UMB_HOOK_KEY_ALLOC, UMB_SCOPE_KERNEL, 0);
+	if (umb_is_request_key_upcall(key))
+		return umb_scope_deny(UMB_HOOK_KEY_ALLOC, UMB_SCOPE_KERNEL, 0);
+	if (!(state->denied_caps & UMB_CR_KEYS) || !in_key_syscall())
+		return 0;
+	return check_cap(state, UMB_CR_KEYS, UMB_HOOK_KEY_ALLOC);
+}
+
+/* include/uapi/linux/keyctl.h */
+#define UMB_KEYCTL_SESSION_TO_PARENT 18
+
+SEC("lsm/key_permission")
+int BPF_PROG(umb_key_permission, key_ref_t key_ref, const struct cred *cred,
+	     enum key_need_perm need_perm, int ret)
+{
+	const struct umb_task_state *state;
+	struct task_struct *parent;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	if (!umb_is_restricted(state) || !in_key_syscall())
+		return 0;
+	if (state->denied_caps & UMB_CR_KEYS)
+		return check_cap(state, UMB_CR_KEYS, UMB_HOOK_KEY_PERMISSION);
+	/* The scope: KEYCTL_SESSION_TO_PARENT gives the parent the task's session key
+	 * ring, where the parent then keeps what it adds and finds what the task put.
+	 * The kernel looks that key ring up first (KEY_NEED_LINK). */
+	if (!umb_in_syscall(UMB_NR_KEYCTL) || umb_syscall_arg1() != UMB_KEYCTL_SESSION_TO_PARENT)
+		return 0;
+	parent = bpf_get_current_task_btf()->real_parent;
+	if (umb_in_domain(state, umb_task_state_get(parent)))
+		return 0;
+	return umb_scope_deny(UMB_HOOK_KEY_PERMISSION, UMB_SCOPE_PROCESS, parent->tgid);
 }
 
 SEC("lsm/bpf")

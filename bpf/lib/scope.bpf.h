@@ -34,6 +34,7 @@
 
 #include "../maps.bpf.h"
 #include "audit.bpf.h"
+#include "syscall.bpf.h"
 
 /* include/uapi/linux/magic.h */
 #define UMB_PROC_SUPER_MAGIC 0x9fa0
@@ -82,32 +83,12 @@
  * every process's memory: a file the task may read (or whose blocks it may write, through
  * a loop device's backing file) would hold the pages of processes outside its layers,
  * umbrellad's included; swapoff(2) of the system's swap makes the OOM killer choose among
- * them. The syscall number is the architecture's: x86-64 and x32 (bit 30 set) 167 and
- * 168, a 32-bit task (TS_COMPAT in thread_info.status) 87 and 115
- * (arch/x86/entry/syscalls/). Another architecture must add its numbers here.
+ * them.
  */
-#if defined(__TARGET_ARCH_x86)
-#define UMB_NR_SWAPON 167
-#define UMB_NR_SWAPOFF 168
-#define UMB_NR_IA32_SWAPON 87
-#define UMB_NR_IA32_SWAPOFF 115
-#define UMB_X32_SYSCALL_BIT 0x40000000UL
-#define UMB_TS_COMPAT 0x0002
-
 static __always_inline bool umb_in_swap_syscall(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	unsigned long nr = BPF_CORE_READ(regs, orig_ax);
-
-	if (BPF_CORE_READ(task, thread_info.status) & UMB_TS_COMPAT)
-		return nr == UMB_NR_IA32_SWAPON || nr == UMB_NR_IA32_SWAPOFF;
-	nr &= ~UMB_X32_SYSCALL_BIT;
-	return nr == UMB_NR_SWAPON || nr == UMB_NR_SWAPOFF;
+	return umb_in_syscall(UMB_NR_SWAPON) || umb_in_syscall(UMB_NR_SWAPOFF);
 }
-#else
-#error "umb_in_swap_syscall() knows the swapon(2) numbers of x86 only"
-#endif
 
 /*
  * umb_is_request_key_upcall() - whether @key, being allocated, is the authorisation key

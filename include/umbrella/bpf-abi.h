@@ -52,6 +52,7 @@ enum umb_cap_restriction {
 	 * and policy version 2 "net" was bit 0, now UMB_CR_NET_ALL: a program built against
 	 * the older header still denies every family. */
 	UMB_CR_NET = 1 << 9,
+	UMB_CR_KEYS = 1 << 10, /* keys: add_key(2), request_key(2), keyctl(2) */
 };
 
 /* Access kinds of a file system restriction (the MODES of "fs:PATH:MODES"). */
@@ -462,6 +463,7 @@ enum umb_hook {
 	UMB_HOOK_UNIX_MAY_SEND,	      /* fs: a datagram to a unix socket bound to a path */
 	UMB_HOOK_BPRM_CREDS_FROM_FILE, /* setid and the scope: the exec of a privileged program */
 	UMB_HOOK_KEY_ALLOC,	       /* the scope: request_key(2)'s call to /sbin/request-key */
+	UMB_HOOK_KEY_PERMISSION,       /* keys; the scope: KEYCTL_SESSION_TO_PARENT */
 	UMB_HOOK_MAX,
 };
 
