@@ -18,9 +18,10 @@
  *                       replace it (UMB_SCOPE_CAPABILITIES), swapon(2) and swapoff(2)
  *                       (umb_in_swap_syscall()), CPU-wide and kernel perf events,
  *                       clone3(CLONE_INTO_CGROUP), fanotify permission events (a mark
- *                       that never answers stalls umbrellad and every exec), and
+ *                       that never answers stalls umbrellad and every exec),
  *                       request_key(2)'s call to /sbin/request-key
- *                       (umb_is_request_key_upcall()).
+ *                       (umb_is_request_key_upcall()), and /dev/snapshot
+ *                       (umb_scope_file_open()).
  *   UMB_SCOPE_TERMINAL  pushing input into a terminal (TIOCSTI, TIOCLINUX, a virtual
  *                       console's keymap) or into every session's input (uinput,
  *                       /dev/input), which a reader outside the layers would act on.
@@ -175,6 +176,25 @@ static __always_inline __s64 umb_proc_inode_tgid(const struct inode *inode)
 				  bpf_core_field_offset(struct task_struct, tgid)))
 		return -1;
 	return tgid;
+}
+
+/*
+ * umb_scope_file_open() - the scope at any open of @file by a restricted task
+ *
+ * /dev/snapshot (10:231), the hibernation image, opened for reading: SNAPSHOT_FREEZE
+ * freezes every other process (umbrellad too, and with it every exec), and the image
+ * read back is the whole memory, every process's and the kernel's, with no capability
+ * asked beyond the open (kernel/power/user.c). Opened for writing it restores one. One
+ * load and a compare for the usual file. Return: 0 or -EPERM.
+ */
+static __always_inline int umb_scope_file_open(struct file *file, __u32 hook)
+{
+	const struct inode *inode = file->f_inode;
+
+	if ((inode->i_mode & S_IFMT) == S_IFCHR && UMB_KDEV_MAJOR(inode->i_rdev) == 10 &&
+	    UMB_KDEV_MINOR(inode->i_rdev) == 231)
+		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
+	return 0;
 }
 
 /*

@@ -19,7 +19,7 @@
  *                     registered; unmounting a bpf file system, or a mount with mounts
  *                     below it (umount -l /sys would take /sys/fs/bpf along).
  *   the kernel        CAP_SYS_RAWIO (/proc/kcore), CPU-wide perf events, mknod of a
- *                     device node,
+ *                     device node, /dev/snapshot (the hibernation image),
  *                     clone3(CLONE_INTO_CGROUP), fanotify permission events.
  *   swap              swapon(2) of a swap file the task made (every process's pages
  *                     would be written where it reads them), swapoff(2) of an active
@@ -227,6 +227,17 @@ static int probe_mknod(void *arg)
 static void check_kernel(struct umbrella_bpf *skel, __u32 X)
 {
 	const char *cgroup = "/tmp/scope-cgroup2";
+
+	/* The hibernation image: every process's memory (no capability asked). */
+	path = "/dev/snapshot";
+	if (access(path, F_OK) == 0) {
+		TAP_EQ(cap_run1(skel, 0, probe_open_rdonly, NULL), 0,
+		       "unrestricted: opening /dev/snapshot for reading works");
+		TAP_EQ(cap_run1(skel, X, probe_open_rdonly, NULL), EPERM,
+		       "[net]: opening /dev/snapshot for reading fails with EPERM");
+	} else {
+		TAP_DIAG("skipped: no /dev/snapshot (a kernel without hibernation)");
+	}
 
 	path = "/tmp/scope-kmsg";
 	TAP_EQ(cap_run1(skel, 0, probe_mknod, NULL), 0,
