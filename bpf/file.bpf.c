@@ -123,6 +123,9 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
 		return 0;
+	ret = umb_scope_file_open(file, UMB_HOOK_FILE_OPEN); /* the scope */
+	if (ret)
+		return ret;
 	if (mode & FMODE_WRITE) {
 		ret = umb_scope_file_write(file, UMB_HOOK_FILE_OPEN); /* the scope */
 		if (ret)
@@ -285,6 +288,9 @@ int BPF_PROG(umb_file_receive, struct file *file, int ret)
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
 		return 0;
+	ret = umb_scope_file_open(file, UMB_HOOK_FILE_RECEIVE); /* as file_open */
+	if (ret)
+		return ret;
 	if (mode & FMODE_WRITE) {
 		ret = umb_scope_file_write(file, UMB_HOOK_FILE_RECEIVE); /* as file_open */
 		if (ret)

@@ -133,7 +133,7 @@ static const char *operation(const char *hook)
 		const char *hook, *word;
 	} words[] = {
 		{ "bprm_creds_for_exec", "exec" }, { "bprm_check_security", "exec" },
-		{ "bprm_creds_from_file", "exec" },
+		{ "bprm_creds_from_file", "exec" }, { "key_alloc", "request_key" },
 		{ "socket_create", "socket" },	   { "task_alloc", "fork" },
 		{ "task_kill", "kill" },	   { "mmap_file", "mmap" },
 	};

@@ -137,7 +137,7 @@ static const char usage_text[] =
 	"\"verdict list\", \"key\" alone \"key list\". A process is shown by its main thread.\n"
 	"\n"
 	"ITEM is a restriction in the text form (fs:PATH[:MODES], net, net:FAMILY,\n"
-	"signal, fork, exec, exec-unsigned, ptrace, mount, module, setid, cap:NAME);\n"
+	"signal, fork, exec, exec-unsigned, ptrace, mount, module, setid, keys, cap:NAME);\n"
 	"-r takes one item or a comma-separated list and may be repeated.\n"
 	"\n"
 	"Exit status:\n"

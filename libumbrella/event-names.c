@@ -54,6 +54,8 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_UNIX_STREAM_CONNECT] = "unix_stream_connect",
 	[UMB_HOOK_UNIX_MAY_SEND] = "unix_may_send",
 	[UMB_HOOK_BPRM_CREDS_FROM_FILE] = "bprm_creds_from_file",
+	[UMB_HOOK_KEY_ALLOC] = "key_alloc",
+	[UMB_HOOK_KEY_PERMISSION] = "key_permission",
 };
 
 static const char *const item_kind_names[] = {

@@ -29,6 +29,7 @@ static const struct {
 	{ "mount", UMB_CR_MOUNT },
 	{ "module", UMB_CR_MODULE },
 	{ "setid", UMB_CR_SETID },
+	{ "keys", UMB_CR_KEYS },
 };
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))

@@ -15,9 +15,13 @@
  *                       of umbrellad's cgroup...). Judged by the file's super block, so
  *                       a new mount of one of them is the same.
  *                       And the capabilities that reach the kernel's memory or
- *                       replace it (UMB_SCOPE_CAPABILITIES), CPU-wide and kernel perf
- *                       events, clone3(CLONE_INTO_CGROUP), fanotify permission events
- *                       (a mark that never answers stalls umbrellad and every exec).
+ *                       replace it (UMB_SCOPE_CAPABILITIES), swapon(2) and swapoff(2)
+ *                       (umb_in_swap_syscall()), CPU-wide and kernel perf events,
+ *                       clone3(CLONE_INTO_CGROUP), fanotify permission events (a mark
+ *                       that never answers stalls umbrellad and every exec),
+ *                       request_key(2)'s call to /sbin/request-key
+ *                       (umb_is_request_key_upcall()), and /dev/snapshot
+ *                       (umb_scope_file_open()).
  *   UMB_SCOPE_TERMINAL  pushing input into a terminal (TIOCSTI, TIOCLINUX, a virtual
  *                       console's keymap) or into every session's input (uinput,
  *                       /dev/input), which a reader outside the layers would act on.
@@ -31,6 +35,7 @@
 
 #include "../maps.bpf.h"
 #include "audit.bpf.h"
+#include "syscall.bpf.h"
 
 /* include/uapi/linux/magic.h */
 #define UMB_PROC_SUPER_MAGIC 0x9fa0
@@ -70,6 +75,45 @@
  * (CAP_SYS_MODULE). include/uapi/linux/capability.h */
 #define UMB_SCOPE_CAPABILITIES (1ULL << 17 /* CAP_SYS_RAWIO */ | 1ULL << 22 /* CAP_SYS_BOOT */ | \
 				1ULL << 16 /* CAP_SYS_MODULE */)
+
+/*
+ * umb_in_swap_syscall() - whether the current task is in swapon(2) or swapoff(2)
+ *
+ * Neither has an LSM hook of its own: the first check either makes is
+ * capable(CAP_SYS_ADMIN), before it opens the file, so lsm/capable asks this. Swap is
+ * every process's memory: a file the task may read (or whose blocks it may write, through
+ * a loop device's backing file) would hold the pages of processes outside its layers,
+ * umbrellad's included; swapoff(2) of the system's swap makes the OOM killer choose among
+ * them.
+ */
+static __always_inline bool umb_in_swap_syscall(void)
+{
+	return umb_in_syscall(UMB_NR_SWAPON) || umb_in_syscall(UMB_NR_SWAPOFF);
+}
+
+/*
+ * umb_is_request_key_upcall() - whether @key, being allocated, is the authorisation key
+ * of request_key(2)'s construction (key type ".request_key_auth")
+ *
+ * The kernel allocates one in the requesting task for every key it asks user space to
+ * make, just before it runs /sbin/request-key as root with no layer (or a key type's
+ * own helper): what that program does (DNS queries for dns_resolver, NFS id mapping,
+ * whatever /etc/request-key.conf names) is done for the task outside its layers.
+ * security/keys/request_key_auth.c.
+ */
+static __always_inline bool umb_is_request_key_upcall(const struct key *key)
+{
+	static const char auth[] = ".request_key_auth";
+	char name[sizeof(auth)] = {};
+
+	if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(key, type, name)) !=
+	    sizeof(auth))
+		return false;
+	for (__u32 i = 0; i < sizeof(auth); i++)
+		if (name[i] != auth[i])
+			return false;
+	return true;
+}
 
 /* Whether the character device @rdev injects input for everyone: uinput (10:223) and
  * the input event devices (13:*), which every session's keyboard reads. */
@@ -132,6 +176,25 @@ static __always_inline __s64 umb_proc_inode_tgid(const struct inode *inode)
 				  bpf_core_field_offset(struct task_struct, tgid)))
 		return -1;
 	return tgid;
+}
+
+/*
+ * umb_scope_file_open() - the scope at any open of @file by a restricted task
+ *
+ * /dev/snapshot (10:231), the hibernation image, opened for reading: SNAPSHOT_FREEZE
+ * freezes every other process (umbrellad too, and with it every exec), and the image
+ * read back is the whole memory, every process's and the kernel's, with no capability
+ * asked beyond the open (kernel/power/user.c). Opened for writing it restores one. One
+ * load and a compare for the usual file. Return: 0 or -EPERM.
+ */
+static __always_inline int umb_scope_file_open(struct file *file, __u32 hook)
+{
+	const struct inode *inode = file->f_inode;
+
+	if ((inode->i_mode & S_IFMT) == S_IFCHR && UMB_KDEV_MAJOR(inode->i_rdev) == 10 &&
+	    UMB_KDEV_MINOR(inode->i_rdev) == 231)
+		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
+	return 0;
 }
 
 /*

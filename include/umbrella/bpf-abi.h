@@ -428,6 +428,8 @@ enum umb_hook {
 	UMB_HOOK_UNIX_STREAM_CONNECT, /* fs: connect(2) to a unix socket bound to a path */
 	UMB_HOOK_UNIX_MAY_SEND,	      /* fs: a datagram to a unix socket bound to a path */
 	UMB_HOOK_BPRM_CREDS_FROM_FILE, /* setid and the scope: the exec of a privileged program */
+	UMB_HOOK_KEY_ALLOC,	       /* the scope: request_key(2)'s call to /sbin/request-key */
+	UMB_HOOK_KEY_PERMISSION,       /* keys; the scope: KEYCTL_SESSION_TO_PARENT */
 	UMB_HOOK_MAX,
 };
 
@@ -459,7 +461,9 @@ enum umb_scope {
 	/* Writing kernel settings: sysctls and the other files of /proc that are not a
 	 * process's, sysfs, cgroupfs, securityfs, debugfs, tracefs, configfs, binfmt_misc,
 	 * efivarfs, pstore. Some make the kernel run a program outside every layer
-	 * (core_pattern, modprobe, uevent_helper, binfmt_misc). */
+	 * (core_pattern, modprobe, uevent_helper, binfmt_misc), and so does
+	 * request_key(2) when the key must be made (/sbin/request-key). swapon(2) and
+	 * swapoff(2): swap holds every process's memory. */
 	UMB_SCOPE_KERNEL = 2,
 	/* Pushing input into a terminal (TIOCSTI, TIOCLINUX): the next reader of the
 	 * terminal, outside the layers, would run it. */

@@ -48,6 +48,7 @@ enum umb_cap_restriction {
 	 * and policy version 2 "net" was bit 0, now UMB_CR_NET_ALL: a program built against
 	 * the older header still denies every family. */
 	UMB_CR_NET = 1 << 9,
+	UMB_CR_KEYS = 1 << 10, /* keys: add_key(2), request_key(2), keyctl(2) */
 };
 
 /* Access kinds of a file system restriction (the MODES of "fs:PATH:MODES"). */

@@ -25,7 +25,7 @@ extern "C" {
  *   net:all          creating sockets of any family (net and net:unix together)
  *   net:FAMILY       creating sockets of FAMILY (inet = inet4 + inet6, inet4, inet6,
  *                    unix, netlink, packet, bluetooth, vsock, can, ...)
- *   signal, fork, exec, exec-unsigned, ptrace, mount, module, setid
+ *   signal, fork, exec, exec-unsigned, ptrace, mount, module, setid, keys
  *   cap:NAME         using the Linux capability NAME (e.g. cap:net_raw)
  *
  * A list separates items with commas; in a PATH, a comma, a backslash, a colon or white

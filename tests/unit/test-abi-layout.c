@@ -18,6 +18,7 @@ int main(void)
 	static const unsigned long long bits[] = {
 		UMB_CR_NET,    UMB_CR_SIGNAL, UMB_CR_FORK,   UMB_CR_EXEC, UMB_CR_EXEC_UNSIGNED,
 		UMB_CR_PTRACE, UMB_CR_MOUNT,  UMB_CR_MODULE, UMB_CR_SETID, UMB_CR_NET_ALL,
+		UMB_CR_KEYS,
 	};
 	unsigned long long seen = 0;
 	bool single = true, distinct = true;

@@ -15,10 +15,11 @@ int main(void)
 		{ "exec-unsigned", UMB_CR_EXEC_UNSIGNED }, { "ptrace", UMB_CR_PTRACE },
 		{ "mount", UMB_CR_MOUNT },	 { "module", UMB_CR_MODULE },
 		{ "setid", UMB_CR_SETID },	 { "net:all", UMB_CR_NET_ALL },
+		{ "keys", UMB_CR_KEYS },
 	};
 	static const char *const bad[] = { "",	   "NET",	    "net ", "nett",
 					   "exec_unsigned", "fs", "net:ALL", "net:all ",
-					   "all",  "net:unix" };
+					   "all",  "net:unix", "key", "keys:all" };
 
 	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
 		uint64_t bit = 0;

@@ -157,6 +157,7 @@ static void test_cap_restrictions(void)
 		{ "module", UMB_CR_MODULE },
 		{ "setid", UMB_CR_SETID },
 		{ "net:all", UMB_CR_NET_ALL },
+		{ "keys", UMB_CR_KEYS },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(caps); i++)
@@ -631,14 +632,14 @@ static void test_format(void)
 	(void)umb_restrictions__add_cap(r, UMB_CR_NET | UMB_CR_SIGNAL | UMB_CR_FORK | UMB_CR_EXEC |
 						   UMB_CR_EXEC_UNSIGNED | UMB_CR_PTRACE |
 						   UMB_CR_MOUNT | UMB_CR_MODULE | UMB_CR_SETID |
-						   UMB_CR_NET_ALL);
+						   UMB_CR_NET_ALL | UMB_CR_KEYS);
 	for (int f = 1; f <= 63; f++)
 		(void)umb_restrictions__add_net_family(r, f);
 	for (int c = 0; c <= CAP_CHECKPOINT_RESTORE; c++)
 		(void)umb_restrictions__add_linux_cap(r, c);
 	for (uint32_t a = 1; a <= UMB_FS_ALL; a++)
 		(void)umb_restrictions__add_fs(r, "/srv/data", a);
-	TAP_EQ(umb_restrictions__count(r), 10 + 63 + 41 + 7, "the big set holds every item");
+	TAP_EQ(umb_restrictions__count(r), 11 + 63 + 41 + 7, "the big set holds every item");
 	check_format(r, NULL, "every capability restriction, family, capability and mode");
 	umb_restrictions__free(r);
 }
