@@ -47,7 +47,7 @@ int BPF_PROG(umb_exec_check, struct linux_binprm *bprm, int ret)
 {
 	const struct umb_task_state *state;
 	struct umb_event *e;
-	__u32 flags;
+	__u32 flags, layer;
 
 	if (ret)
 		return ret; /* an earlier BPF LSM program already refused */
@@ -58,10 +58,9 @@ int BPF_PROG(umb_exec_check, struct linux_binprm *bprm, int ret)
 	if (!state || !(state->denied_caps & UMB_CR_EXEC))
 		return 0;
 	/* The record names the file the task tried to run. */
-	flags = umb_deny_flags();
-	e = umb_event_begin(UMB_HOOK_BPRM_CREDS_FOR_EXEC,
-			    umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC), UMB_ITEM_CAP,
-			    UMB_CR_EXEC, flags);
+	layer = umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC);
+	flags = umb_layer_deny_flags(layer);
+	e = umb_event_begin(UMB_HOOK_BPRM_CREDS_FOR_EXEC, layer, UMB_ITEM_CAP, UMB_CR_EXEC, flags);
 	umb_event_set_file(e, bprm->file, true);
 	umb_event_submit(e);
 	return umb_verdict(!(flags & UMB_EVENT_PERMISSIVE));
@@ -127,7 +126,7 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 	const struct umb_verdict *v;
 	struct umb_exec_layer *carry;
 	struct file *file;
-	__u32 verdict;
+	__u32 verdict, layer, flags;
 
 	if (ret)
 		return ret;
@@ -165,11 +164,15 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, UMB_VERDICT_UNVERIFIED,
 					file, 0, true);
 	state = umb_task_state_get(task);
-	if (state && (state->denied_caps & UMB_CR_EXEC_UNSIGNED))
-		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY,
-					umb_layer_denying(state, UMB_SET_CAPS,
-							  UMB_CR_EXEC_UNSIGNED),
-					verdict, file, umb_deny_flags(), true);
+	if (state && (state->denied_caps & UMB_CR_EXEC_UNSIGNED)) {
+		layer = umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED);
+		flags = umb_layer_deny_flags(layer);
+		/* A permissive layer's denial does not hide "unsigned = deny" below. */
+		if (!(flags & UMB_EVENT_PERMISSIVE) || !ctl ||
+		    !(ctl->flags & UMB_CTL_UNSIGNED_DENY))
+			return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, layer, verdict, file,
+						flags, true);
+	}
 	if (ctl && (ctl->flags & UMB_CTL_UNSIGNED_DENY))
 		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, verdict, file,
 					umb_deny_flags(), true);

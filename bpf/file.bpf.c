@@ -148,7 +148,7 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	if (!umb_fs_walk(state, requested, file->f_path.dentry, file->f_path.mnt,
 			 UMB_DENTRY_POINTER, &w))
 		return umb_fs_verdict(0);
-	flags = umb_deny_flags();
+	flags = umb_walk_flags(&w);
 	e = umb_fs_event(&w, UMB_HOOK_FILE_OPEN, file->f_path.dentry, flags);
 	if (e)
 		bpf_d_path(&file->f_path, e->path, sizeof(e->path));
@@ -167,7 +167,7 @@ static __always_inline int exec_unsigned_map(const struct umb_task_state *state,
 					     struct file *file, __u32 hook)
 {
 	const struct umb_verdict *v;
-	__u32 verdict;
+	__u32 verdict, layer;
 
 	if (!(state->denied_caps & UMB_CR_EXEC_UNSIGNED))
 		return 0;
@@ -175,8 +175,8 @@ static __always_inline int exec_unsigned_map(const struct umb_task_state *state,
 	verdict = umb_verdict_effective(v, umb_ctl_get());
 	if (verdict == UMB_VERDICT_SIGNED && v && umb_verdict_layer_carried(state, v->layer))
 		return 0;
-	return umb_verdict_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED),
-				verdict, file, umb_deny_flags(), false);
+	layer = umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED);
+	return umb_verdict_deny(hook, layer, verdict, file, umb_layer_deny_flags(layer), false);
 }
 
 SEC("lsm/mmap_file")
@@ -264,7 +264,8 @@ int BPF_PROG(umb_path_notify, const struct path *path, __u64 mask, unsigned int 
 	if (!(state->fs_access & UMB_FS_READ))
 		return 0;
 	if (obj_type != UMB_FSNOTIFY_OBJ_TYPE_INODE)
-		return umb_deny(UMB_HOOK_PATH_NOTIFY, 0, UMB_ITEM_FS, UMB_FS_READ, 0);
+		return umb_deny_flagged(UMB_HOOK_PATH_NOTIFY, 0, UMB_ITEM_FS, UMB_FS_READ, 0,
+					umb_layer_deny_flags(umb_fs_layer(state)));
 	return umb_fs_check_path(state, UMB_FS_READ, path, UMB_HOOK_PATH_NOTIFY);
 }
 
@@ -664,7 +665,8 @@ int BPF_PROG(umb_sb_mount_fs, const char *dev_name, const struct path *path, con
 	/* A move takes its source by name, which this hook cannot resolve: that mount may
 	 * hold a restricted path's directory (move_mount(2) gives its root, checked). */
 	if (flags & UMB_MS_MOVE)
-		return umb_deny(UMB_HOOK_SB_MOUNT, 0, UMB_ITEM_FS, UMB_FS_WRITE, 0);
+		return umb_deny_flagged(UMB_HOOK_SB_MOUNT, 0, UMB_ITEM_FS, UMB_FS_WRITE, 0,
+					umb_layer_deny_flags(umb_fs_layer(state)));
 	return mount_target_check(state, path, UMB_HOOK_SB_MOUNT);
 }
 

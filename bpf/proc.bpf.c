@@ -83,7 +83,7 @@ static __always_inline int reach(const struct umb_task_state *state, struct task
 static __always_inline int trace(const struct umb_task_state *state, struct task_struct *target,
 				 unsigned int mode, __u32 hook)
 {
-	__u64 cr;
+	struct umb_denial_pick p = {};
 
 	if (umb_is_daemon(target) || !umb_in_domain(state, umb_task_state_get(target))) {
 		if (mode & UMB_PTRACE_MODE_NOAUDIT)
@@ -92,16 +92,18 @@ static __always_inline int trace(const struct umb_task_state *state, struct task
 			return umb_deny_strict(hook, 0, UMB_ITEM_CAP, UMB_CR_PTRACE, target->tgid);
 		return umb_scope_deny(hook, UMB_SCOPE_PROCESS, target->tgid);
 	}
-	if (state->denied_caps & UMB_CR_PTRACE)
-		cr = UMB_CR_PTRACE;
-	else if ((state->denied_caps & UMB_CR_EXEC_UNSIGNED) && (mode & UMB_PTRACE_MODE_ATTACH))
-		cr = UMB_CR_EXEC_UNSIGNED;
-	else
+	/* ptrace first; exec-unsigned when ptrace's layer only records (umb_denial_pick()) */
+	if (!((state->denied_caps & UMB_CR_PTRACE) &&
+	      umb_denial_pick(&p, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_PTRACE),
+			      UMB_ITEM_CAP, UMB_CR_PTRACE)) &&
+	    (state->denied_caps & UMB_CR_EXEC_UNSIGNED) && (mode & UMB_PTRACE_MODE_ATTACH))
+		umb_denial_pick(&p, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED),
+				UMB_ITEM_CAP, UMB_CR_EXEC_UNSIGNED);
+	if (!p.found)
 		return 0;
 	if (mode & UMB_PTRACE_MODE_NOAUDIT)
-		return umb_deny_quiet();
-	return umb_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, cr), UMB_ITEM_CAP, cr,
-			target->tgid);
+		return umb_deny_quiet(p.layer);
+	return umb_deny(hook, p.layer, UMB_ITEM_CAP, p.item, target->tgid);
 }
 
 SEC("lsm/task_kill")

@@ -144,6 +144,7 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 	const struct umb_task_state *state;
 	struct task_struct *task;
 	__u64 bit;
+	__u32 layer;
 
 	if (ret)
 		return ret;
@@ -176,10 +177,10 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 	}
 	/* A probe the kernel makes quietly (ns_capable_noaudit(), has_capability_noaudit()):
 	 * denied as well, but not recorded, as the kernel does not log it either. */
+	layer = umb_layer_denying(state, UMB_SET_CAPABILITIES, bit);
 	if (opts & CAP_OPT_NOAUDIT)
-		return umb_deny_quiet();
-	return umb_deny(UMB_HOOK_CAPABLE, umb_layer_denying(state, UMB_SET_CAPABILITIES, bit),
-			UMB_ITEM_LINUX_CAP, cap, 0);
+		return umb_deny_quiet(layer);
+	return umb_deny(UMB_HOOK_CAPABLE, layer, UMB_ITEM_LINUX_CAP, cap, 0);
 }
 
 /*

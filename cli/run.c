@@ -11,6 +11,11 @@
  * on stderr what the layer denied (run-explain.h); with --no-fork nothing is left to
  * tell.
  *
+ * With --permissive the layer only records its denials, and run tells them as what it
+ * "would deny": the list is tried out on CMD. Only run's own new layer is permissive,
+ * for the child run starts (UMB_RFORK_PERMISSIVE): every layer run itself carries
+ * still enforces on CMD, so a restricted task gains nothing by it.
+ *
  * run's own failures exit 125, a CMD that cannot be executed 126 and one that is not
  * found 127, as env(1) does, so that they never pass for CMD's own status.
  */
@@ -54,6 +59,7 @@ static int run_help(void)
 		"  -r @FILE            the restrictions listed in FILE (a profile)\n"
 		"  --profile NAME      the profile " PROFILE_DIR_DEFAULT "/NAME\n"
 		"  --no-fork           become CMD: the layer takes effect at its exec\n"
+		"  --permissive        record what the layer denies, do not enforce it\n"
 		"  --die-with-parent   kill CMD (SIGKILL) when run's parent dies\n"
 		"  -q, --quiet         do not tell on stderr what the layer denied\n"
 		"  -j, --json          run's own errors as JSON on stdout (CMD's output is\n"
@@ -237,7 +243,7 @@ static void explain_while_waiting(struct run_explain *x, pid_t pid)
 /* Starts CMD as a restricted child, waits for it and returns its status as the shell
  * gives it; with @explain, tells what its layer denied. */
 static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool die_with,
-			 bool explain)
+			 bool explain, bool permissive)
 {
 	struct run_explain x = { .fd = -1 };
 	pid_t self = getpid(), pid;
@@ -252,7 +258,7 @@ static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool di
 	 * came then would be lost for CMD. */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	pid = umb_rfork(r, UMB_RFORK_ON_EXEC);
+	pid = umb_rfork(r, UMB_RFORK_ON_EXEC | (permissive ? UMB_RFORK_PERMISSIVE : 0));
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (die_with && !die_with_parent(self))
@@ -285,11 +291,12 @@ static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool di
 
 int cli_run(int argc, char *argv[])
 {
-	enum { OPT_PROFILE = 0x100, OPT_NO_FORK, OPT_DIE_WITH_PARENT };
+	enum { OPT_PROFILE = 0x100, OPT_NO_FORK, OPT_DIE_WITH_PARENT, OPT_PERMISSIVE };
 	static const struct option options[] = {
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "no-fork", no_argument, NULL, OPT_NO_FORK },
 		{ "die-with-parent", no_argument, NULL, OPT_DIE_WITH_PARENT },
+		{ "permissive", no_argument, NULL, OPT_PERMISSIVE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		/* The global options, here too: main() leaves run's arguments alone, since
@@ -299,7 +306,7 @@ int cli_run(int argc, char *argv[])
 		{}
 	};
 	struct umb_restrictions *r = umb_restrictions__new();
-	bool no_fork = false, die_with = false, quiet = false;
+	bool no_fork = false, die_with = false, quiet = false, permissive = false;
 	pid_t parent = getppid();
 	int c, ret = EXIT_RUN_FAILED;
 
@@ -325,6 +332,9 @@ int cli_run(int argc, char *argv[])
 			break;
 		case OPT_DIE_WITH_PARENT:
 			die_with = true;
+			break;
+		case OPT_PERMISSIVE:
+			permissive = true;
 			break;
 		case 'q':
 			quiet = true;
@@ -355,10 +365,17 @@ int cli_run(int argc, char *argv[])
 		goto out;
 	}
 
+	/* A permissive layer is for a child (umbrellad refuses it on the caller itself),
+	 * and in place nobody would be left to tell what it would deny. */
+	if (permissive && no_fork) {
+		cli_error("run: --permissive and --no-fork do not go together: run tells what "
+			  "the layer would deny once CMD has exited");
+		goto out;
+	}
 	if (die_with && !die_with_parent(parent))
 		goto out;
 	if (!no_fork) {
-		ret = fork_and_wait(r, argv + optind, die_with, !quiet);
+		ret = fork_and_wait(r, argv + optind, die_with, !quiet, permissive);
 		goto out;
 	}
 	c = umb_restrict_self_on_exec(r);

@@ -287,12 +287,12 @@ static int slot_find(struct layers *l, uint32_t *ret_slot)
 int layers_create(struct layers *l, const struct umb_restrictions *r, uint32_t creator_pid,
 		  uint32_t uid, uint32_t origin, uint32_t *ret_id, char **ret_error)
 {
-	return layers_create_at(l, r, NULL, creator_pid, uid, origin, ret_id, ret_error);
+	return layers_create_at(l, r, NULL, creator_pid, uid, origin, 0, ret_id, ret_error);
 }
 
 int layers_create_at(struct layers *l, const struct umb_restrictions *r,
 		     const struct fs_refs *refs, uint32_t creator_pid, uint32_t uid,
-		     uint32_t origin, uint32_t *ret_id, char **ret_error)
+		     uint32_t origin, uint32_t flags, uint32_t *ret_id, char **ret_error)
 {
 	struct umb_layer layer;
 	struct layer_rules rules;
@@ -327,6 +327,7 @@ int layers_create_at(struct layers *l, const struct umb_restrictions *r,
 	layer.refs = 0;
 	layer.uid = uid;
 	layer.gen = gen;
+	layer.flags = flags;
 	layer.id = 0;
 	*slot = layer;
 	l->rules[index] = rules;

@@ -84,10 +84,11 @@ int layers_create(struct layers *l, const struct umb_restrictions *r, uint32_t c
 		  uint32_t uid, uint32_t origin, uint32_t *ret_id, char **ret_error);
 
 /* layers_create() of a caller's request, whose fs items the caller resolved: @refs
- * (layer_install()); layers_create() resolves them in umbrellad's mount namespace. */
+ * (layer_install()); layers_create() resolves them in umbrellad's mount namespace.
+ * @flags: UMB_LAYER_* (UMB_LAYER_PERMISSIVE: the request's UMB_ARM_PERMISSIVE). */
 int layers_create_at(struct layers *l, const struct umb_restrictions *r,
 		     const struct fs_refs *refs, uint32_t creator_pid, uint32_t uid,
-		     uint32_t origin, uint32_t *ret_id, char **ret_error);
+		     uint32_t origin, uint32_t flags, uint32_t *ret_id, char **ret_error);
 
 /* Takes a reference on the live layer @id (umbrellad's own holders: the exec gate). */
 int layers_hold(struct layers *l, uint32_t id);

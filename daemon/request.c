@@ -54,9 +54,17 @@ static void handle_arm(struct server *s, int fd, const struct peer *peer,
 		request_reply(fd, -ENOMEM, 0, NULL);
 		return;
 	}
-	if (req->flags & ~(__u32)UMB_ARM_ON_EXEC) {
+	if (req->flags & ~(__u32)(UMB_ARM_ON_EXEC | UMB_ARM_PERMISSIVE)) {
 		ret = -EINVAL;
 		error = strdup("unknown flags");
+		goto out;
+	}
+	/* A permissive layer is for a child its creator starts to try a list out; a task
+	 * has no use for one of its own, and refusing it keeps the rule simple. */
+	if (self && (req->flags & UMB_ARM_PERMISSIVE)) {
+		ret = -EINVAL;
+		error = strdup("a permissive layer is only for a child (rfork), not for the "
+			       "caller itself");
 		goto out;
 	}
 	/* An empty list is a valid, empty layer (the parser wants at least one item). */
@@ -82,7 +90,8 @@ static void handle_arm(struct server *s, int fd, const struct peer *peer,
 	free(ref_items);
 	if (ret < 0)
 		goto out;
-	log_msg(LOG_INFO, "pid %d: layer %u armed for %s (%s)\n", peer->pid, id,
+	log_msg(LOG_INFO, "pid %d: %slayer %u armed for %s (%s)\n", peer->pid,
+		req->flags & UMB_ARM_PERMISSIVE ? "permissive " : "", id,
 		self ? "itself" : "its next child", text[0] ? text : "no restrictions");
 	request_reply(fd, 0, id, NULL);
 	umb_restrictions__free(r);

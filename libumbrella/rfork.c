@@ -179,11 +179,13 @@ pid_t umb_rfork(const struct umb_restrictions *r, unsigned int flags)
 	long layer;
 	pid_t pid;
 
-	if (flags & ~(unsigned int)UMB_RFORK_ON_EXEC) {
+	if (flags & ~(unsigned int)(UMB_RFORK_ON_EXEC | UMB_RFORK_PERMISSIVE)) {
 		errno = EINVAL;
 		return -1;
 	}
-	layer = arm(r, UMB_OP_ARM_CHILD, flags & UMB_RFORK_ON_EXEC ? UMB_ARM_ON_EXEC : 0);
+	layer = arm(r, UMB_OP_ARM_CHILD,
+		    (flags & UMB_RFORK_ON_EXEC ? UMB_ARM_ON_EXEC : 0) |
+			    (flags & UMB_RFORK_PERMISSIVE ? UMB_ARM_PERMISSIVE : 0));
 	if (layer < 0) {
 		errno = (int)-layer;
 		return -1;

@@ -47,6 +47,9 @@
 /* Directory levels (file system roots and mount points count as one each). */
 #define UMB_WALK_MAX 64
 
+/* umb_fs_level_match(): the match is a permissive layer's (UMB_LAYER_PERMISSIVE). */
+#define UMB_MATCH_PERMISSIVE (1ULL << 63)
+
 /* Longest name a dentry holds (NAME_MAX). */
 #define UMB_NAME_MAX 255
 
@@ -73,6 +76,7 @@ struct umb_walk {
 	__u32 done;	   /* UMB_WALK_DONE, UMB_WALK_FS_ROOT or 0 (not done) */
 	__u32 deny_layer;  /* the layer that denies; 0: none (or the walk was too deep) */
 	__u32 deny_access; /* the UMB_FS_* it denies */
+	__u32 permissive;  /* deny_layer is UMB_LAYER_PERMISSIVE: the denial is only recorded */
 };
 
 /* umb_walk.done: the walk reached the root of the mount tree (or of the only file
@@ -139,13 +143,17 @@ __noinline __u64 umb_fs_name_hash(__u64 dentry)
  * of the task that has fs rules (state->fs_layers); the name is hashed at most once,
  * and only where a layer restricts names in this directory.
  *
+ * A layer that enforces comes first: a permissive layer's match (UMB_LAYER_PERMISSIVE) is
+ * returned only when no other layer denies here, with UMB_MATCH_PERMISSIVE, and the
+ * walk then goes on up for an enforcing one.
+ *
  * Return: 0, or the denying layer in the low 32 bits and the access it denies in the
- * high 32 bits.
+ * high 32 bits (with UMB_MATCH_PERMISSIVE).
  */
 __noinline __u64 umb_fs_level_match(const struct umb_task_state *state, __u32 dev, __u64 ino,
 				    __u64 child, __u32 requested)
 {
-	__u64 name_hash = 0;
+	__u64 name_hash = 0, permissive = 0;
 
 	if (!state)
 		return 0;
@@ -163,18 +171,35 @@ __noinline __u64 umb_fs_level_match(const struct umb_task_state *state, __u32 de
 		if (!rule)
 			continue;
 		access = rule->access & requested;
-		if (access)
-			return (__u64)access << 32 | key.dir.layer;
-		if (!(rule->flags & UMB_FS_HAS_NAMES) || !child)
+		if (!access && (rule->flags & UMB_FS_HAS_NAMES) && child) {
+			if (!name_hash)
+				name_hash = umb_fs_name_hash(child);
+			key.name_hash = name_hash;
+			rule = bpf_map_lookup_elem(&umb_fs_names, &key);
+			access = rule ? rule->access & requested : 0;
+		}
+		if (!access)
 			continue;
-		if (!name_hash)
-			name_hash = umb_fs_name_hash(child);
-		key.name_hash = name_hash;
-		rule = bpf_map_lookup_elem(&umb_fs_names, &key);
-		if (rule && (access = rule->access & requested))
+		if (!umb_layer_permissive(key.dir.layer))
 			return (__u64)access << 32 | key.dir.layer;
+		if (!permissive)
+			permissive = UMB_MATCH_PERMISSIVE | (__u64)access << 32 | key.dir.layer;
 	}
-	return 0;
+	return permissive;
+}
+
+/*
+ * umb_walk_match() - keeps in @w the match @match of umb_fs_level_match() (not 0).
+ * Returns 1 when its layer enforces (the walk ends, denied), 0 when it only records
+ * (the walk goes on: a layer further up may enforce). Sets fields only: no decision
+ * here reads @w (see the bpf_loop() callbacks below).
+ */
+static __always_inline int umb_walk_match(struct umb_walk *w, __u64 match)
+{
+	w->deny_layer = (__u32)match;
+	w->deny_access = (match >> 32) & UMB_FS_ALL;
+	w->permissive = !!(match & UMB_MATCH_PERMISSIVE);
+	return !(match & UMB_MATCH_PERMISSIVE);
 }
 
 /*
@@ -250,9 +275,7 @@ static __always_inline int umb_level_denies(struct umb_walk *w, __u32 index, __u
 	match = umb_fs_level_match(w->state, w->dev, ino, child, w->requested);
 	if (!match)
 		return 0;
-	w->deny_layer = (__u32)match;
-	w->deny_access = match >> 32;
-	return 1;
+	return umb_walk_match(w, match);
 }
 
 /*
@@ -441,11 +464,8 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
 					bpf_probe_read_kernel(&c, sizeof(c), &w->child);
 				}
 				match = umb_fs_level_match(state, dev, ino, c, requested);
-				if (match) {
-					w->deny_layer = (__u32)match;
-					w->deny_access = match >> 32;
+				if (match && umb_walk_match(w, match))
 					return;
-				}
 			}
 		}
 
@@ -547,6 +567,7 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 	w->done = 0;
 	w->deny_layer = 0;
 	w->deny_access = 0;
+	w->permissive = 0;
 
 	if (!filter) {
 		/* cannot happen (an array has its entry): deny (fail closed) */
@@ -558,15 +579,25 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 		if (steps >= 0 && steps < UMB_WALK_MAX)
 			bpf_loop(UMB_WALK_MAX - steps, umb_walk_step, w, 0);
 	}
-	if (w->deny_layer)
+	if (w->deny_layer && !w->permissive)
 		return 1;
 	if (w->done != UMB_WALK_DONE) {
 		/* Deeper than UMB_WALK_MAX, an unreadable mount, or bpf_loop() failed: deny
-		 * (fail closed). The record names no layer. */
+		 * (fail closed). The record names no layer; only permissive layers with fs
+		 * rules (umb_fs_layer()) only record it. */
+		w->deny_layer = 0;
 		w->deny_access = requested;
+		w->permissive = umb_layer_permissive(umb_fs_layer(state));
 		return 1;
 	}
-	return 0;
+	/* A permissive layer's match, and none that enforces: recorded, allowed. */
+	return w->deny_layer != 0;
+}
+
+/* The flags of the record of the denial the walk @w found (umb_deny_flags()). */
+static __always_inline __u32 umb_walk_flags(const struct umb_walk *w)
+{
+	return umb_deny_flags() | (w->permissive ? UMB_EVENT_PERMISSIVE : 0);
 }
 
 /* The verdict of a file system hook: -EACCES ("Permission denied") when @denied.
@@ -618,7 +649,7 @@ static __always_inline int umb_fs_check_kind(const struct umb_task_state *state,
 
 	if (!umb_fs_walk(state, requested, dentry, mnt, kind, &w))
 		return umb_fs_verdict(0);
-	flags = umb_deny_flags();
+	flags = umb_walk_flags(&w);
 	e = umb_fs_event(&w, hook, dentry, flags);
 	if (e)
 		bpf_probe_read_kernel_str(e->path, sizeof(e->path),
@@ -644,7 +675,7 @@ static __always_inline int umb_fs_check_path(const struct umb_task_state *state,
 
 	if (!umb_fs_walk(state, requested, path->dentry, path->mnt, UMB_DENTRY_POINTER, &w))
 		return umb_fs_verdict(0);
-	flags = umb_deny_flags();
+	flags = umb_walk_flags(&w);
 	e = umb_fs_event(&w, hook, path->dentry, flags);
 	if (e && bpf_d_path((struct path *)path, e->path, sizeof(e->path)) < 0)
 		bpf_probe_read_kernel_str(e->path, sizeof(e->path),

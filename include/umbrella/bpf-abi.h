@@ -23,8 +23,9 @@
  * armed thread's start time: a thread id reused by a later task does not match). 7: bit 0
  * of denied_caps is UMB_CR_NET_ALL (every family, what "net" meant before), the new bit
  * UMB_CR_NET every family but AF_UNIX: an older umbrellad, whose programs know no bit 9,
- * must not adopt layers that carry it. */
-#define UMB_ABI_VERSION 7
+ * must not adopt layers that carry it. 8: umb_layer grew flags (UMB_LAYER_PERMISSIVE): an
+ * older umbrellad's programs would enforce a layer that is only to be recorded. */
+#define UMB_ABI_VERSION 8
 
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
@@ -69,9 +70,24 @@ struct umb_layer {
 	__u32 refs;		   /* holders (above) */
 	__u32 uid;		   /* the uid that asked for it (per-user limits) */
 	__u32 gen;		   /* the generation of the slot's latest layer */
+	__u32 flags;		   /* UMB_LAYER_* */
+	__u32 __pad0;		   /* must be zero */
 };
 
-_Static_assert(sizeof(struct umb_layer) == 56, "struct umb_layer is ABI");
+_Static_assert(sizeof(struct umb_layer) == 64, "struct umb_layer is ABI");
+
+/* umb_layer.flags */
+enum umb_layer_flags {
+	/*
+	 * The layer's denials are recorded (UMB_EVENT_PERMISSIVE), not enforced: "umbrella-cli
+	 * run --permissive" tries a list out. Set only on a layer a process asks for its own
+	 * child (UMB_ARM_PERMISSIVE), so it relaxes nothing the child had: a hook that finds
+	 * such a layer denying looks on for a layer without the flag that denies too, and
+	 * enforces that one. The scope and self-protection, which name no layer, stay
+	 * enforced.
+	 */
+	UMB_LAYER_PERMISSIVE = 1 << 0,
+};
 
 enum umb_layer_origin {
 	UMB_ORIGIN_RFORK = 1,	     /* rfork(): a parent restricted its child */
@@ -502,7 +518,8 @@ _Static_assert(sizeof(struct umb_event) == 320, "struct umb_event is ABI");
 
 /* umb_event.flags */
 enum umb_event_flags {
-	/* umb_ctl had UMB_CTL_PERMISSIVE: the access was allowed, the record says what
+	/* umb_ctl had UMB_CTL_PERMISSIVE, or the layer that denied is UMB_LAYER_PERMISSIVE
+	 * (and no other layer denied): the access was allowed, the record says what
 	 * enforcing would have denied. */
 	UMB_EVENT_PERMISSIVE = 1 << 0,
 };

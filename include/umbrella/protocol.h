@@ -25,6 +25,8 @@
  *                     reply:   header (layer = the new layer's id)
  *                     The layer is pushed on the next process the thread forks (or
  *                     pending until that child's next exec, with UMB_ARM_ON_EXEC).
+ *                     With UMB_ARM_PERMISSIVE its denials are only recorded
+ *                     (UMB_LAYER_PERMISSIVE): the child's other layers still enforce.
  *   UMB_OP_ARM_SELF   the same, for the thread itself, applied by its
  *                     prctl(UMB_PRCTL_APPLY) (pending until its next exec, with
  *                     UMB_ARM_ON_EXEC).
@@ -103,8 +105,13 @@ struct umb_request {
 	__u32 version; /* UMB_PROTOCOL_VERSION */
 	__u32 op;      /* enum umb_op */
 	__u32 tid;     /* the calling thread */
-	__u32 flags;   /* UMB_ARM_ON_EXEC or 0 */
+	__u32 flags;   /* UMB_ARM_ON_EXEC, UMB_ARM_PERMISSIVE or 0 */
 };
+
+/* umb_request.flags of UMB_OP_ARM_CHILD (beside UMB_ARM_ON_EXEC, bpf-abi.h): a layer
+ * whose denials are recorded, not enforced (UMB_LAYER_PERMISSIVE). Refused with
+ * UMB_OP_ARM_SELF: a task tries a list out on a child it starts, not on itself. */
+#define UMB_ARM_PERMISSIVE 0x100
 
 _Static_assert(sizeof(struct umb_request) == 16, "struct umb_request is ABI");
 

@@ -160,6 +160,11 @@ enum umb_rfork_flags {
 	 * can exec the program that is to run restricted (like pledge's execpromises).
 	 * Until then the child has its parent's restrictions only. */
 	UMB_RFORK_ON_EXEC = 1 << 0,
+	/* The new layer only records its denials (the journal, "umbrella-cli events"),
+	 * it does not enforce them: to try a list out. The child's other layers, the
+	 * caller's, still enforce theirs, and so do the scope and Umbrella's protection
+	 * of itself. */
+	UMB_RFORK_PERMISSIVE = 1 << 1,
 };
 
 /**

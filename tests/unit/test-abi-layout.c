@@ -34,7 +34,7 @@ int main(void)
 	TAP_OFFSET(struct umb_task_state, flags, 40);
 	TAP_OFFSET(struct umb_task_state, layers, 48);
 
-	TAP_EQ(sizeof(struct umb_layer), 56, "struct umb_layer is 56 bytes");
+	TAP_EQ(sizeof(struct umb_layer), 64, "struct umb_layer is 64 bytes");
 	TAP_OFFSET(struct umb_layer, denied_families, 8);
 	TAP_OFFSET(struct umb_layer, denied_capabilities, 16);
 	TAP_OFFSET(struct umb_layer, fs_access, 24);
@@ -42,6 +42,7 @@ int main(void)
 	TAP_OFFSET(struct umb_layer, id, 40);
 	TAP_OFFSET(struct umb_layer, refs, 44);
 	TAP_OFFSET(struct umb_layer, gen, 52);
+	TAP_OFFSET(struct umb_layer, flags, 56);
 	TAP_OK(umb_layer_slot(5u << UMB_LAYER_SLOT_BITS | 77) == 77,
 	       "a layer id names its slot in the low bits");
 	TAP_OK((UMB_LAYER_GEN_MAX << UMB_LAYER_SLOT_BITS >> UMB_LAYER_SLOT_BITS) ==
