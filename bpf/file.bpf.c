@@ -551,7 +551,8 @@ int BPF_PROG(umb_inode_setattr, struct mnt_idmap *idmap, struct dentry *dentry,
 }
 
 /* Linux 6.1 and 6.2 (no idmap). The one other case of two programs on a hook: only one
- * of them is loaded, the one for the kernel's signature, and status names its hook. */
+ * of them is loaded, the one for the kernel's signature, and status names its hook.
+ * 6.1: remove when 6.1 goes (the program without the idmap). */
 SEC("lsm/inode_setattr")
 int BPF_PROG(umb_inode_setattr_noidmap, struct dentry *dentry, struct iattr *attr, int ret)
 {

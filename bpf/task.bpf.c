@@ -167,6 +167,7 @@ static __always_inline struct umb_task_state *parent_state(void)
 
 	if (state || !current->bpf_storage)
 		return state;
+	/* 6.1: remove when 6.1 goes (a lookup that fails on a busy storage lock: the retry). */
 	state = umb_state_create(current);
 	return state ?: UMB_STATE_UNKNOWN;
 }
@@ -336,7 +337,8 @@ int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 			return 0; /* unrestricted, and no signed binary's layer (it makes a state) */
 		/* A lookup that failed (Linux 6.1 under contention, see parent_state()) must
 		 * not run the new program without its layers: ask again; the exec is past its
-		 * point of no return, so if that fails too it is killed. */
+		 * point of no return, so if that fails too it is killed.
+		 * 6.1: remove when 6.1 goes (the lookup no longer fails: no retry, no kill). */
 		state = umb_state_create(task);
 		if (!state) {
 			bpf_send_signal(9 /* SIGKILL */);
