@@ -6,7 +6,10 @@
  *   lsm/socket_create   denies creating sockets (socket(2), socketpair(2)) to tasks
  *                       restricted with "net:all" (any family), "net" (any family but
  *                       AF_UNIX) or "net:FAMILY". Sockets the kernel creates for
- *                       itself are not the task's doing.
+ *                       itself are not the task's doing. Every record carries
+ *                       the family asked for (struct umb_event.family, passed as
+ *                       umb_deny()'s target: the two share a field), whichever item
+ *                       denied it.
  */
 #include "maps.bpf.h"
 #include "lib/audit.bpf.h"
@@ -54,5 +57,5 @@ int BPF_PROG(umb_socket_create, int family, int type, int protocol, int kern, in
 	if (!p.found)
 		return 0;
 deny:
-	return umb_deny(UMB_HOOK_SOCKET_CREATE, p.layer, p.item_kind, p.item, 0);
+	return umb_deny(UMB_HOOK_SOCKET_CREATE, p.layer, p.item_kind, p.item, family);
 }

@@ -27,8 +27,9 @@
  *   lsm/task_setnice           priority, I/O priority or memory placement.
  *   lsm/task_setioprio
  *   lsm/task_movememory
- *   lsm/task_alloc             "fork": new processes (threads stay allowed). Next to
- *                              task.bpf.c's program on the same hook.
+ *   lsm/task_alloc             "fork": new processes (threads stay allowed): in
+ *                              lib/fork.bpf.h, called by task.bpf.c's program, the
+ *                              one program on that hook.
  *   lsm/task_fix_setuid        "setid": setuid(2) & co. when an id would change,
  *   lsm/task_fix_setgid        setgroups(2) always, and the exec of a set-user-ID or
  *   lsm/task_fix_setgroups     set-group-ID program that would change the effective
@@ -235,9 +236,10 @@ static __always_inline bool may_own_sigio(struct file *file, bool set_owner, int
 	return !owner || pid_is_current(owner);
 }
 
-static __always_inline int deny_sigio(const struct umb_task_state *state)
+/* The SIGIO route of "signal" refused, recorded as @hook (file_fcntl, file_ioctl...). */
+static __always_inline int deny_sigio(const struct umb_task_state *state, __u32 hook)
 {
-	return umb_deny(UMB_HOOK_FILE_SEND_SIGIOTASK,
+	return umb_deny(hook,
 			umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SIGNAL), UMB_ITEM_CAP,
 			UMB_CR_SIGNAL, 0);
 }
@@ -256,13 +258,13 @@ int BPF_PROG(umb_file_fcntl, struct file *file, unsigned int cmd, unsigned long 
 	if (!state || !(state->denied_caps & UMB_CR_SIGNAL))
 		return 0;
 	if (cmd == F_SETOWN_EX || !may_own_sigio(file, cmd == F_SETOWN, (int)arg))
-		return deny_sigio(state);
+		return deny_sigio(state, UMB_HOOK_FILE_FCNTL);
 	return 0;
 }
 
-/* The verdict on ioctl(2) @cmd of @file: the scope's terminal rule for every restricted
- * task, and the SIGIO route of "signal". */
-static __always_inline int file_ioctl(struct file *file, unsigned int cmd)
+/* The verdict on ioctl(2) @cmd of @file, recorded as @hook: the scope's terminal rule
+ * for every restricted task, and the SIGIO route of "signal". */
+static __always_inline int file_ioctl(struct file *file, unsigned int cmd, __u32 hook)
 {
 	const struct umb_task_state *state;
 
@@ -273,11 +275,11 @@ static __always_inline int file_ioctl(struct file *file, unsigned int cmd)
 	if (!umb_is_restricted(state))
 		return 0;
 	if (umb_is_injecting_ioctl(cmd))
-		return umb_scope_deny(UMB_HOOK_FILE_IOCTL, UMB_SCOPE_TERMINAL, 0);
+		return umb_scope_deny(hook, UMB_SCOPE_TERMINAL, 0);
 	if (!(state->denied_caps & UMB_CR_SIGNAL))
 		return 0;
 	if (cmd != FIOASYNC || !may_own_sigio(file, false, 0))
-		return deny_sigio(state);
+		return deny_sigio(state, hook);
 	return 0;
 }
 
@@ -286,7 +288,7 @@ int BPF_PROG(umb_file_ioctl, struct file *file, unsigned int cmd, unsigned long 
 {
 	if (ret)
 		return ret;
-	return file_ioctl(file, cmd);
+	return file_ioctl(file, cmd, UMB_HOOK_FILE_IOCTL);
 }
 
 /* The ioctl(2) of 32-bit tasks has a hook of its own since 6.8; before, it went through
@@ -297,7 +299,7 @@ int BPF_PROG(umb_file_ioctl_compat, struct file *file, unsigned int cmd, unsigne
 {
 	if (ret)
 		return ret;
-	return file_ioctl(file, cmd);
+	return file_ioctl(file, cmd, UMB_HOOK_FILE_IOCTL_COMPAT);
 }
 
 SEC("lsm/file_send_sigiotask")
@@ -313,34 +315,6 @@ int BPF_PROG(umb_file_send_sigiotask, struct task_struct *tsk, struct fown_struc
 		return umb_deny_strict(UMB_HOOK_FILE_SEND_SIGIOTASK, 0, UMB_ITEM_CAP,
 				       UMB_CR_SIGNAL, tsk->tgid);
 	return 0;
-}
-
-/* include/uapi/linux/sched.h */
-#define UMB_CLONE_INTO_CGROUP 0x200000000ULL
-
-SEC("lsm/task_alloc")
-int BPF_PROG(umb_task_alloc_fork, struct task_struct *task, unsigned long clone_flags, int ret)
-{
-	const struct umb_task_state *state;
-
-	if (ret)
-		return ret;
-	/* The scope: clone3(CLONE_INTO_CGROUP) places the child in a cgroup that the
-	 * task only had to open for reading: umbrellad's, to use up its limits. */
-	if (clone_flags & UMB_CLONE_INTO_CGROUP) {
-		if (umb_is_restricted(umb_current_state()))
-			return umb_scope_deny(UMB_HOOK_TASK_ALLOC, UMB_SCOPE_KERNEL, 0);
-	}
-	/* Threads (pthread_create, io_uring workers) stay allowed. */
-	if (clone_flags & CLONE_THREAD)
-		return 0;
-	state = umb_current_state();
-	if (!state || !(state->denied_caps & UMB_CR_FORK))
-		return 0;
-	/* If task.bpf.c's program ran first and took an armed layer for this child, the
-	 * arm reads "applied" although the fork fails: the caller sees the failed fork. */
-	return umb_deny(UMB_HOOK_TASK_ALLOC, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_FORK),
-			UMB_ITEM_CAP, UMB_CR_FORK, 0);
 }
 
 /*
@@ -408,9 +382,10 @@ int BPF_PROG(umb_task_movememory, struct task_struct *p, int ret)
 	return keep_off_daemon(p, UMB_HOOK_TASK_MOVEMEMORY);
 }
 
-static __always_inline int deny_setid(const struct umb_task_state *state)
+/* "setid" refused, recorded as @hook. */
+static __always_inline int deny_setid(const struct umb_task_state *state, __u32 hook)
 {
-	return umb_deny(UMB_HOOK_TASK_FIX_SETID,
+	return umb_deny(hook,
 			umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SETID), UMB_ITEM_CAP,
 			UMB_CR_SETID, 0);
 }
@@ -430,7 +405,7 @@ int BPF_PROG(umb_task_fix_setuid, struct cred *new, const struct cred *old, int 
 	if (new->uid.val == old->uid.val && new->euid.val == old->euid.val &&
 	    new->suid.val == old->suid.val && new->fsuid.val == old->fsuid.val)
 		return 0;
-	return deny_setid(state);
+	return deny_setid(state, UMB_HOOK_TASK_FIX_SETUID);
 }
 
 SEC("lsm/task_fix_setgid")
@@ -446,7 +421,7 @@ int BPF_PROG(umb_task_fix_setgid, struct cred *new, const struct cred *old, int 
 	if (new->gid.val == old->gid.val && new->egid.val == old->egid.val &&
 	    new->sgid.val == old->sgid.val && new->fsgid.val == old->fsgid.val)
 		return 0;
-	return deny_setid(state);
+	return deny_setid(state, UMB_HOOK_TASK_FIX_SETGID);
 }
 
 /* setgroups(2): always denied (comparing group lists is not worth it here). */
@@ -460,7 +435,7 @@ int BPF_PROG(umb_task_fix_setgroups, struct cred *new, const struct cred *old, i
 	state = umb_current_state();
 	if (!state || !(state->denied_caps & UMB_CR_SETID))
 		return 0;
-	return deny_setid(state);
+	return deny_setid(state, UMB_HOOK_TASK_FIX_SETGROUPS);
 }
 
 /*
@@ -535,7 +510,7 @@ int BPF_PROG(umb_bprm_creds_from_file, struct linux_binprm *bprm, const struct f
 	ids_change = BPF_CORE_READ(bprm, cred, euid.val) != BPF_CORE_READ(old, euid.val) ||
 		     BPF_CORE_READ(bprm, cred, egid.val) != BPF_CORE_READ(old, egid.val);
 	if (ids_change && (state->denied_caps & UMB_CR_SETID))
-		return deny_setid(state);
+		return deny_setid(state, UMB_HOOK_BPRM_CREDS_FROM_FILE);
 	if (!ids_change && !exec_grows_caps(bprm, old))
 		return 0;
 	layer = user_chosen_layer(state);

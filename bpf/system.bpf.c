@@ -5,13 +5,13 @@
  * the rule that keeps every restricted task away from bpf(). And "keys", the key rings.
  *
  * Architecture:
- *   lsm/sb_mount               "mount": mount(2), also bind, move, remount and
- *   lsm/sb_umount              propagation changes; umount(2); pivot_root(2);
- *   lsm/sb_pivotroot           move_mount(2), which attaches what the new mount API
- *   lsm/move_mount             (fsopen/fsmount, open_tree) made. Detached mounts
- *                              (fsmount, open_tree(OPEN_TREE_CLONE)) and
- *                              mount_setattr(2) reach no LSM hook: see the README of
- *                              the restriction (tests/integration/test-cap-system.c).
+ *   lsm/sb_pivotroot           "mount": pivot_root(2). The item's other hooks
+ *                              (sb_mount, sb_umount, move_mount, which attaches what
+ *                              the new mount API made) are file.bpf.c's programs, one
+ *                              per hook with the fs rules, calling lib/mount.bpf.h.
+ *                              Detached mounts (fsmount, open_tree(OPEN_TREE_CLONE))
+ *                              and mount_setattr(2) reach no LSM hook: see the README
+ *                              of the restriction (tests/integration/test-cap-system.c).
  *   lsm/kernel_read_file       "module": finit_module(2) (READING_MODULE),
  *   lsm/kernel_load_data       init_module(2) (LOADING_MODULE), and modules the
  *   lsm/kernel_module_request  kernel would load on the task's behalf (request_module).
@@ -36,6 +36,7 @@
 #include "lib/audit.bpf.h"
 #include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
+#include "lib/mount.bpf.h"
 #include "lib/protect.bpf.h"
 #include "lib/scope.bpf.h"
 #include "lib/syscall.bpf.h"
@@ -48,58 +49,12 @@ static __always_inline int check_cap(const struct umb_task_state *state, __u64 c
 	return umb_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, cr), UMB_ITEM_CAP, cr, 0);
 }
 
-SEC("lsm/sb_mount")
-int BPF_PROG(umb_sb_mount, const char *dev_name, const struct path *path, const char *type,
-	     unsigned long flags, void *data, int ret)
-{
-	if (ret)
-		return ret;
-	return check_cap(umb_current_state(), UMB_CR_MOUNT, UMB_HOOK_SB_MOUNT);
-}
-
-/* Whether @mnt has mounts below it: struct mount's mnt_mounts list is not empty. */
-static __always_inline bool has_submounts(struct vfsmount *mnt)
-{
-	struct mount *m = (void *)mnt - bpf_core_field_offset(struct mount, mnt);
-	struct list_head *head = (void *)m + bpf_core_field_offset(struct mount, mnt_mounts);
-
-	return BPF_CORE_READ(m, mnt_mounts.next) != head;
-}
-
-SEC("lsm/sb_umount")
-int BPF_PROG(umb_sb_umount, struct vfsmount *mnt, int flags, int ret)
-{
-	const struct umb_task_state *state;
-
-	if (ret)
-		return ret;
-	state = umb_current_state();
-	/* The last mount of the bpf file system that holds our pins takes the pinned
-	 * links with it, and every program detaches: no restricted task unmounts one,
-	 * "mount" or not, umbrellad up or not. Another instance is not told apart. */
-	if (umb_is_restricted(state) && mnt->mnt_sb->s_magic == UMB_BPF_FS_MAGIC)
-		return umb_deny_strict(UMB_HOOK_SB_UMOUNT, 0, UMB_ITEM_SELF, 0, 0);
-	/* Nor one with mounts below it: "umount -l /sys" would take /sys/fs/bpf along.
-	 * Without MNT_DETACH such an unmount fails with EBUSY anyway. */
-	if (umb_is_restricted(state) && has_submounts(mnt))
-		return umb_deny_strict(UMB_HOOK_SB_UMOUNT, 0, UMB_ITEM_SELF, 0, 0);
-	return check_cap(state, UMB_CR_MOUNT, UMB_HOOK_SB_UMOUNT);
-}
-
 SEC("lsm/sb_pivotroot")
 int BPF_PROG(umb_sb_pivotroot, const struct path *old_path, const struct path *new_path, int ret)
 {
 	if (ret)
 		return ret;
-	return check_cap(umb_current_state(), UMB_CR_MOUNT, UMB_HOOK_SB_PIVOTROOT);
-}
-
-SEC("lsm/move_mount")
-int BPF_PROG(umb_move_mount, const struct path *from_path, const struct path *to_path, int ret)
-{
-	if (ret)
-		return ret;
-	return check_cap(umb_current_state(), UMB_CR_MOUNT, UMB_HOOK_MOVE_MOUNT);
+	return umb_mount_item(umb_current_state(), UMB_HOOK_SB_PIVOTROOT);
 }
 
 SEC("lsm/kernel_read_file")
@@ -111,7 +66,7 @@ int BPF_PROG(umb_kernel_read_file, struct file *file, enum kernel_read_file_id i
 	/* Firmware, kexec images, policies and certificates are not modules. */
 	if (id != bpf_core_enum_value(enum kernel_read_file_id, READING_MODULE))
 		return 0;
-	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_MODULE);
+	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_READ_FILE);
 }
 
 SEC("lsm/kernel_load_data")
@@ -121,7 +76,7 @@ int BPF_PROG(umb_kernel_load_data, enum kernel_load_data_id id, bool contents, i
 		return ret;
 	if (id != bpf_core_enum_value(enum kernel_load_data_id, LOADING_MODULE))
 		return 0;
-	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_MODULE);
+	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_LOAD_DATA);
 }
 
 SEC("lsm/kernel_module_request")
@@ -131,7 +86,7 @@ int BPF_PROG(umb_kernel_module_request, char *kmod_name, int ret)
 		return ret;
 	/* Automatic loading (socket(2) of an unknown family, a file system type...) runs
 	 * in the requesting task: it loads a module on the task's behalf all the same. */
-	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_MODULE);
+	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_MODULE_REQUEST);
 }
 
 /* include/uapi/linux/capability.h */

@@ -134,8 +134,12 @@ static const char *operation(const char *hook)
 	} words[] = {
 		{ "bprm_creds_for_exec", "exec" }, { "bprm_check_security", "exec" },
 		{ "bprm_creds_from_file", "exec" }, { "key_alloc", "request_key" },
-		{ "socket_create", "socket" },	   { "task_alloc", "fork" },
+		/* The object says what: "socket inet6". */
+		{ "socket_create", "create" },	   { "task_alloc", "fork" },
 		{ "task_kill", "kill" },	   { "mmap_file", "mmap" },
+		/* Also open(O_CREAT) of a new file. */
+		{ "path_mknod", "create" },	   { "task_fix_setuid", "setuid" },
+		{ "task_fix_setgid", "setgid" },   { "task_fix_setgroups", "setgroups" },
 	};
 	static const char *const prefixes[] = { "file_", "inode_", "path_" };
 

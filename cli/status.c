@@ -28,7 +28,10 @@
 #include "pinned-maps.h"
 #include "status.h"
 
-#define PROG_PREFIX "umb_" /* programs are umb_<lsm hook> */
+#define PROG_PREFIX "umb_" /* programs are umb_<hook> */
+/* 6.1: remove when 6.1 goes (inode_setattr without the idmap, up to 6.2): the variant's
+ * program is umb_inode_setattr_noidmap, on the hook inode_setattr. */
+#define VARIANT_SUFFIX "_noidmap"
 #define FS_RULES_MAX 65536 /* max_entries of umb_fs_inodes and umb_fs_names */
 
 struct status {
@@ -86,6 +89,16 @@ static bool link_attached(const char *path)
 	return attached;
 }
 
+/* The hook of the program named @name (without PROG_PREFIX): @name, cut before
+ * VARIANT_SUFFIX. */
+static void strip_variant(char *name)
+{
+	size_t len = strlen(name), suffix = strlen(VARIANT_SUFFIX);
+
+	if (len > suffix && !strcmp(name + len - suffix, VARIANT_SUFFIX))
+		name[len - suffix] = '\0';
+}
+
 /* Collects the hooks of the pinned, attached links. Return: 0 or -errno (printed). */
 static int read_links(struct status *s)
 {
@@ -127,6 +140,7 @@ static int read_links(struct status *s)
 			cli_error("status: %s", strerror(ENOMEM));
 			return -ENOMEM;
 		}
+		strip_variant(s->hooks[s->hook_count]);
 		s->hook_count++;
 	}
 	closedir(d);
@@ -386,7 +400,7 @@ static void status_text(const struct status *s)
 	       s->ctl.verdict_epoch);
 	if (s->hook_count) {
 		printf("programs: %zu attached, on the hooks (LSM, and the exit tracepoint "
-		       "task_exit):\n",
+		       "sched_process_exit):\n",
 		       s->hook_count);
 		print_wrapped(s->hooks, s->hook_count);
 	} else {

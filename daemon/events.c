@@ -197,7 +197,16 @@ field_set(struct iovec *iov, struct field *f, const char *fmt, ...)
 /* What @e's record denied (UMB_FIELD_OBJECT), in @buf; @inode: its inode's text. */
 static void object_text(const struct umb_event *e, const char *inode, char *buf, size_t size)
 {
-	if (e->path[0])
+	const char *family;
+
+	if (e->hook == UMB_HOOK_SOCKET_CREATE) {
+		/* The family asked for, by its name in "net:FAMILY" items. */
+		family = umb_net_family_name((int)e->family);
+		if (family)
+			snprintf(buf, size, "socket %s", family);
+		else
+			snprintf(buf, size, "socket %u", e->family);
+	} else if (e->path[0])
 		snprintf(buf, size, "%.*s", UMB_EVENT_PATH_MAX, e->path);
 	else if (e->ino)
 		snprintf(buf, size, "inode %s", inode);
@@ -288,7 +297,7 @@ static int log_event(void *ctx, void *data, size_t size)
 	if (e->ino) {
 		field_set(&iov[n], &f[n], UMB_FIELD_INODE "=%s", inode);
 		n++;
-	} else if (e->target_pid) {
+	} else if (e->target_pid && e->hook != UMB_HOOK_SOCKET_CREATE) {
 		field_set(&iov[n], &f[n], UMB_FIELD_TARGET_PID "=%u", e->target_pid);
 		n++;
 	}

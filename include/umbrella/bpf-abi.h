@@ -391,19 +391,25 @@ _Static_assert(sizeof(struct umb_meta) == 16, "struct umb_meta is ABI");
 #define UMB_PRCTL_CARRIES 0x554d4254
 #define UMB_PRCTL_YES 114 /* EALREADY: "it is done" */
 
-/* The LSM hooks that deny, as recorded in struct umb_event.hook. */
+/*
+ * The LSM hooks that deny, as recorded in struct umb_event.hook: always the hook whose
+ * program made the record (the journal's UMBRELLA_HOOK=, umbrella-cli events, metrics).
+ * Values are never reused: a renamed entry keeps its number (the records of the old
+ * programs, still attached while an upgraded umbrellad swaps its links in, and the
+ * counters in umb_counters keep their meaning), new ones go at the end.
+ */
 enum umb_hook {
 	UMB_HOOK_FILE_OPEN = 1,
 	UMB_HOOK_MMAP_FILE,
 	UMB_HOOK_FILE_MPROTECT,
-	UMB_HOOK_INODE_CREATE,
-	UMB_HOOK_INODE_LINK,
-	UMB_HOOK_INODE_UNLINK,
-	UMB_HOOK_INODE_SYMLINK,
-	UMB_HOOK_INODE_MKDIR,
-	UMB_HOOK_INODE_RMDIR,
-	UMB_HOOK_INODE_MKNOD,
-	UMB_HOOK_INODE_RENAME,
+	UMB_HOOK_INODE_CREATE, /* no program reports it any more: path_mknod has open(O_CREAT) */
+	UMB_HOOK_PATH_LINK,
+	UMB_HOOK_PATH_UNLINK,
+	UMB_HOOK_PATH_SYMLINK,
+	UMB_HOOK_PATH_MKDIR,
+	UMB_HOOK_PATH_RMDIR,
+	UMB_HOOK_PATH_MKNOD, /* also open(O_CREAT) of a new file */
+	UMB_HOOK_PATH_RENAME,
 	UMB_HOOK_INODE_SETATTR,
 	UMB_HOOK_PATH_TRUNCATE,
 	UMB_HOOK_INODE_SETXATTR,
@@ -411,8 +417,7 @@ enum umb_hook {
 	UMB_HOOK_INODE_GETXATTR,
 	UMB_HOOK_INODE_LISTXATTR,
 	UMB_HOOK_INODE_GETATTR,
-	UMB_HOOK_INODE_PERMISSION, /* no program reports it any more (chdir is allowed);
-				    * kept so that the values after it keep their numbers */
+	UMB_HOOK_INODE_PERMISSION, /* no program reports it any more (chdir is allowed) */
 	UMB_HOOK_PATH_CHROOT,
 	UMB_HOOK_SOCKET_CREATE,
 	UMB_HOOK_TASK_ALLOC,
@@ -425,8 +430,8 @@ enum umb_hook {
 	UMB_HOOK_SB_UMOUNT,
 	UMB_HOOK_SB_PIVOTROOT,
 	UMB_HOOK_MOVE_MOUNT,
-	UMB_HOOK_KERNEL_MODULE,
-	UMB_HOOK_TASK_FIX_SETID,
+	UMB_HOOK_KERNEL_MODULE_REQUEST,
+	UMB_HOOK_TASK_FIX_SETUID,
 	UMB_HOOK_CAPABLE,
 	UMB_HOOK_BPF,
 	UMB_HOOK_BPF_MAP,  /* self-protection: a writable fd of one of Umbrella's maps */
@@ -444,6 +449,14 @@ enum umb_hook {
 	UMB_HOOK_UNIX_STREAM_CONNECT, /* fs: connect(2) to a unix socket bound to a path */
 	UMB_HOOK_UNIX_MAY_SEND,	      /* fs: a datagram to a unix socket bound to a path */
 	UMB_HOOK_BPRM_CREDS_FROM_FILE, /* setid and the scope: the exec of a privileged program */
+	UMB_HOOK_PATH_CHMOD,	       /* fs: chmod(2) */
+	UMB_HOOK_PATH_CHOWN,	       /* fs: chown(2) */
+	UMB_HOOK_FILE_FCNTL,	       /* signal: F_SETOWN, F_SETSIG, O_ASYNC */
+	UMB_HOOK_FILE_IOCTL_COMPAT,    /* as file_ioctl, for 32-bit tasks (6.8 and later) */
+	UMB_HOOK_TASK_FIX_SETGID,      /* setid: setgid(2) & co. */
+	UMB_HOOK_TASK_FIX_SETGROUPS,   /* setid: setgroups(2) */
+	UMB_HOOK_KERNEL_READ_FILE,     /* module: finit_module(2) */
+	UMB_HOOK_KERNEL_LOAD_DATA,     /* module: init_module(2) */
 	UMB_HOOK_KEY_ALLOC,	       /* the scope: request_key(2)'s call to /sbin/request-key */
 	UMB_HOOK_KEY_PERMISSION,       /* keys; the scope: KEYCTL_SESSION_TO_PARENT */
 	UMB_HOOK_MAX,
@@ -505,7 +518,10 @@ struct umb_event {
 	__u32 hook;	  /* enum umb_hook */
 	__u32 layer;	  /* id of the layer that denied */
 	__u32 item_kind;  /* enum umb_item_kind or umb_event_item_kind */
-	__u32 target_pid; /* signal and ptrace: the target; 0 otherwise */
+	union {
+		__u32 target_pid; /* signal and ptrace: the target */
+		__u32 family;	  /* socket_create: the address family asked for */
+	};		  /* 0 for the other hooks */
 	__u64 item;	  /* see enum umb_item_kind and umb_event_item_kind */
 	__u32 dev;	  /* fs: the object's inode (kernel dev_t), 0 otherwise */
 	__u32 flags;	  /* UMB_EVENT_* */

@@ -96,7 +96,7 @@ struct umb_denial {
 	char comm[16];
 	char hook[32];	       /* the LSM hook: "file_open" */
 	char restriction[64];  /* the item: "fs:r", "net:inet4", "signal" */
-	char object[320];      /* a path, "inode MAJ:MIN/INO", "pid N" or "-" */
+	char object[320];      /* a path, "inode MAJ:MIN/INO", "pid N", "socket inet6" or "-" */
 };
 
 _Static_assert(sizeof(struct umb_denial) == 456, "struct umb_denial is ABI");
