@@ -220,6 +220,12 @@ bool exec_gate_busy(const struct exec_gate *g)
 	return g->jobs;
 }
 
+/* The layers of signed policies, those an earlier umbrellad made among them. */
+static void policy_layers_adopt(struct exec_gate *g)
+{
+	gate_policies_open(&g->policies, g->maps.layers, g->maps.policies);
+}
+
 /* Each event holds a descriptor until answered: take the hard limit. */
 static void raise_fd_limit(void)
 {
@@ -324,8 +330,5 @@ void exec_gate_free(struct exec_gate *g)
 	if (g->inotify_fd >= 0)
 		close(g->inotify_fd);
 	keyring_free(g->keyring);
-	for (size_t i = 0; i < g->policy_count; i++)
-		free(g->policies[i].text);
-	free(g->policies);
 	free(g);
 }

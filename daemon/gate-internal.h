@@ -2,9 +2,9 @@
 /*
  * umbrellad - the exec gate's state, shared by exec-gate.c (which ties the parts
  * together) and its parts: gate-fanotify.c (events and answers), gate-verify.c (the
- * PENDING -> verify -> BPF_EXIST protocol), gate-policies.c (the signed-policy -> layer
- * cache), gate-keyring.c (the key ring and its reload) and gate-self.c (umbrellad's own
- * executable). Not for the rest of umbrellad: exec-gate.h is the gate's interface.
+ * PENDING -> verify -> BPF_EXIST protocol), gate-keyring.c (the key ring and its
+ * reload) and gate-self.c (umbrellad's own executable); gate-policies.c has a state
+ * of its own. Not for the rest of umbrellad: exec-gate.h is the gate's interface.
  */
 #ifndef UMBRELLA_GATE_INTERNAL_H
 #define UMBRELLA_GATE_INTERNAL_H
@@ -24,20 +24,10 @@
 #include "gate-libraries.h"
 #include "gate-marks.h"
 #include "gate-mounts.h"
+#include "gate-policies.h"
 #include "gate-stats.h"
 #include "keyring.h"
 #include "signed-elf.h"
-
-/* The layer of one distinct (policy text, key id): binaries that share both share it.
- * The gate holds a reference on it for as long as the pin directory lives: a verdict
- * cached in an inode may name it at any later exec, and verdicts cannot be listed to
- * find the last one. Signed policies are few (one per policy text and key), so this is
- * not a resource any caller can use up: only binaries signed by a trusted key make one. */
-struct policy_layer {
-	char *text;
-	__u8 key_id[UMB_KEY_ID_LEN];
-	__u32 layer;
-};
 
 struct exec_gate {
 	struct exec_gate_maps maps;
@@ -54,8 +44,7 @@ struct exec_gate {
 	bool remove_warned; /* gate_marks_remove() failed once: said so */
 	bool self_warned; /* gate_trust_self() said why it cannot trust umbrellad's executable */
 	__u32 epoch;	  /* umb_ctl.verdict_epoch, which only we write */
-	struct policy_layer *policies;
-	size_t policy_count;
+	struct gate_policies policies; /* the layers of signed policies */
 	struct gate_job *jobs; /* the execs held while their files are read, oldest first */
 	struct gate_libraries libs; /* the inodes of verified library closures */
 	struct gate_stats stats;
@@ -132,17 +121,6 @@ void gate_ignore_mark(struct exec_gate *g, struct gate_job *j);
 
 /* Drops every ignore mark (the file system marks stay): each file asks once more. */
 void gate_flush_ignore_marks(struct exec_gate *g);
-
-/* gate-policies.c */
-
-/* The layer for @text signed by @key_id: the one made for the same pair before, or a
- * new one. Return: 0 and *@ret_layer, or -errno with *@ret_error (malloc'd, may be
- * NULL). */
-int gate_policy_layer_get(struct exec_gate *g, const char *text, const __u8 *key_id,
-			  __u32 pid, const char *path, __u32 *ret_layer, char **ret_error);
-
-/* Reuses the layers of signed binaries a previous umbrellad made. */
-void policy_layers_adopt(struct exec_gate *g);
 
 /* gate-keyring.c */
 
