@@ -26,6 +26,7 @@
 
 #include "events.h"
 #include "gate-internal.h"
+#include "gate-verify.h"
 #include "log.h"
 
 static uint64_t monotonic_usec(void)
@@ -96,6 +97,24 @@ static void log_verdict(struct exec_gate *g, uint32_t kdev, uint64_t ino,
 	(void)bpf_map_update_elem(g->maps.verdict_log, &key, &rec, BPF_ANY);
 }
 
+int gate_verdict_of_read(const struct keyring *k, const struct signed_elf *e, int r,
+			 const char *error, const char **ret_reason)
+{
+	if (r == -EBADMSG) {
+		/* A malformed ELF file: refused whatever it claims (signed-elf.h). */
+		*ret_reason = error ? error : "malformed ELF file";
+		return UMB_VERDICT_REFUSED;
+	}
+	if (r == -EFBIG) {
+		/* Signing makes no file that large: no valid signature can be in it. */
+		*ret_reason = "a signature section in a file larger than 1 GiB";
+		return UMB_VERDICT_REFUSED;
+	}
+	if (r < 0)
+		return r;
+	return keyring_verify(k, e, ret_reason);
+}
+
 /* Logs a refusal of the exec of @path by @pid (to the journal and, without it, stderr). */
 static void log_refusal(const char *path, __u32 pid, const struct outcome *o)
 {
@@ -133,23 +152,14 @@ static bool job_decide(struct exec_gate *g, struct gate_job *j, int r, char *err
 	__u32 flags = 0;
 	int state;
 
-	if (r == -EBADMSG) {
-		/* A malformed ELF file: refused whatever it claims (signed-elf.h). */
-		state = UMB_VERDICT_REFUSED;
-		reason = error ? error : "malformed ELF file";
-	} else if (r == -EFBIG) {
-		/* Signing makes no file that large: no valid signature can be in it. */
-		state = UMB_VERDICT_REFUSED;
-		reason = "a signature section in a file larger than 1 GiB";
-	} else if (r < 0) {
+	state = gate_verdict_of_read(g->keyring, &j->e, r, error, &reason);
+	if (state < 0) {
 		snprintf(o->reason, sizeof(o->reason), "not verified: %s",
 			 r == -ETIMEDOUT ? "reading took too long" :
 			 error		 ? error :
 					   strerror(-r));
 		job_uncached(g, j);
 		goto out;
-	} else {
-		state = keyring_verify(g->keyring, &j->e, &reason);
 	}
 	if (j->e.has_signature) {
 		memcpy(o->key_id, j->e.signature.key_id, sizeof(o->key_id));
