@@ -11,20 +11,14 @@
  * unchanged file in the kernel. The BPF hooks, not our answer, are the authority:
  * fanotify fails open when its listener dies, the pinned verdicts do not.
  *
- * A verdict is written PENDING before the file is read and replaced with BPF_EXIST
- * after: BPF deletes it on any change to the file (a write open, truncate, chmod...),
- * so a failed replacement means that what we read may be stale. A writer that was open
- * before is seen by a read lease, which the kernel refuses while one is. Each such
- * deletion also comes back on the ring buffer umb_invalidated; we then drop that
- * inode's ignore mark (gate-marks.c) so that its next exec asks again.
- *
- * A signed program's shared libraries get their verdicts too, before its exec is
- * answered: under exec-unsigned a task maps code only from signed files, and fanotify
- * has no event for a mapping (gate-libraries.c).
- *
- * A file without a signature section is decided on its headers. A signed one is hashed
- * in steps between the other work of the event loop, in turn per owner of the file
- * (struct gate_job): one user's large files hold up only that user's execs.
+ * Its parts, each with one concern: gate-fanotify.c (the events, the answers, the
+ * marks), gate-verify.c (PENDING, read, BPF_EXIST: the verdict of one exec's file, in
+ * turns per owner), gate-policies.c (the layers of signed policies), gate-keyring.c
+ * (the key ring, watched with inotify), gate-self.c (umbrellad's own executable),
+ * gate-libraries.c (a signed program's shared libraries get their verdicts before its
+ * exec is answered: fanotify has no event for a mapping). This file ties them together:
+ * the verdict epoch, and BPF's invalidations (umb_invalidated: a verdict BPF deleted
+ * takes its inode's ignore mark with it, gate-marks.c, so that its next exec asks).
  *
  * Every permission event is answered, on every path: an unanswered one would hold the
  * exec for ever. umbrellad never execs anything itself.
