@@ -29,6 +29,7 @@ struct exec_gate_maps {
 	int ctl;	 /* umb_ctl: verdict_epoch */
 	int invalidated; /* umb_invalidated (ring buffer) */
 	int gate_stats;	 /* umb_gate_stats: the figures of "umbrella-cli metrics" */
+	int policies;	 /* umb_policies: the layers of signed policies, by digest and key */
 	struct layers *layers; /* the layers of signed policies: made, and held, here */
 };
 

@@ -44,6 +44,7 @@
 #include "events.h"
 #include "gate-libraries.h"
 #include "gate-mounts.h"
+#include "gate-verify.h"
 #include "keyring.h"
 #include "log.h"
 #include "signed-elf.h"
@@ -269,17 +270,9 @@ static bool verify_library(struct closure *c, int fd, const char *path, const st
 	(void)fcntl(fd, F_SETLEASE, F_UNLCK);
 	r = signed_elf_read(fd, c->deadline, &e, &error);
 	c->bytes += (uint64_t)st->st_size;
-	if (r == -EBADMSG) {
-		state = UMB_VERDICT_REFUSED;
-		reason = error ? error : "malformed ELF file";
-	} else if (r == -EFBIG) {
-		state = UMB_VERDICT_REFUSED;
-		reason = "a signature section in a file larger than 1 GiB";
-	} else if (r < 0) {
+	state = gate_verdict_of_read(env->keyring, &e, r, error, &reason);
+	if (state < 0)
 		goto uncached;
-	} else {
-		state = keyring_verify(env->keyring, &e, &reason);
-	}
 	if (state == UMB_VERDICT_SIGNED && e.has_policy) {
 		/* Its restrictions are pushed when it is exec'd, and a task may map it only
 		 * with them (exec_unsigned_map()): that verdict is the exec's to write. */

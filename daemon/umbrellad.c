@@ -622,6 +622,7 @@ int main(int argc, char *argv[])
 				  .ctl = ctl_fd,
 				  .invalidated = bpf_map__fd(skel->maps.umb_invalidated),
 				  .gate_stats = bpf_map__fd(skel->maps.umb_gate_stats),
+				  .policies = bpf_map__fd(skel->maps.umb_policies),
 				  .layers = &layers,
 			  },
 			  arg_keyring, &gate);

@@ -24,7 +24,9 @@
  * of denied_caps is UMB_CR_NET_ALL (every family, what "net" meant before), the new bit
  * UMB_CR_NET every family but AF_UNIX: an older umbrellad, whose programs know no bit 9,
  * must not adopt layers that carry it. 8: umb_layer grew flags (UMB_LAYER_PERMISSIVE): an
- * older umbrellad's programs would enforce a layer that is only to be recorded. */
+ * older umbrellad's programs would enforce a layer that is only to be recorded; and the
+ * map umb_policies (struct umb_policy_key): the layers of signed policies are found
+ * again by their ids, not by umb_layer_desc's text. */
 #define UMB_ABI_VERSION 8
 
 /* A task carries at most this many layers, as Landlock does. */
@@ -637,6 +639,22 @@ struct umb_layer_desc {
 };
 
 _Static_assert(sizeof(struct umb_layer_desc) == 2376, "struct umb_layer_desc is ABI");
+
+#define UMB_POLICY_DIGEST_LEN 32
+
+/*
+ * Key of the hash map umb_policies, whose value is a __u32 layer id: a signed policy,
+ * as the exec gate tells one from another, so that the binaries that carry the same
+ * policy signed by the same key share its layer, across restarts of umbrellad too.
+ * Producer and consumer: umbrellad (daemon/gate-policies.c). The BPF programs never use
+ * it: it is a map only to be pinned with the layers it names.
+ */
+struct umb_policy_key {
+	__u8 digest[UMB_POLICY_DIGEST_LEN]; /* SHA-256 of the policy's text */
+	__u8 key_id[UMB_DESC_KEY_ID_LEN];   /* the signing key's id */
+};
+
+_Static_assert(sizeof(struct umb_policy_key) == 64, "struct umb_policy_key is ABI");
 
 /*
  * Value of the hash map umb_verdict_log, keyed by struct umb_inode_key: a verdict of the

@@ -49,7 +49,7 @@ grep -q "denied: .*comm=cat hook=file_open restriction=fs:r layer=$layer object=
 verify $? "umbrellad records the denial of layer $layer, marked permissive"
 
 run "$cli" run --permissive -r net:all -- bash -c "$udp"
-[ "$rc" = 0 ] && [[ "$err" == *"umbrella: would deny socket "* ]]
+[ "$rc" = 0 ] && [[ "$err" == *"umbrella: would deny create socket inet4 "* ]]
 verify $? "run --permissive -r net:all: a socket is created, and reported"
 
 # --- a permissive layer relaxes no other layer (a restricted task tries to escape) ---
