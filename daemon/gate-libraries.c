@@ -499,20 +499,6 @@ static bool seen(struct closure *c, const struct stat *st)
 }
 
 /* Verifies the file @path of the process's root and, if signed, queues its libraries. */
-static void add_file(struct closure *c, struct found *f, const struct object *parent)
-{
-	struct elf_dynamic dyn;
-
-	if (c->n_seen >= GATE_LIBS_MAX || seen(c, &f->st)) {
-		close(f->fd);
-		return;
-	}
-	watch_dir(c, f->path);
-	if (verify_library(c, f->fd, f->path, &f->st) && elf_dynamic_read(f->fd, &dyn) == 0)
-		enqueue(c, &dyn, f->path, parent);
-	close(f->fd);
-}
-
 /* Whether @name was looked up already (ld.so loads a name once); else notes it. */
 static bool name_done(struct closure *c, const char *name)
 {
@@ -522,6 +508,26 @@ static bool name_done(struct closure *c, const char *name)
 	if (c->n_names < GATE_LIBS_MAX)
 		c->names[c->n_names++] = strdup(name);
 	return false;
+}
+
+static void add_file(struct closure *c, struct found *f, const struct object *parent)
+{
+	struct elf_dynamic dyn;
+
+	if (c->n_seen >= GATE_LIBS_MAX || seen(c, &f->st)) {
+		close(f->fd);
+		return;
+	}
+	watch_dir(c, f->path);
+	if (verify_library(c, f->fd, f->path, &f->st) && elf_dynamic_read(f->fd, &dyn) == 0) {
+		/* ld.so takes an object it has loaded for any later DT_NEEDED of its soname:
+		 * libc's "ld-linux-x86-64.so.2" is the interpreter, wherever PT_INTERP put
+		 * it, and is not looked for in the library path. */
+		if (dyn.soname)
+			(void)name_done(c, dyn.soname);
+		enqueue(c, &dyn, f->path, parent);
+	}
+	close(f->fd);
 }
 
 /* Whether the process @pid has umbrellad's root and mount namespace: then the path of

@@ -24,6 +24,7 @@ struct elf_dynamic {
 	uint16_t machine; /* e_machine */
 	char *interp;	  /* PT_INTERP's path, or NULL */
 	bool has_soname;  /* DT_SONAME: a shared object that names itself */
+	char *soname;	  /* DT_SONAME's name, or NULL */
 	char **needed;	  /* DT_NEEDED, in order */
 	size_t n_needed;
 	char *runpath;	  /* DT_RUNPATH, or NULL */
