@@ -39,11 +39,10 @@
 
 static void log_recovery(const char *dir)
 {
-	log_msg(LOG_ERR,
-		"To replace it, which drops every restriction in force, stop umbrellad "
-		"and run 'umbrellad --reset-pins --pin-dir %s' (or remove the directory), "
-		"then start umbrellad again.\n",
-		dir);
+	log_error("To replace it, which drops every restriction in force, stop umbrellad "
+		  "and run 'umbrellad --reset-pins --pin-dir %s' (or remove the directory), "
+		  "then start umbrellad again.",
+		  dir);
 }
 
 /* A directory stream on a copy of @fd (the caller keeps @fd). NULL with errno set. */
@@ -143,10 +142,9 @@ static int wait_daemon_gone(const char *dir)
 			return 0; /* the pid was reused since */
 		usleep(100 * 1000);
 	}
-	log_msg(LOG_ERR,
-		"another umbrellad (pid %u) holds the objects pinned in '%s' "
-		"(it has exited but was not reaped yet?)\n",
-		pid, dir);
+	log_error("another umbrellad (pid %u) holds the objects pinned in '%s' "
+		  "(it has exited but was not reaped yet?)",
+		  pid, dir);
 	return -EBUSY;
 }
 
@@ -174,7 +172,7 @@ void pin_release(int ctl_fd)
 		return;
 	ctl.daemon_tgid = 0;
 	if (bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY) < 0)
-		log_msg(LOG_WARNING, "Failed to unregister from umb_ctl: %s\n", strerror(errno));
+		log_warning("Failed to unregister from umb_ctl: %s", strerror(errno));
 }
 
 /* Creates umb_meta for this ABI and pins it: the first thing in a new pin directory. */
@@ -210,10 +208,9 @@ static int meta_check(struct pin *p, int fd)
 		return -errno;
 	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != sizeof(__u32) ||
 	    info.value_size < sizeof(__u32) || info.value_size > 4096 || info.max_entries < 1) {
-		log_msg(LOG_ERR,
-			"'%s/" META_NAME "' is not a map umbrellad made "
-			"(type %u, value size %u): refusing to use '%s'.\n",
-			p->dir, info.type, info.value_size, p->dir);
+		log_error("'%s/" META_NAME "' is not a map umbrellad made "
+			  "(type %u, value size %u): refusing to use '%s'.",
+			  p->dir, info.type, info.value_size, p->dir);
 		log_recovery(p->dir);
 		return -EPROTO;
 	}
@@ -226,11 +223,10 @@ static int meta_check(struct pin *p, int fd)
 		return r;
 	}
 	if (value[0] != UMB_ABI_VERSION || info.value_size != sizeof(p->meta)) {
-		log_msg(LOG_ERR,
-			"'%s' holds BPF state pinned by an umbrellad of ABI "
-			"version %u; this umbrellad has ABI version %d: refusing to mix them. "
-			"The programs pinned there keep enforcing the restrictions in force.\n",
-			p->dir, value[0], UMB_ABI_VERSION);
+		log_error("'%s' holds BPF state pinned by an umbrellad of ABI "
+			  "version %u; this umbrellad has ABI version %d: refusing to mix them. "
+			  "The programs pinned there keep enforcing the restrictions in force.",
+			  p->dir, value[0], UMB_ABI_VERSION);
 		log_recovery(p->dir);
 		free(value);
 		return -EPROTO;
@@ -254,36 +250,33 @@ int pin_open(const char *dir, struct pin *p)
 
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		r = -errno;
-		log_msg(LOG_ERR, "Failed to create pin directory '%s': %s%s\n", dir, strerror(-r),
-			r == -ENOENT
-				? " (is a bpf file system mounted? mount -t bpf bpf /sys/fs/bpf)"
-				: "");
+		log_error("Failed to create pin directory '%s': %s%s", dir, strerror(-r),
+			  r == -ENOENT
+				  ? " (is a bpf file system mounted? mount -t bpf bpf /sys/fs/bpf)"
+				  : "");
 		return r;
 	}
 	p->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p->dir_fd < 0) {
 		r = -errno;
-		log_msg(LOG_ERR, "Failed to open pin directory '%s': %s\n", dir, strerror(-r));
+		log_error("Failed to open pin directory '%s': %s", dir, strerror(-r));
 		return r;
 	}
 	if (fstatfs(p->dir_fd, &sfs) < 0 || sfs.f_type != BPF_FS_MAGIC) {
-		log_msg(LOG_ERR,
-			"Pin directory '%s' is not on a bpf file system "
-			"(mount -t bpf bpf /sys/fs/bpf).\n",
-			dir);
+		log_error("Pin directory '%s' is not on a bpf file system "
+			  "(mount -t bpf bpf /sys/fs/bpf).",
+			  dir);
 		pin_close(p);
 		return -EXDEV;
 	}
 	if (flock(p->dir_fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		if (r == -EBUSY)
-			log_msg(LOG_ERR,
-				"Failed to lock pin directory '%s': another "
-				"umbrellad is using it (pid %u holds its maps and links)\n",
-				dir, pinned_daemon(dir));
+			log_error("Failed to lock pin directory '%s': another "
+				  "umbrellad is using it (pid %u holds its maps and links)",
+				  dir, pinned_daemon(dir));
 		else
-			log_msg(LOG_ERR, "Failed to lock pin directory '%s': %s\n", dir,
-				strerror(-r));
+			log_error("Failed to lock pin directory '%s': %s", dir, strerror(-r));
 		pin_close(p);
 		return r;
 	}
@@ -300,21 +293,20 @@ int pin_open(const char *dir, struct pin *p)
 			close(fd);
 	} else if (errno != ENOENT) {
 		r = -errno;
-		log_msg(LOG_ERR, "Failed to open '%s': %s\n", path, strerror(-r));
+		log_error("Failed to open '%s': %s", path, strerror(-r));
 	} else {
 		r = dir_is_empty(p->dir_fd);
 		if (r == 0) {
-			log_msg(LOG_ERR,
-				"'%s' holds objects but no " META_NAME ": not "
-				"state pinned by an umbrellad of ABI version %d or later, "
-				"refusing to mix it with ours.\n",
-				dir, UMB_ABI_VERSION);
+			log_error("'%s' holds objects but no " META_NAME ": not "
+				  "state pinned by an umbrellad of ABI version %d or later, "
+				  "refusing to mix it with ours.",
+				  dir, UMB_ABI_VERSION);
 			log_recovery(dir);
 			r = -EPROTO;
 		} else if (r > 0) {
 			r = meta_create(p, path);
 			if (r < 0)
-				log_msg(LOG_ERR, "Failed to create '%s': %s\n", path, strerror(-r));
+				log_error("Failed to create '%s': %s", path, strerror(-r));
 		}
 	}
 	if (r < 0) {
@@ -374,7 +366,7 @@ static int remove_stale_links(const struct bpf_object_skeleton *s, int links_fd)
 		if (unlinkat(links_fd, de->d_name, 0) < 0 && errno != ENOENT)
 			r = -errno;
 		else
-			log_msg(LOG_INFO, "removed the stale link '%s'\n", de->d_name);
+			log_info("removed the stale link '%s'", de->d_name);
 	}
 	closedir(d);
 	return r;
@@ -485,7 +477,7 @@ int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
 		 * one's link is in its place. */
 		if (bpf_obj_pin(bpf_link__fd(*ps->link), tmp) < 0 || rename(tmp, path) < 0) {
 			r = -errno;
-			log_msg(LOG_ERR, "Failed to pin link '%s': %s\n", path, strerror(-r));
+			log_error("Failed to pin link '%s': %s", path, strerror(-r));
 			(void)unlink(tmp);
 			break;
 		}
@@ -551,22 +543,21 @@ int pin_reset(const char *dir)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT) {
-			log_msg(LOG_INFO, "nothing pinned in '%s'\n", dir);
+			log_info("nothing pinned in '%s'", dir);
 			return 0;
 		}
 		r = -errno;
-		log_msg(LOG_ERR, "Failed to open '%s': %s\n", dir, strerror(-r));
+		log_error("Failed to open '%s': %s", dir, strerror(-r));
 		return r;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		if (r == -EBUSY)
-			log_msg(LOG_ERR,
-				"Failed to lock '%s': an umbrellad (pid %u) is "
-				"using it; stop it first\n",
-				dir, pinned_daemon(dir));
+			log_error("Failed to lock '%s': an umbrellad (pid %u) is "
+				  "using it; stop it first",
+				  dir, pinned_daemon(dir));
 		else
-			log_msg(LOG_ERR, "Failed to lock '%s': %s\n", dir, strerror(-r));
+			log_error("Failed to lock '%s': %s", dir, strerror(-r));
 		close(fd);
 		return r;
 	}
@@ -580,12 +571,11 @@ int pin_reset(const char *dir)
 	if (r == 0 && rmdir(dir) < 0)
 		r = -errno;
 	if (r < 0) {
-		log_msg(LOG_ERR, "Failed to remove '%s': %s\n", dir, strerror(-r));
+		log_error("Failed to remove '%s': %s", dir, strerror(-r));
 		return r;
 	}
-	log_msg(LOG_NOTICE,
-		"removed '%s': its programs are detached, its restrictions "
-		"gone\n",
-		dir);
+	log_notice("removed '%s': its programs are detached, its restrictions "
+		   "gone",
+		   dir);
 	return 0;
 }

@@ -47,6 +47,7 @@
 #include "exec-gate.h"
 #include "keyring.h"
 #include "log.h"
+#include "time-util.h"
 #include "lsm-probe.h"
 #include "pin.h"
 #include "server.h"
@@ -154,10 +155,9 @@ static int parse_argv(int argc, char *argv[])
 
 			/* BURST/INTERVAL: at most BURST denials logged per INTERVAL seconds. */
 			if (sscanf(optarg, "%u/%u%c", &burst, &interval, &end) != 2) {
-				log_msg(LOG_ERR,
-					"--log-rate-limit %s: expected "
-					"BURST/SECONDS\n",
-					optarg);
+				log_error("--log-rate-limit %s: expected "
+					  "BURST/SECONDS",
+					  optarg);
 				return -EINVAL;
 			}
 			events_set_rate_limit(burst, interval);
@@ -179,7 +179,7 @@ static int parse_argv(int argc, char *argv[])
 		}
 	}
 	if (optind < argc) {
-		log_msg(LOG_ERR, "unexpected argument '%s'\n", argv[optind]);
+		log_error("unexpected argument '%s'", argv[optind]);
 		return -EINVAL;
 	}
 	return 1;
@@ -225,12 +225,12 @@ static int check_config(void)
 
 	r = keyring_load(arg_keyring, &k, &error);
 	if (r < 0) {
-		log_msg(LOG_ERR, "%s\n", error ? error : strerror(-r));
+		log_error("%s", error ? error : strerror(-r));
 		free(error);
 		return EXIT_FAILURE;
 	}
 	for (size_t i = 0; i < keyring_rejected_count(k); i++) {
-		log_msg(LOG_ERR, "key ring: %s\n", keyring_rejected(k, i));
+		log_error("key ring: %s", keyring_rejected(k, i));
 		bad = true;
 	}
 	for (size_t i = 0; i < keyring_count(k); i++)
@@ -300,12 +300,11 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 	if (r < 0)
 		goto fail_destroy;
 	if (pin->adopted)
-		log_msg(LOG_INFO,
-			"adopted the pinned state in %s (ABI %d), kept %d and "
-			"replaced %d program links\n",
-			pin->dir, UMB_ABI_VERSION, pin->kept, r);
+		log_info("adopted the pinned state in %s (ABI %d), kept %d and "
+			 "replaced %d program links",
+			 pin->dir, UMB_ABI_VERSION, pin->kept, r);
 	else
-		log_msg(LOG_INFO, "pinned new state in %s (ABI %d)\n", pin->dir, UMB_ABI_VERSION);
+		log_info("pinned new state in %s (ABI %d)", pin->dir, UMB_ABI_VERSION);
 	*ret_skel = skel;
 	return 0;
 
@@ -313,22 +312,13 @@ fail_destroy:
 	/* Links we pinned stay; the old ones were only replaced by attached programs. */
 	umbrella_bpf__destroy(skel);
 fail:
-	log_msg(LOG_ERR, "Failed to %s: %s\n", what, strerror(-r));
+	log_error("Failed to %s: %s", what, strerror(-r));
 	if (pin->adopted)
-		log_msg(LOG_ERR,
-			"the programs pinned in %s keep enforcing. If its maps "
-			"do not match this umbrellad's, 'umbrellad --reset-pins --pin-dir %s' "
-			"drops them and every restriction in force.\n",
-			pin->dir, pin->dir);
+		log_error("the programs pinned in %s keep enforcing. If its maps "
+			  "do not match this umbrellad's, 'umbrellad --reset-pins --pin-dir %s' "
+			  "drops them and every restriction in force.",
+			  pin->dir, pin->dir);
 	return r == -EPROTO ? -EIO : r;
-}
-
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 /* What the unit's status says of the files the key ring in force rejected, if any, in
@@ -376,8 +366,8 @@ static int config_apply(const struct config *c, struct server *s)
 	if (!arg_log_rate_limit)
 		events_set_rate_limit(c->log_burst, c->log_interval_sec);
 	config = *c;
-	log_msg(LOG_INFO, "configuration: %s%s\n", config_summary(c, summary, sizeof(summary)),
-		c->permissive ? " (denials are logged, not enforced)" : "");
+	log_info("configuration: %s%s", config_summary(c, summary, sizeof(summary)),
+		 c->permissive ? " (denials are logged, not enforced)" : "");
 	return 0;
 }
 
@@ -395,13 +385,13 @@ static void reload(struct server *s)
 
 	snprintf(status, sizeof(status), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, now_usec());
 	(void)sd_notify(0, status);
-	log_msg(LOG_INFO, "reloading the configuration from %s\n", arg_config);
+	log_info("reloading the configuration from %s", arg_config);
 	/* The key ring first: it keeps the one in force on error, and says so; once the
 	 * configuration's line is logged, the new verdict epoch has begun too. */
 	keyring_failed = s->gate && exec_gate_reload_keyring(s->gate) < 0;
 	r = config_load(arg_config, arg_config_given, &c, &error);
 	if (r == 1)
-		log_msg(LOG_INFO, "no %s: using the defaults\n", arg_config);
+		log_info("no %s: using the defaults", arg_config);
 	if (r >= 0)
 		r = config_apply(&c, s);
 	if (r < 0) {
@@ -492,8 +482,7 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 				if (si.ssi_signo == SIGHUP) {
 					reload(s);
 				} else {
-					log_msg(LOG_INFO, "%s, stopping\n",
-						strsignal((int)si.ssi_signo));
+					log_info("%s, stopping", strsignal((int)si.ssi_signo));
 					return 0;
 				}
 			}
@@ -549,11 +538,11 @@ int main(int argc, char *argv[])
 		return EXIT_BAD_CONFIG;
 	}
 	if (r == 1)
-		log_msg(LOG_INFO, "no %s: using the defaults\n", arg_config);
+		log_info("no %s: using the defaults", arg_config);
 
 	r = lsm_probe_bpf_active();
 	if (r < 0) {
-		log_msg(LOG_ERR, "%s\n", lsm_probe_hint(r));
+		log_error("%s", lsm_probe_hint(r));
 		return EXIT_FAILURE;
 	}
 
@@ -564,7 +553,7 @@ int main(int argc, char *argv[])
 	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
 	signal_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
 	if (signal_fd < 0) {
-		log_msg(LOG_ERR, "signalfd: %s\n", strerror(errno));
+		log_error("signalfd: %s", strerror(errno));
 		return EXIT_FAILURE;
 	}
 
@@ -579,31 +568,30 @@ int main(int argc, char *argv[])
 	ctl_fd = bpf_map__fd(skel->maps.umb_ctl);
 	r = layers_open(&layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, pin.meta_fd);
 	if (r < 0) {
-		log_msg(LOG_ERR, "failed to map the layers: %s\n", strerror(-r));
+		log_error("failed to map the layers: %s", strerror(-r));
 		goto out;
 	}
 	/* Before anything makes a layer: learn those a previous umbrellad left, and free
 	 * the ones nobody holds any more. */
 	r = layers_adopt(&layers);
 	if (r < 0) {
-		log_msg(LOG_ERR, "failed to read the pinned layers: %s\n", strerror(-r));
+		log_error("failed to read the pinned layers: %s", strerror(-r));
 		goto out;
 	}
 	if (pin.adopted) {
 		struct layer_stats st;
 
 		layers_stats(&layers, &st);
-		log_msg(LOG_INFO,
-			"%u live layers with %u fs rules; freed %d "
-			"that nobody held\n",
-			st.live, st.rules, r);
+		log_info("%u live layers with %u fs rules; freed %d "
+			 "that nobody held",
+			 st.live, st.rules, r);
 	}
 
 	events = events_open(bpf_map__fd(skel->maps.umb_events), &server.follows);
 	if (!events || ring_buffer__add(events, bpf_map__fd(skel->maps.umb_released),
 					on_release, &layers) < 0) {
 		r = -errno;
-		log_msg(LOG_ERR, "failed to read the ring buffers: %s\n", strerror(-r));
+		log_error("failed to read the ring buffers: %s", strerror(-r));
 		goto out;
 	}
 
@@ -612,7 +600,7 @@ int main(int argc, char *argv[])
 				  .events = events };
 	r = config_apply(&config, &server);
 	if (r < 0) {
-		log_msg(LOG_ERR, "Failed to apply the configuration: %s\n", strerror(-r));
+		log_error("Failed to apply the configuration: %s", strerror(-r));
 		goto out;
 	}
 	/* Before the socket: once umbrellad is ready, its gate holds execs. */
@@ -631,11 +619,11 @@ int main(int argc, char *argv[])
 	server.listen_fd = server_listen(arg_socket);
 	if (server.listen_fd < 0) {
 		r = server.listen_fd;
-		log_msg(LOG_ERR, "failed to listen on %s: %s\n", arg_socket, strerror(-r));
+		log_error("failed to listen on %s: %s", arg_socket, strerror(-r));
 		goto out;
 	}
 
-	log_msg(LOG_INFO, "programs attached, listening on %s\n", arg_socket);
+	log_info("programs attached, listening on %s", arg_socket);
 	if (keyring_rejected_status(gate, rejected, sizeof(rejected)))
 		snprintf(status, sizeof(status), "READY=1\nSTATUS=%s (%s)", mode_status(),
 			 rejected);
@@ -663,10 +651,9 @@ out:
 	exec_gate_free(gate);
 	layers_close(&layers);
 	if (skel)
-		log_msg(LOG_INFO,
-			"the programs stay attached through the links pinned in "
-			"%s\n",
-			pin.dir);
+		log_info("the programs stay attached through the links pinned in "
+			 "%s",
+			 pin.dir);
 	if (skel) /* the next umbrellad, or --reset-pins, may take over */
 		pin_release(bpf_map__fd(skel->maps.umb_ctl));
 	umbrella_bpf__destroy(skel); /* closes our fds: the pinned links and maps stay */

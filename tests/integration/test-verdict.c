@@ -472,7 +472,7 @@ static int setup(void)
 
 	if (mkdir(DIR, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	for (size_t i = 0; i < ELEMENTSOF(binaries); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(binaries); i++)
 		if (make_binary(binaries[i]) < 0)
 			return -errno;
 	fd = open(DIR "/script", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
