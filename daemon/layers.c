@@ -164,7 +164,7 @@ int layers_open(struct layers *l, const struct layer_maps *maps, int meta_fd)
 		goto fail;
 	/* Read once: umbrellad writes umb_meta from this one thread, and only its count of
 	 * freed layers changes after pin.c made it. */
-	if (meta_fd > 0 && bpf_map_lookup_elem(meta_fd, &(__u32){ 0 }, &l->meta) < 0) {
+	if (meta_fd >= 0 && bpf_map_lookup_elem(meta_fd, &(__u32){ 0 }, &l->meta) < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -186,7 +186,7 @@ void layers_close(struct layers *l)
 	if (l->live)
 		munmap(l->live, LIVE_SIZE);
 	fs_filter_close(&l->filter);
-	*l = (struct layers){};
+	*l = (struct layers){ .meta_fd = -1 };
 }
 
 const struct umb_layer *layers_get(const struct layers *l, uint32_t id)
@@ -201,7 +201,7 @@ static void meta_count_freed(struct layers *l)
 	__u32 zero = 0;
 
 	l->meta.layers_freed++;
-	if (l->meta_fd > 0)
+	if (l->meta_fd >= 0)
 		(void)bpf_map_update_elem(l->meta_fd, &zero, &l->meta, BPF_EXIST);
 }
 
@@ -214,7 +214,7 @@ static void layer_free(struct layers *l, uint32_t slot_index)
 	uint32_t id = slot->id;
 
 	layer_rules_remove(&l->maps, &l->filter, rules);
-	if (l->maps.layer_desc > 0)
+	if (l->maps.layer_desc >= 0)
 		(void)bpf_map_delete_elem(l->maps.layer_desc, &id);
 	usage_sub(l, slot->uid, count);
 	__atomic_store_n(&slot->id, 0, __ATOMIC_RELEASE);
@@ -380,7 +380,7 @@ int layers_adopt(struct layers *l)
 	r = map_keys(l->maps.fs_inodes, sizeof(*inodes), (void **)&inodes, &inode_count);
 	if (r == 0)
 		r = map_keys(l->maps.fs_names, sizeof(*names), (void **)&names, &name_count);
-	if (r == 0 && l->maps.layer_desc > 0)
+	if (r == 0 && l->maps.layer_desc >= 0)
 		r = map_keys(l->maps.layer_desc, sizeof(*descs), (void **)&descs, &desc_count);
 	if (r < 0)
 		goto out;

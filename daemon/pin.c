@@ -168,11 +168,15 @@ void pin_release(int ctl_fd)
 	struct umb_ctl ctl;
 	__u32 zero = 0;
 
-	if (bpf_map_lookup_elem(ctl_fd, &zero, &ctl) < 0 || ctl.daemon_tgid != (__u32)getpid())
+	if (bpf_map_lookup_elem(ctl_fd, &zero, &ctl) < 0) {
+		log_warning_errno(errno, "Failed to unregister from umb_ctl (reading it): %m");
+		return;
+	}
+	if (ctl.daemon_tgid != (__u32)getpid())
 		return;
 	ctl.daemon_tgid = 0;
 	if (bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY) < 0)
-		log_warning("Failed to unregister from umb_ctl: %s", strerror(errno));
+		log_warning_errno(errno, "Failed to unregister from umb_ctl: %m");
 }
 
 /* Creates umb_meta for this ABI and pins it: the first thing in a new pin directory. */
@@ -205,7 +209,8 @@ static int meta_check(struct pin *p, int fd)
 	int r;
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
-		return -errno;
+		return log_error_errno(errno, "Failed to read what '%s/" META_NAME "' is: %m",
+				       p->dir);
 	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != sizeof(__u32) ||
 	    info.value_size < sizeof(__u32) || info.value_size > 4096 || info.max_entries < 1) {
 		log_error("'%s/" META_NAME "' is not a map umbrellad made "
@@ -216,9 +221,9 @@ static int meta_check(struct pin *p, int fd)
 	}
 	value = calloc(1, info.value_size);
 	if (!value)
-		return -ENOMEM;
+		return log_error_errno(ENOMEM, "Failed to read '%s/" META_NAME "': %m", p->dir);
 	if (bpf_map_lookup_elem(fd, &zero, value) < 0) {
-		r = -errno;
+		r = log_error_errno(errno, "Failed to read '%s/" META_NAME "': %m", p->dir);
 		free(value);
 		return r;
 	}
@@ -246,23 +251,23 @@ int pin_open(const char *dir, struct pin *p)
 
 	*p = (struct pin){ .dir = dir, .dir_fd = -1, .meta_fd = -1 };
 	if (snprintf(path, sizeof(path), "%s/" META_NAME, dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
+		return log_error_errno(ENAMETOOLONG, "Pin directory '%s': %m", dir);
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		r = -errno;
-		log_error("Failed to create pin directory '%s': %s%s", dir, strerror(-r),
-			  r == -ENOENT
-				  ? " (is a bpf file system mounted? mount -t bpf bpf /sys/fs/bpf)"
-				  : "");
-		return r;
-	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return log_error_errno(
+			errno, "Failed to create pin directory '%s': %m%s", dir,
+			errno == ENOENT
+				? " (is a bpf file system mounted? mount -t bpf bpf /sys/fs/bpf)"
+				: "");
 	p->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (p->dir_fd < 0) {
-		r = -errno;
-		log_error("Failed to open pin directory '%s': %s", dir, strerror(-r));
+	if (p->dir_fd < 0)
+		return log_error_errno(errno, "Failed to open pin directory '%s': %m", dir);
+	if (fstatfs(p->dir_fd, &sfs) < 0) {
+		r = log_error_errno(errno, "Failed to read the file system of '%s': %m", dir);
+		pin_close(p);
 		return r;
 	}
-	if (fstatfs(p->dir_fd, &sfs) < 0 || sfs.f_type != BPF_FS_MAGIC) {
+	if (sfs.f_type != BPF_FS_MAGIC) {
 		log_error("Pin directory '%s' is not on a bpf file system "
 			  "(mount -t bpf bpf /sys/fs/bpf).",
 			  dir);
@@ -276,7 +281,7 @@ int pin_open(const char *dir, struct pin *p)
 				  "umbrellad is using it (pid %u holds its maps and links)",
 				  dir, pinned_daemon(dir));
 		else
-			log_error("Failed to lock pin directory '%s': %s", dir, strerror(-r));
+			log_error_errno(r, "Failed to lock pin directory '%s': %m", dir);
 		pin_close(p);
 		return r;
 	}
@@ -292,11 +297,12 @@ int pin_open(const char *dir, struct pin *p)
 		if (r < 0)
 			close(fd);
 	} else if (errno != ENOENT) {
-		r = -errno;
-		log_error("Failed to open '%s': %s", path, strerror(-r));
+		r = log_error_errno(errno, "Failed to open '%s': %m", path);
 	} else {
 		r = dir_is_empty(p->dir_fd);
-		if (r == 0) {
+		if (r < 0) {
+			log_error_errno(r, "Failed to read pin directory '%s': %m", dir);
+		} else if (r == 0) {
 			log_error("'%s' holds objects but no " META_NAME ": not "
 				  "state pinned by an umbrellad of ABI version %d or later, "
 				  "refusing to mix it with ours.",
@@ -306,7 +312,7 @@ int pin_open(const char *dir, struct pin *p)
 		} else if (r > 0) {
 			r = meta_create(p, path);
 			if (r < 0)
-				log_error("Failed to create '%s': %s", path, strerror(-r));
+				log_error_errno(r, "Failed to create '%s': %m", path);
 		}
 	}
 	if (r < 0) {
@@ -430,14 +436,16 @@ int pin_attach(struct pin *p, const struct bpf_object_skeleton *s)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/" LINKS_DIR "/%s", p->dir,
 			     bpf_program__name(prog)) >= (int)sizeof(path))
-			return -ENAMETOOLONG;
+			return log_error_errno(ENAMETOOLONG, "Failed to attach %s: %m",
+					       bpf_program__name(prog));
 		link = same_pinned_link(path, prog);
 		if (link) {
 			p->kept++;
 		} else {
 			link = bpf_program__attach(prog);
 			if (!link)
-				return -errno;
+				return log_error_errno(errno, "Failed to attach %s: %m",
+						       bpf_program__name(prog));
 		}
 		*ps->link = link;
 	}
@@ -450,10 +458,10 @@ int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
 	int links_fd, replaced = 0, r = 0;
 
 	if (mkdirat(p->dir_fd, LINKS_DIR, 0700) < 0 && errno != EEXIST)
-		return -errno;
+		return log_error_errno(errno, "Failed to create '%s/" LINKS_DIR "': %m", p->dir);
 	links_fd = openat(p->dir_fd, LINKS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (links_fd < 0)
-		return -errno;
+		return log_error_errno(errno, "Failed to open '%s/" LINKS_DIR "': %m", p->dir);
 
 	for (int i = 0; i < s->prog_cnt && r == 0; i++) {
 		const struct bpf_prog_skeleton *ps =
@@ -467,7 +475,8 @@ int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/" LINKS_DIR "/%s", p->dir, name) >=
 		    (int)sizeof(path)) {
-			r = -ENAMETOOLONG;
+			r = log_error_errno(ENAMETOOLONG, "Failed to pin the link of %s: %m",
+					    name);
 			break;
 		}
 		snprintf(tmp, sizeof(tmp), "%s/" LINKS_DIR "/" NEW_PREFIX "%s", p->dir, name);
@@ -476,15 +485,18 @@ int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
 		/* rename() over the old link: the old program stays attached until the new
 		 * one's link is in its place. */
 		if (bpf_obj_pin(bpf_link__fd(*ps->link), tmp) < 0 || rename(tmp, path) < 0) {
-			r = -errno;
-			log_error("Failed to pin link '%s': %s", path, strerror(-r));
+			r = log_error_errno(errno, "Failed to pin link '%s': %m", path);
 			(void)unlink(tmp);
 			break;
 		}
 		replaced += existed;
 	}
-	if (r == 0)
+	if (r == 0) {
 		r = remove_stale_links(s, links_fd);
+		if (r < 0)
+			log_error_errno(r, "Failed to remove a stale link in '%s/" LINKS_DIR "': %m",
+					p->dir);
+	}
 	close(links_fd);
 	return r < 0 ? r : replaced;
 }
@@ -546,9 +558,7 @@ int pin_reset(const char *dir)
 			log_info("nothing pinned in '%s'", dir);
 			return 0;
 		}
-		r = -errno;
-		log_error("Failed to open '%s': %s", dir, strerror(-r));
-		return r;
+		return log_error_errno(errno, "Failed to open '%s': %m", dir);
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
@@ -557,7 +567,7 @@ int pin_reset(const char *dir)
 				  "using it; stop it first",
 				  dir, pinned_daemon(dir));
 		else
-			log_error("Failed to lock '%s': %s", dir, strerror(-r));
+			log_error_errno(r, "Failed to lock '%s': %m", dir);
 		close(fd);
 		return r;
 	}
@@ -570,10 +580,8 @@ int pin_reset(const char *dir)
 	close(fd);
 	if (r == 0 && rmdir(dir) < 0)
 		r = -errno;
-	if (r < 0) {
-		log_error("Failed to remove '%s': %s", dir, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return log_error_errno(r, "Failed to remove '%s': %m", dir);
 	log_notice("removed '%s': its programs are detached, its restrictions "
 		   "gone",
 		   dir);

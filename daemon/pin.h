@@ -50,7 +50,7 @@ int pin_maps(struct pin *p, const struct bpf_object_skeleton *s);
  * same tag (the same instructions: an umbrellad of the same build), that link is kept
  * and becomes the program's link in @s (the new program is left unattached); otherwise
  * the program is attached. Replaced links are swapped by pin_links().
- * Return: 0 or -errno.
+ * Return: 0 or -errno (logged, naming the program).
  */
 int pin_attach(struct pin *p, const struct bpf_object_skeleton *s);
 
@@ -60,7 +60,7 @@ int pin_attach(struct pin *p, const struct bpf_object_skeleton *s);
  * Each link is pinned under a temporary name and renamed over the old one, so that a
  * program is never without a pinned link; pinned links of programs @s no longer has
  * are removed after. Call once every program of @s is attached.
- * Return: the number of old links replaced (>= 0), or -errno.
+ * Return: the number of old links replaced (>= 0), or -errno (logged).
  */
 int pin_links(struct pin *p, const struct bpf_object_skeleton *s);
 

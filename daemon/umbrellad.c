@@ -291,11 +291,10 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 		r = -errno;
 		goto fail_destroy;
 	}
-	what = "attach the BPF programs";
+	what = NULL; /* pin_attach() and pin_links() name what failed */
 	r = pin_attach(pin, skel->skeleton);
 	if (r < 0)
 		goto fail_destroy;
-	what = "pin the program links";
 	r = pin_links(pin, skel->skeleton);
 	if (r < 0)
 		goto fail_destroy;
@@ -312,7 +311,8 @@ fail_destroy:
 	/* Links we pinned stay; the old ones were only replaced by attached programs. */
 	umbrella_bpf__destroy(skel);
 fail:
-	log_error("Failed to %s: %s", what, strerror(-r));
+	if (what)
+		log_error_errno(r, "Failed to %s: %m", what);
 	if (pin->adopted)
 		log_error("the programs pinned in %s keep enforcing. If its maps "
 			  "do not match this umbrellad's, 'umbrellad --reset-pins --pin-dir %s' "
@@ -469,7 +469,7 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 		/* Files being verified: a step each turn, between the other work. */
 		if (poll(fds, n, s->gate && exec_gate_busy(s->gate) ? 0 : timeout_ms) < 0 &&
 		    errno != EINTR)
-			return -errno;
+			return log_error_errno(errno, "Failed to wait for events (poll): %m");
 		if (watchdog_usec && now_usec() - last_ping >= watchdog_usec / 2) {
 			(void)sd_notify(0, "WATCHDOG=1");
 			last_ping = now_usec();
@@ -512,7 +512,7 @@ int main(int argc, char *argv[])
 	struct umbrella_bpf *skel = NULL;
 	struct ring_buffer *events = NULL;
 	struct exec_gate *gate = NULL;
-	struct server server = {};
+	struct server server = { .listen_fd = -1 };
 	struct layers layers = {};
 	struct pin pin = { .dir_fd = -1, .meta_fd = -1 };
 	char status[256], rejected[128], *config_error = NULL;
@@ -553,7 +553,7 @@ int main(int argc, char *argv[])
 	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
 	signal_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
 	if (signal_fd < 0) {
-		log_error("signalfd: %s", strerror(errno));
+		log_error_errno(errno, "Failed to create the signalfd: %m");
 		return EXIT_FAILURE;
 	}
 
@@ -568,14 +568,14 @@ int main(int argc, char *argv[])
 	ctl_fd = bpf_map__fd(skel->maps.umb_ctl);
 	r = layers_open(&layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, pin.meta_fd);
 	if (r < 0) {
-		log_error("failed to map the layers: %s", strerror(-r));
+		log_error_errno(r, "failed to map the layers: %m");
 		goto out;
 	}
 	/* Before anything makes a layer: learn those a previous umbrellad left, and free
 	 * the ones nobody holds any more. */
 	r = layers_adopt(&layers);
 	if (r < 0) {
-		log_error("failed to read the pinned layers: %s", strerror(-r));
+		log_error_errno(r, "failed to read the pinned layers: %m");
 		goto out;
 	}
 	if (pin.adopted) {
@@ -591,16 +591,17 @@ int main(int argc, char *argv[])
 	if (!events || ring_buffer__add(events, bpf_map__fd(skel->maps.umb_released),
 					on_release, &layers) < 0) {
 		r = -errno;
-		log_error("failed to read the ring buffers: %s", strerror(-r));
+		log_error_errno(r, "failed to read the ring buffers: %m");
 		goto out;
 	}
 
 	server = (struct server){ .layers = &layers,
 				  .task_fd = bpf_map__fd(skel->maps.umb_task),
-				  .events = events };
+				  .events = events,
+				  .listen_fd = -1 };
 	r = config_apply(&config, &server);
 	if (r < 0) {
-		log_error("Failed to apply the configuration: %s", strerror(-r));
+		log_error_errno(r, "Failed to apply the configuration: %m");
 		goto out;
 	}
 	/* Before the socket: once umbrellad is ready, its gate holds execs. */
@@ -619,7 +620,7 @@ int main(int argc, char *argv[])
 	server.listen_fd = server_listen(arg_socket);
 	if (server.listen_fd < 0) {
 		r = server.listen_fd;
-		log_error("failed to listen on %s: %s", arg_socket, strerror(-r));
+		log_error_errno(r, "failed to listen on %s: %m", arg_socket);
 		goto out;
 	}
 
@@ -641,7 +642,7 @@ int main(int argc, char *argv[])
 out:
 	for (size_t i = 0; i < server.client_count; i++)
 		close(server.clients[i]);
-	if (server.listen_fd > 0) {
+	if (server.listen_fd >= 0) {
 		close(server.listen_fd);
 		(void)unlink(arg_socket);
 	}

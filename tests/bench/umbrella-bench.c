@@ -890,7 +890,7 @@ int main(int argc, char **argv)
 	}
 	printf("bench: umbrella: %u programs attached\n", attached_programs(skel));
 	/* The layers are made as umbrellad makes them (vm-test.h's test_layer()). */
-	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, 0);
+	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, -1);
 	if (r < 0) {
 		printf("bench: mapping the layers: %s\n", strerror(-r));
 		failed = 1;
