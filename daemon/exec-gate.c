@@ -61,6 +61,7 @@
 #include "keyring.h"
 #include "log.h"
 #include "signed-elf.h"
+#include "state.h"
 
 /* The layer of one distinct (policy text, key id): binaries that share both share it.
  * The gate holds a reference on it for as long as the pin directory lives: a verdict
@@ -142,14 +143,10 @@ static struct umb_inode_key inode_key(int fd, const struct stat *st)
 /* Sets umb_ctl.verdict_epoch to @epoch (read, modify, write: one thread writes umb_ctl). */
 static int epoch_write(struct exec_gate *g, __u32 epoch)
 {
-	struct umb_ctl ctl;
-	__u32 zero = 0;
+	int r = state_set_verdict_epoch(g->maps.ctl, epoch);
 
-	if (bpf_map_lookup_elem(g->maps.ctl, &zero, &ctl) < 0)
-		return -errno;
-	ctl.verdict_epoch = epoch;
-	if (bpf_map_update_elem(g->maps.ctl, &zero, &ctl, BPF_ANY) < 0)
-		return -errno;
+	if (r < 0)
+		return r;
 	g->epoch = epoch;
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 
 #include "layers.h"
+#include "state.h"
 
 /* Non-root users together may fill at most this share of a map (numerator of 4), so
  * that many users cannot keep root from making layers either. */
@@ -163,7 +164,7 @@ int layers_open(struct layers *l, const struct layer_maps *maps, int meta_fd)
 	if (r < 0)
 		goto fail;
 	/* Read once: umbrellad writes umb_meta from this one thread, and only its count of
-	 * freed layers changes after pin.c made it. */
+	 * freed layers changes after state_meta_create() made it. */
 	if (meta_fd >= 0 && bpf_map_lookup_elem(meta_fd, &(__u32){ 0 }, &l->meta) < 0) {
 		r = -errno;
 		goto fail;
@@ -196,15 +197,6 @@ const struct umb_layer *layers_get(const struct layers *l, uint32_t id)
 	return id && __atomic_load_n(&slot->id, __ATOMIC_ACQUIRE) == id ? slot : NULL;
 }
 
-static void meta_count_freed(struct layers *l)
-{
-	__u32 zero = 0;
-
-	l->meta.layers_freed++;
-	if (l->meta_fd >= 0)
-		(void)bpf_map_update_elem(l->meta_fd, &zero, &l->meta, BPF_EXIST);
-}
-
 /* Frees the live layer in @slot_index, which nobody holds. */
 static void layer_free(struct layers *l, uint32_t slot_index)
 {
@@ -218,7 +210,8 @@ static void layer_free(struct layers *l, uint32_t slot_index)
 		(void)bpf_map_delete_elem(l->maps.layer_desc, &id);
 	usage_sub(l, slot->uid, count);
 	__atomic_store_n(&slot->id, 0, __ATOMIC_RELEASE);
-	meta_count_freed(l);
+	/* A metric: the layer is freed whether or not the count is written. */
+	(void)state_meta_count_freed(l->meta_fd, &l->meta);
 }
 
 /* Frees the layer @id if it is live and nobody holds it. */

@@ -28,8 +28,10 @@
 #include <linux/magic.h>
 #include <umbrella/kdev.h>
 
+#include "daemon-pid.h"
 #include "log.h"
 #include "pin.h"
+#include "state.h"
 
 #define LINKS_DIR "links"
 #define META_NAME "umb_meta"
@@ -89,7 +91,6 @@ static __u32 pinned_daemon(const char *dir)
 	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
 	struct umb_ctl ctl = {};
 	char path[PATH_MAX];
-	__u32 zero = 0;
 	int fd;
 
 	if (snprintf(path, sizeof(path), "%s/" CTL_NAME, dir) >= (int)sizeof(path))
@@ -97,26 +98,10 @@ static __u32 pinned_daemon(const char *dir)
 	fd = bpf_obj_get_opts(path, &opts);
 	if (fd < 0)
 		return 0;
-	if (bpf_map_lookup_elem(fd, &zero, &ctl) < 0)
+	if (state_ctl_read(fd, &ctl) < 0)
 		ctl.daemon_tgid = 0;
 	close(fd);
 	return ctl.daemon_tgid;
-}
-
-/* Whether process @pid is an umbrellad (also one that has exited, not yet reaped). */
-static bool is_umbrellad(__u32 pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return !strcmp(comm, "umbrellad\n");
 }
 
 /*
@@ -138,7 +123,7 @@ static int wait_daemon_gone(const char *dir)
 			return 0;
 		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH && i >= 10)
 			return 0;
-		if (kill((pid_t)pid, 0) == 0 && !is_umbrellad(pid))
+		if (kill((pid_t)pid, 0) == 0 && !daemon_pid_is_umbrellad(pid))
 			return 0; /* the pid was reused since */
 		usleep(100 * 1000);
 	}
@@ -163,34 +148,15 @@ int pin_identify(const struct pin *p, struct umb_ctl *ctl)
 	return 0;
 }
 
-void pin_release(int ctl_fd)
-{
-	struct umb_ctl ctl;
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(ctl_fd, &zero, &ctl) < 0) {
-		log_warning_errno(errno, "Failed to unregister from umb_ctl (reading it): %m");
-		return;
-	}
-	if (ctl.daemon_tgid != (__u32)getpid())
-		return;
-	ctl.daemon_tgid = 0;
-	if (bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY) < 0)
-		log_warning_errno(errno, "Failed to unregister from umb_ctl: %m");
-}
-
 /* Creates umb_meta for this ABI and pins it: the first thing in a new pin directory. */
 static int meta_create(struct pin *p, const char *path)
 {
-	__u32 zero = 0;
 	int fd;
 
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, META_NAME, sizeof(__u32), sizeof(p->meta), 1,
-			    NULL);
+	fd = state_meta_create(META_NAME, &p->meta);
 	if (fd < 0)
-		return -errno;
-	p->meta = (struct umb_meta){ .abi_version = UMB_ABI_VERSION };
-	if (bpf_map_update_elem(fd, &zero, &p->meta, BPF_ANY) < 0 || bpf_obj_pin(fd, path) < 0) {
+		return fd;
+	if (bpf_obj_pin(fd, path) < 0) {
 		int r = -errno;
 
 		close(fd);

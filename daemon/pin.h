@@ -69,13 +69,10 @@ void pin_close(struct pin *p);
 /*
  * Self-protection (bpf/lib/protect.bpf.h): while umb_ctl.daemon_tgid names a live
  * umbrellad, only it may write the maps, detach the links or change the pin directory.
- * pin_identify() fills @ctl's pin_dev and pin_ino with the pin directory's inode (the
- * caller sets daemon_tgid and writes @ctl); pin_release() clears daemon_tgid in the
- * umb_ctl map @ctl_fd if it is ours, at a clean exit (the BPF side clears it when
- * umbrellad dies). pin_identify() returns 0 or -errno.
+ * pin_identify() fills @ctl's pin_dev and pin_ino with the pin directory's inode, which
+ * the caller registers with state_register_daemon() (state.h). Return: 0 or -errno.
  */
 int pin_identify(const struct pin *p, struct umb_ctl *ctl);
-void pin_release(int ctl_fd);
 
 /*
  * pin_reset() - remove everything umbrellad pinned in @dir, and @dir

@@ -51,6 +51,7 @@
 #include "lsm-probe.h"
 #include "pin.h"
 #include "server.h"
+#include "state.h"
 #include "umbrella.skel.h"
 
 /* EX_CONFIG: restarting cannot help (the unit's RestartPreventExitStatus=). */
@@ -260,7 +261,6 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 	struct umbrella_bpf *skel;
 	struct umb_ctl ctl = {};
 	const char *what;
-	__u32 zero = 0;
 	int r;
 
 	what = "open the BPF object";
@@ -276,21 +276,18 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 	if (r < 0)
 		goto fail_destroy;
 
-	/* Keep what a previous umbrellad left (the verdict epoch), with us as the daemon. */
-	what = "configure the BPF object";
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl) < 0)
-		ctl = (struct umb_ctl){};
-	ctl.daemon_tgid = (__u32)getpid();
-	/* From here on the programs keep everyone else out of our maps and pins. */
+	/* Keep what a previous umbrellad left (the verdict epoch), with us as the daemon.
+	 * From here on the programs keep everyone else out of our maps and pins. */
+	what = "identify the pin directory";
 	r = pin_identify(pin, &ctl);
 	if (r < 0)
 		goto fail_destroy;
 	/* Before our programs attach: an adopted state runs with our mode from here on. */
-	ctl.flags = ctl_flags(&config);
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl, BPF_ANY) < 0) {
-		r = -errno;
+	what = "register umbrellad in umb_ctl";
+	r = state_register_daemon(bpf_map__fd(skel->maps.umb_ctl), (__u32)getpid(), ctl.pin_dev,
+				  ctl.pin_ino, ctl_flags(&config));
+	if (r < 0)
 		goto fail_destroy;
-	}
 	what = NULL; /* pin_attach() and pin_links() name what failed */
 	r = pin_attach(pin, skel->skeleton);
 	if (r < 0)
@@ -347,17 +344,12 @@ static const char *mode_status(void)
  */
 static int config_apply(const struct config *c, struct server *s)
 {
-	struct umb_ctl ctl;
-	__u32 zero = 0;
 	char summary[160];
+	int r;
 
-	/* Read, modify, write: the other fields are bpf_start()'s and the gate's, and all
-	 * of them are written from this one thread. */
-	if (bpf_map_lookup_elem(ctl_fd, &zero, &ctl) < 0)
-		return -errno;
-	ctl.flags = ctl_flags(c);
-	if (bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY) < 0)
-		return -errno;
+	r = state_set_mode(ctl_fd, ctl_flags(c));
+	if (r < 0)
+		return r;
 	s->max_rules = c->max_rules_per_layer;
 	s->layers->limits = (struct layer_limits){
 		.user_layers = c->max_layers_per_user ?: CONFIG_MAX_LAYERS_PER_USER_DEFAULT,
@@ -655,8 +647,12 @@ out:
 		log_info("the programs stay attached through the links pinned in "
 			 "%s",
 			 pin.dir);
-	if (skel) /* the next umbrellad, or --reset-pins, may take over */
-		pin_release(bpf_map__fd(skel->maps.umb_ctl));
+	if (skel) { /* the next umbrellad, or --reset-pins, may take over */
+		int q = state_unregister_daemon(bpf_map__fd(skel->maps.umb_ctl), (__u32)getpid());
+
+		if (q < 0)
+			log_warning_errno(q, "Failed to unregister from umb_ctl: %m");
+	}
 	umbrella_bpf__destroy(skel); /* closes our fds: the pinned links and maps stay */
 	pin_close(&pin);
 	close(signal_fd);
