@@ -306,7 +306,7 @@ static uint64_t parse_since(const char *s)
 			return 0;
 		if (s[0] == '@')
 			return *num_end ? 0 : (uint64_t)n * 1000000;
-		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 			if (strcmp(num_end, units[i].unit))
 				continue;
 			clock_gettime(CLOCK_REALTIME, &now);

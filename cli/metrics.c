@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "command.h"
+#include "daemon-pid.h"
 #include "metrics.h"
 #include "pinned-maps.h"
 #include "status.h"
@@ -132,7 +133,7 @@ static int print_state(struct metrics_out *out, const struct pinned_maps *m)
 		return r;
 	family(out, "umbrella_daemon_running", "gauge",
 	       "Whether umbrellad runs (the pinned programs enforce either way).");
-	sample(out, "umbrella_daemon_running", status_is_umbrellad(ctl.daemon_tgid));
+	sample(out, "umbrella_daemon_running", daemon_pid_is_umbrellad(ctl.daemon_tgid));
 	family(out, "umbrella_permissive", "gauge",
 	       "Whether the system mode is permissive (denials recorded, not enforced).");
 	sample(out, "umbrella_permissive", !!(ctl.flags & UMB_CTL_PERMISSIVE));

@@ -22,6 +22,7 @@
 #include <umbrella/protocol.h>
 
 #include "daemon-socket.h"
+#include "macro.h"
 #include "printable.h"
 #include "run-explain.h"
 
@@ -143,10 +144,10 @@ static const char *operation(const char *hook)
 	};
 	static const char *const prefixes[] = { "file_", "inode_", "path_" };
 
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
 		if (!strcmp(hook, words[i].hook))
 			return words[i].word;
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(hook, prefixes[i], strlen(prefixes[i])))
 			return hook + strlen(prefixes[i]);
 	return hook;

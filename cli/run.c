@@ -209,7 +209,7 @@ static void forward_signals(void)
 				.sa_flags = SA_SIGINFO | SA_RESTART };
 
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(forwarded_signals[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded_signals); i++)
 		(void)sigaction(forwarded_signals[i], &sa, NULL);
 }
 

@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "command.h"
+#include "daemon-pid.h"
 #include "daemon-socket.h"
 #include "key.h"
 #include "keyring.h"
@@ -48,23 +49,6 @@ struct status {
 	const char *keyring_dir;
 	struct keyring *keyring; /* NULL if it could not be read (out of memory) */
 };
-
-bool status_is_umbrellad(__u32 pid)
-{
-	char path[64], comm[UMB_COMM_LEN] = "";
-	FILE *f;
-
-	if (!pid)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (fgets(comm, sizeof(comm), f))
-		comm[strcspn(comm, "\n")] = '\0';
-	fclose(f);
-	return strcmp(comm, "umbrellad") == 0;
-}
 
 static int name_compare(const void *a, const void *b)
 {
@@ -208,7 +192,7 @@ static int read_status(struct status *s)
 	pinned_maps_close(&m);
 	if (r < 0)
 		return r;
-	s->daemon_running = status_is_umbrellad(s->ctl.daemon_tgid);
+	s->daemon_running = daemon_pid_is_umbrellad(s->ctl.daemon_tgid);
 	return read_links(s);
 }
 

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 
 #include "arm.h"
+#include "macro.h"
 #include "thread-start.h"
 
 int arm_take(struct layers *l, uint32_t tid)
@@ -82,7 +83,7 @@ unsigned int arm_sweep(struct layers *l)
 	unsigned int count = 0, taken = 0;
 
 	/* Collected first: deleting while walking the keys would restart the walk. */
-	while (count < sizeof(tids) / sizeof(tids[0]) &&
+	while (count < ARRAY_SIZE(tids) &&
 	       bpf_map_get_next_key(l->maps.arm, prev, &key) == 0) {
 		struct umb_arm arm;
 

@@ -31,6 +31,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "fileio.h"
+#include "macro.h"
 
 /* Bigger than any sensible configuration: a file this large is a mistake. */
 #define CONFIG_SIZE_MAX (1 << 20)
@@ -185,7 +187,7 @@ static const struct key {
 	{ "log_rate_limit", parse_log_rate_limit },
 };
 
-#define KEY_COUNT (sizeof(keys) / sizeof(keys[0]))
+#define KEY_COUNT ARRAY_SIZE(keys)
 
 void config_init(struct config *c)
 {
@@ -299,68 +301,20 @@ int config_parse(const char *text, const char *name, struct config *ret, char **
 	return 0;
 }
 
-/* The contents of @fd, NUL-terminated, in @ret_text. */
-static int read_all(int fd, char **ret_text, size_t *ret_size)
-{
-	size_t size = 0, capacity = 4096;
-	char *text = malloc(capacity + 1), *grown;
-	ssize_t n;
-
-	if (!text)
-		return -ENOMEM;
-	for (;;) {
-		if (size == capacity) {
-			if (capacity >= CONFIG_SIZE_MAX) {
-				free(text);
-				return -EFBIG;
-			}
-			capacity *= 2;
-			grown = realloc(text, capacity + 1);
-			if (!grown) {
-				free(text);
-				return -ENOMEM;
-			}
-			text = grown;
-		}
-		n = read(fd, text + size, capacity - size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-
-			free(text);
-			return r;
-		}
-		if (n == 0)
-			break;
-		size += (size_t)n;
-	}
-	text[size] = '\0';
-	*ret_text = text;
-	*ret_size = size;
-	return 0;
-}
-
 int config_load(const char *path, bool required, struct config *ret, char **ret_error)
 {
 	char *text = NULL;
 	const char *nul;
 	size_t size = 0;
-	int fd, r;
+	int r;
 
 	if (ret_error)
 		*ret_error = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT && !required) {
+	r = read_full_file_at(AT_FDCWD, path, 0, CONFIG_SIZE_MAX, &text, &size);
+	if (r == -ENOENT && !required) {
 		config_init(ret);
 		return 1;
 	}
-	if (fd < 0) {
-		r = -errno;
-		goto fail;
-	}
-	r = read_all(fd, &text, &size);
-	close(fd);
 	if (r < 0)
 		goto fail;
 	/* A NUL would end the text early: whatever followed would be silently ignored. */

@@ -30,6 +30,7 @@
 #include "events.h"
 #include "follow.h"
 #include "log.h"
+#include "time-util.h"
 
 const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 {
@@ -98,14 +99,6 @@ static uint64_t rl_window_start;
 static unsigned int rl_window_count;
 static unsigned long long rl_suppressed;
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /*
  * Under systemd stderr is a stream to the journal, and a line there would log each
  * denial twice. Elsewhere (a terminal, the plain test VM without journald) the line on
@@ -137,7 +130,7 @@ static void log_gap(const char *message_id, const char *field, unsigned long lon
 			      LOG_WARNING, "SYSLOG_IDENTIFIER=umbrellad", "%s=%llu", field, n,
 			      NULL);
 	if (log_to_stderr())
-		log_msg(LOG_WARNING, "%s\n", text);
+		log_warning("%s", text);
 }
 
 void events_flush_suppressed(bool now)
@@ -274,10 +267,9 @@ static int log_event(void *ctx, void *data, size_t size)
 	object_text(e, inode, object, sizeof(object));
 
 	if (log_to_stderr())
-		log_msg(LOG_NOTICE,
-			"denied: pid=%u tid=%u comm=%s hook=%s "
-			"restriction=%s layer=%u object=%s%s\n",
-			e->pid, e->tid, comm, hook, item, e->layer, object, mode);
+		log_notice("denied: pid=%u tid=%u comm=%s hook=%s "
+			   "restriction=%s layer=%u object=%s%s",
+			   e->pid, e->tid, comm, hook, item, e->layer, object, mode);
 
 	f = fields;
 	field_set(&iov[F_MESSAGE], &f[F_MESSAGE],
@@ -347,10 +339,9 @@ void events_log_refused_binary(const char *path, unsigned int pid, const char *r
 			       const char *key_id, const char *verdict)
 {
 	if (log_to_stderr())
-		log_msg(LOG_WARNING,
-			"refused binary: pid=%u path=%s key=%s "
-			"verdict=%s reason=%s\n",
-			pid, path, key_id, verdict, reason);
+		log_warning("refused binary: pid=%u path=%s key=%s "
+			    "verdict=%s reason=%s",
+			    pid, path, key_id, verdict, reason);
 	/* Without journald (the plain test VM) this fails at once; stderr had the line. */
 	(void)sd_journal_send("MESSAGE=refused binary: pid=%u path=%s key=%s verdict=%s reason=%s",
 			      pid, path, key_id, verdict, reason, "MESSAGE_ID=%s",

@@ -56,18 +56,15 @@
 #include "keyring.h"
 #include "log.h"
 #include "signed-elf.h"
+#include "state.h"
 
 /* Sets umb_ctl.verdict_epoch to @epoch (read, modify, write: one thread writes umb_ctl). */
 static int epoch_write(struct exec_gate *g, __u32 epoch)
 {
-	struct umb_ctl ctl;
-	__u32 zero = 0;
+	int r = state_set_verdict_epoch(g->maps.ctl, epoch);
 
-	if (bpf_map_lookup_elem(g->maps.ctl, &zero, &ctl) < 0)
-		return -errno;
-	ctl.verdict_epoch = epoch;
-	if (bpf_map_update_elem(g->maps.ctl, &zero, &ctl, BPF_ANY) < 0)
-		return -errno;
+	if (r < 0)
+		return r;
 	g->epoch = epoch;
 	return 0;
 }

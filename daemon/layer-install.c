@@ -399,7 +399,7 @@ static int describe(const struct layer_maps *maps, uint32_t id, const struct umb
 	struct timespec now;
 	int ret;
 
-	if (maps->layer_desc <= 0)
+	if (maps->layer_desc < 0)
 		return 0;
 	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
 		desc.created_ns = (uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec;

@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 
 #include "layers.h"
+#include "state.h"
 
 /* Non-root users together may fill at most this share of a map (numerator of 4), so
  * that many users cannot keep root from making layers either. */
@@ -163,8 +164,8 @@ int layers_open(struct layers *l, const struct layer_maps *maps, int meta_fd)
 	if (r < 0)
 		goto fail;
 	/* Read once: umbrellad writes umb_meta from this one thread, and only its count of
-	 * freed layers changes after pin.c made it. */
-	if (meta_fd > 0 && bpf_map_lookup_elem(meta_fd, &(__u32){ 0 }, &l->meta) < 0) {
+	 * freed layers changes after state_meta_create() made it. */
+	if (meta_fd >= 0 && bpf_map_lookup_elem(meta_fd, &(__u32){ 0 }, &l->meta) < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -186,7 +187,7 @@ void layers_close(struct layers *l)
 	if (l->live)
 		munmap(l->live, LIVE_SIZE);
 	fs_filter_close(&l->filter);
-	*l = (struct layers){};
+	*l = (struct layers){ .meta_fd = -1 };
 }
 
 const struct umb_layer *layers_get(const struct layers *l, uint32_t id)
@@ -194,15 +195,6 @@ const struct umb_layer *layers_get(const struct layers *l, uint32_t id)
 	const struct umb_layer *slot = &l->slots[umb_layer_slot(id)];
 
 	return id && __atomic_load_n(&slot->id, __ATOMIC_ACQUIRE) == id ? slot : NULL;
-}
-
-static void meta_count_freed(struct layers *l)
-{
-	__u32 zero = 0;
-
-	l->meta.layers_freed++;
-	if (l->meta_fd > 0)
-		(void)bpf_map_update_elem(l->meta_fd, &zero, &l->meta, BPF_EXIST);
 }
 
 /* Frees the live layer in @slot_index, which nobody holds. */
@@ -214,11 +206,12 @@ static void layer_free(struct layers *l, uint32_t slot_index)
 	uint32_t id = slot->id;
 
 	layer_rules_remove(&l->maps, &l->filter, rules);
-	if (l->maps.layer_desc > 0)
+	if (l->maps.layer_desc >= 0)
 		(void)bpf_map_delete_elem(l->maps.layer_desc, &id);
 	usage_sub(l, slot->uid, count);
 	__atomic_store_n(&slot->id, 0, __ATOMIC_RELEASE);
-	meta_count_freed(l);
+	/* A metric: the layer is freed whether or not the count is written. */
+	(void)state_meta_count_freed(l->meta_fd, &l->meta);
 }
 
 /* Frees the layer @id if it is live and nobody holds it. */
@@ -381,7 +374,7 @@ int layers_adopt(struct layers *l)
 	r = map_keys(l->maps.fs_inodes, sizeof(*inodes), (void **)&inodes, &inode_count);
 	if (r == 0)
 		r = map_keys(l->maps.fs_names, sizeof(*names), (void **)&names, &name_count);
-	if (r == 0 && l->maps.layer_desc > 0)
+	if (r == 0 && l->maps.layer_desc >= 0)
 		r = map_keys(l->maps.layer_desc, sizeof(*descs), (void **)&descs, &desc_count);
 	if (r < 0)
 		goto out;

@@ -46,7 +46,7 @@ struct layer_stats {
  */
 struct layers {
 	struct layer_maps maps;
-	int meta_fd;		   /* umb_meta (layers_freed); 0: none (tests) */
+	int meta_fd;		   /* umb_meta (layers_freed); -1: none (tests) */
 	struct umb_meta meta;	   /* its value: layers_freed is ours to count */
 	struct umb_layer *slots;   /* umb_layers, mapped */
 	struct umb_live *live;	   /* umb_live, mapped */

@@ -90,15 +90,15 @@ static void handle_arm(struct server *s, int fd, const struct peer *peer,
 	free(ref_items);
 	if (ret < 0)
 		goto out;
-	log_msg(LOG_INFO, "pid %d: %slayer %u armed for %s (%s)\n", peer->pid,
-		req->flags & UMB_ARM_PERMISSIVE ? "permissive " : "", id,
-		self ? "itself" : "its next child", text[0] ? text : "no restrictions");
+	log_info("pid %d: %slayer %u armed for %s (%s)", peer->pid,
+		 req->flags & UMB_ARM_PERMISSIVE ? "permissive " : "", id,
+		 self ? "itself" : "its next child", text[0] ? text : "no restrictions");
 	request_reply(fd, 0, id, NULL);
 	umb_restrictions__free(r);
 	return;
 
 out:
-	log_msg(LOG_NOTICE, "pid %d: refused: %s\n", peer->pid, error ? error : strerror(-ret));
+	log_notice("pid %d: refused: %s", peer->pid, error ? error : strerror(-ret));
 	request_reply(fd, ret, 0, error);
 	free(error);
 	umb_restrictions__free(r);
@@ -122,8 +122,8 @@ static void handle_flush(struct server *s, int fd, const struct peer *peer)
 		return;
 	}
 	r = exec_gate_flush(s->gate);
-	log_msg(LOG_INFO, "pid %d: flushed the exec verdicts%s%s\n", peer->pid, r < 0 ? ": " : "",
-		r < 0 ? strerror(-r) : "");
+	log_info("pid %d: flushed the exec verdicts%s%s", peer->pid, r < 0 ? ": " : "",
+		 r < 0 ? strerror(-r) : "");
 	request_reply(fd, r, 0, NULL);
 }
 
@@ -150,8 +150,8 @@ static bool handle_follow(struct server *s, int fd, const struct peer *peer,
 		return false;
 	if (r < 0) {
 		if (r != -ENOENT)
-			log_msg(LOG_NOTICE, "pid %d: refused to follow layer %u: %s\n", peer->pid,
-				layer, error ? error : strerror(-r));
+			log_notice("pid %d: refused to follow layer %u: %s", peer->pid, layer,
+				   error ? error : strerror(-r));
 		request_reply(fd, r, 0, error);
 	} else if (!(req->flags & UMB_FOLLOW_END)) {
 		request_reply(fd, 0, layer, NULL);
@@ -193,7 +193,7 @@ static bool serve_client(struct server *s, int fd)
 	}
 	r = peer_identify(fd, &msg, &peer, &why);
 	if (r < 0) {
-		log_msg(LOG_NOTICE, "refused a request: %s\n", why);
+		log_notice("refused a request: %s", why);
 		request_reply(fd, r, 0, why);
 		return true;
 	}

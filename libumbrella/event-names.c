@@ -3,6 +3,8 @@
  * carry, for umbrellad's journal and umbrella-cli alike. */
 #include <umbrella/event-names.h>
 
+#include "macro.h"
+
 static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_FILE_OPEN] = "file_open",
 	[UMB_HOOK_MMAP_FILE] = "mmap_file",
@@ -83,7 +85,7 @@ const char *umb_hook_name(__u32 hook)
 
 const char *umb_item_kind_name(__u32 kind)
 {
-	return kind < sizeof(item_kind_names) / sizeof(item_kind_names[0]) &&
+	return kind < ARRAY_SIZE(item_kind_names) &&
 			       item_kind_names[kind] ?
 		       item_kind_names[kind] :
 		       "unknown";

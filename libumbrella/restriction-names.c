@@ -7,6 +7,7 @@
 
 #include <umbrella/umbrella.h>
 
+#include "macro.h"
 #include "restriction-names.h"
 
 /*
@@ -32,11 +33,10 @@ static const struct {
 	{ "keys", UMB_CR_KEYS },
 };
 
-#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 int umb_cap_restriction_from_name(const char *name, uint64_t *ret_bit)
 {
-	for (size_t i = 0; i < ELEMENTSOF(cap_restrictions); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cap_restrictions); i++) {
 		if (strcmp(name, cap_restrictions[i].name) == 0) {
 			*ret_bit = cap_restrictions[i].bit;
 			return 0;
@@ -47,7 +47,7 @@ int umb_cap_restriction_from_name(const char *name, uint64_t *ret_bit)
 
 const char *umb_cap_restriction_name(uint64_t bit)
 {
-	for (size_t i = 0; i < ELEMENTSOF(cap_restrictions); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cap_restrictions); i++) {
 		if (cap_restrictions[i].bit == bit)
 			return cap_restrictions[i].name;
 	}
@@ -110,7 +110,7 @@ static const char *const net_families[] = {
 
 const char *umb_net_family_name(int family)
 {
-	if (family < 0 || (size_t)family >= ELEMENTSOF(net_families))
+	if (family < 0 || (size_t)family >= ARRAY_SIZE(net_families))
 		return NULL;
 	return net_families[family]; /* NULL for AF_UNSPEC */
 }
@@ -122,7 +122,7 @@ int umb_net_families_from_name(const char *name, int ret_families[2])
 		ret_families[1] = AF_INET6;
 		return 2;
 	}
-	for (size_t i = 0; i < ELEMENTSOF(net_families); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(net_families); i++) {
 		if (net_families[i] && strcmp(name, net_families[i]) == 0) {
 			ret_families[0] = (int)i;
 			return 1;
@@ -177,18 +177,18 @@ static const char *const linux_caps[] = {
 };
 
 _Static_assert(CAP_CHECKPOINT_RESTORE == UMB_LINUX_CAP_LAST, "capability numbers");
-_Static_assert(ELEMENTSOF(linux_caps) == UMB_LINUX_CAP_LAST + 1, "a name for every capability");
+_Static_assert(ARRAY_SIZE(linux_caps) == UMB_LINUX_CAP_LAST + 1, "a name for every capability");
 
 const char *umb_linux_cap_name(int cap)
 {
-	if (cap < 0 || (size_t)cap >= ELEMENTSOF(linux_caps))
+	if (cap < 0 || (size_t)cap >= ARRAY_SIZE(linux_caps))
 		return NULL;
 	return linux_caps[cap];
 }
 
 int umb_linux_cap_from_name(const char *name, int *ret_cap)
 {
-	for (size_t i = 0; i < ELEMENTSOF(linux_caps); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(linux_caps); i++) {
 		if (strcmp(name, linux_caps[i]) == 0) {
 			*ret_cap = (int)i;
 			return 0;

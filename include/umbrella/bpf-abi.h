@@ -279,7 +279,9 @@ struct umb_release {
 };
 
 /*
- * The one entry of the array map umb_ctl. Producer: umbrellad. Consumer: the hooks.
+ * The one entry of the array map umb_ctl. Producer: umbrellad (daemon/state.c, its one
+ * writer; the BPF side only clears daemon_tgid when umbrellad is gone). Consumer: the
+ * hooks.
  */
 struct umb_ctl {
 	__u32 daemon_tgid; /* umbrellad: restricted tasks may not signal or trace it */
@@ -361,7 +363,8 @@ struct umb_invalidation {
 /*
  * The one entry of the array map umb_meta, pinned as "umb_meta" in umbrellad's pin
  * directory before anything else, so that a daemon of any version can tell whose
- * objects it finds there. Producer and consumer: umbrellad (umbrella-cli reads it).
+ * objects it finds there. Producer and consumer: umbrellad (daemon/state.c writes it;
+ * umbrella-cli reads it).
  * The BPF programs do not use it. Its layout never changes: fields are only added at
  * the end (the map's value_size tells how many there are).
  */

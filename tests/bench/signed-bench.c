@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "copy-file.h"
+#include "time-util.h"
 
 /* The 7-byte NOP "nopl 0x4d4255XX(%rax)" that insncount.so counts between. */
 #define MARK(t)	 asm volatile(".byte 0x0f,0x1f,0x80,%c0,0x55,0x42,0x4d" ::"i"(t) : "memory")
@@ -131,12 +132,10 @@ static int fresh_closure(const char *siglibs)
 	return 0;
 }
 
+/* Seconds, for the reports. */
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)now_usec() / USEC_PER_SEC;
 }
 
 static void report(int phase, const char *name, unsigned int n, double start, int r)

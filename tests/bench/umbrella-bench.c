@@ -56,6 +56,7 @@
 
 #include "bpf-open.h"
 #include "copy-file.h"
+#include "time-util.h"
 #include "empty.skel.h"
 #include "landlock-rights.h"
 #include "vm-test.h"
@@ -230,15 +231,13 @@ static struct phase phases[] = {
 	{.name = "socket+close", .run = phase_socket, .iterations = 5000, .warmup = 200, .runs = 1},
 	{.name = "macro", .run = phase_macro, .iterations = 1, .warmup = 1, .runs = 3},
 };
-#define PHASES	       (sizeof(phases) / sizeof(phases[0]))
+#define PHASES	       (ARRAY_SIZE(phases))
 #define MACRO_RUNS_MAX 4
 
+/* Seconds, for the reports. */
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)now_usec() / USEC_PER_SEC;
 }
 
 /* Runs every phase, marked, in the calling process. Returns 0 or the first -errno. */
@@ -293,7 +292,7 @@ static void expect_denied(const char *config_name, const char *path)
 
 /* Where the phases need access (the macro workload runs gcc from /usr), then fillers. */
 static const char *const landlock_needed[] = {WORK_DIR, "/usr", "/etc", "/dev", "/proc", "/sys"};
-#define LL_NEEDED (sizeof(landlock_needed) / sizeof(landlock_needed[0]))
+#define LL_NEEDED (ARRAY_SIZE(landlock_needed))
 
 /* Restricts the calling process with LAYERS Landlock layers of LL_RULES rules. */
 static int landlock_restrict(int *ret_abi)
@@ -362,7 +361,7 @@ static const struct config {
 	/* not measured: the restricted task that lives during "umbrella" */
 	[7] = {"sleeper", CONFIG_SLEEPER, 1},
 };
-#define CONFIGS	       (sizeof(configs) / sizeof(configs[0]) - 1)
+#define CONFIGS	       (ARRAY_SIZE(configs) - 1)
 #define CONFIG_FLOOR   2
 #define CONFIG_EMPTY   3
 #define CONFIG_SLEEPER_NR 7
@@ -891,7 +890,7 @@ int main(int argc, char **argv)
 	}
 	printf("bench: umbrella: %u programs attached\n", attached_programs(skel));
 	/* The layers are made as umbrellad makes them (vm-test.h's test_layer()). */
-	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, 0);
+	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, -1);
 	if (r < 0) {
 		printf("bench: mapping the layers: %s\n", strerror(-r));
 		failed = 1;

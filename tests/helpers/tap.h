@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "macro.h" /* ARRAY_SIZE */
+
 static unsigned tap_count, tap_failed;
 
 __attribute__((format(printf, 4, 5))) static inline bool
@@ -50,8 +52,6 @@ tap_result(bool ok, const char *file, int line, const char *fmt, ...)
 		printf(__VA_ARGS__);                                                     \
 		printf("\n");                                                            \
 	} while (0)
-
-#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 /* @s with tabs, newlines and carriage returns written as \t, \n and \r, so that a TAP
  * line stays one line. Rotates over a few buffers so that one message may show several

@@ -50,7 +50,7 @@ static inline struct umbrella_bpf *test_load(void)
 		umbrella_bpf__destroy(skel);
 		return NULL;
 	}
-	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, 0);
+	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, -1);
 	if (r < 0) {
 		TAP_DIAG("mapping the layers: %s", strerror(-r));
 		umbrella_bpf__destroy(skel);

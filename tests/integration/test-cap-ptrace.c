@@ -149,7 +149,7 @@ static void check_routes(struct umbrella_bpf *skel, const __u32 *tracer, unsigne
 			 pid_t tracee, bool denied, const char *who)
 {
 	target = tracee;
-	for (unsigned i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(routes); i++)
 		TAP_EQ(cap_run(skel, tracer, count, routes[i].probe, NULL),
 		       denied ? routes[i].denied : 0, "%s: %s %s", who, routes[i].what,
 		       denied ? "is denied" : "works");

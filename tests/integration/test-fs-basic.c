@@ -112,7 +112,7 @@ static void test_modes(struct umbrella_bpf *skel)
 		{ "rwx", EACCES, EACCES, EACCES, EACCES },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		__u32 layer = test_layer(skel, fs_path("fs:%s/m:%s", scratch, cases[i].modes));
 		const char *m = cases[i].modes;
 

@@ -392,7 +392,7 @@ static void test_depth(struct umbrella_bpf *skel)
 	if (!TAP_OK(ready, "setup: the deep directories, files, mounts and layers are made"))
 		goto out;
 
-	for (size_t i = 0; i < ELEMENTSOF(depths); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(depths); i++) {
 		int k = depths[i];
 
 		TAP_EQ(test_probe(skel, 0, probe_read, OP(deep_path(r, "c", k, "f"))), 0,
@@ -485,11 +485,11 @@ int main(void)
 		return tap_finish();
 	if (!TAP_EQ(fs_scratch(t), 0, "a scratch tmpfs is mounted"))
 		goto out;
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		ready &= mkdir(fs_path("%s/%s", t, dirs[i]), 0755) == 0;
 	ready &= mount("umb-fs-inner", fs_path("%s/outer/m", t), "tmpfs", 0, "mode=0755") == 0;
 	ready &= fs_write(fs_path("%s/outer/m/f", t), "inner\n", 0644) == 0;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		ready &= fs_write(fs_path("%s/%s", t, files[i]), "data\n", 0644) == 0;
 	w = test_layer(skel, fs_path("fs:%s/w", t));
 	if (!TAP_OK(ready && w, "the scratch files and the layer fs:w are made"))

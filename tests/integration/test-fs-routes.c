@@ -336,7 +336,7 @@ static void test_unix_sockets(struct umbrella_bpf *skel, __u32 r)
 
 	if (TAP_OK(fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0 && fds[3] >= 0,
 		   "setup: unix sockets bound in r and in ok")) {
-		for (size_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(ways); i++) {
 			const char *name = ways[i].type == SOCK_STREAM ? "stream" : "dgram";
 
 			TAP_EQ(test_probe(skel, r, probe_unix_reach,
@@ -574,7 +574,7 @@ static void test_openat2(struct umbrella_bpf *skel, __u32 r)
 		{ "RESOLVE_IN_ROOT", RESOLVE_IN_ROOT, true },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		const char *dir = cases[i].beneath ? t : NULL;
 		const char *f = cases[i].beneath ? "r/f" : fs_path("%s/r/f", t);
 		const char *ok = cases[i].beneath ? "ok/f" : fs_path("%s/ok/f", t);
@@ -694,9 +694,9 @@ int main(void)
 		return tap_finish();
 	if (!TAP_EQ(fs_scratch(t), 0, "a scratch tmpfs is mounted"))
 		goto out;
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		ready &= mkdir(fs_path("%s/%s", t, dirs[i]), 0755) == 0;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		ready &= fs_write(fs_path("%s/%s", t, files[i]), "data\n", 0644) == 0;
 	r = test_layer(skel, fs_path("fs:%s/r", t));
 	if (!TAP_OK(ready && r, "the scratch files and the layer fs:r are made"))

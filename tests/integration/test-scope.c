@@ -392,21 +392,21 @@ static void check_pins(struct umbrella_bpf *skel, __u32 X)
 	char pin_path[128];
 	struct umb_ctl ctl = {};
 	struct stat st;
-	__u32 zero = 0;
 	int ctl_fd = bpf_map__fd(skel->maps.umb_ctl);
 
 	snprintf(pin_path, sizeof(pin_path), "%s/umb_stats", dir);
 	(void)unlink(pin_path);
 	(void)rmdir(dir);
 	if (!TAP_OK(mkdir(dir, 0700) == 0 && stat(dir, &st) == 0 &&
-			    bpf_map__pin(skel->maps.umb_stats, pin_path) == 0 &&
-			    bpf_map_lookup_elem(ctl_fd, &zero, &ctl) == 0,
+			    bpf_map__pin(skel->maps.umb_stats, pin_path) == 0,
 		    "a map is pinned in a pin directory"))
 		return;
 	ctl.pin_dev = umb_kdev(st.st_dev);
 	ctl.pin_ino = st.st_ino;
 	ctl.daemon_tgid = 0;
-	(void)bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY);
+	if (!TAP_EQ(state_ctl_update(ctl_fd, STATE_CTL_DAEMON | STATE_CTL_PIN, &ctl), 0,
+		    "umb_ctl names the pin directory, and no umbrellad"))
+		return;
 	path = pin_path;
 	TAP_EQ(cap_run1(skel, X, probe_unlink, NULL), EPERM,
 	       "[net]: unlinking a pin while no umbrellad runs fails with EPERM");
@@ -414,7 +414,7 @@ static void check_pins(struct umbrella_bpf *skel, __u32 X)
 	       "unrestricted: unlinking a pin while no umbrellad runs works");
 	ctl.pin_dev = 0;
 	ctl.pin_ino = 0;
-	(void)bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY);
+	(void)state_ctl_update(ctl_fd, STATE_CTL_PIN, &ctl);
 	(void)rmdir(dir);
 
 	(void)mkdir(bpffs, 0700);

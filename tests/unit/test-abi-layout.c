@@ -98,7 +98,7 @@ int main(void)
 	TAP_EQ(sizeof(struct umb_request), 16, "struct umb_request is 16 bytes");
 	TAP_EQ(sizeof(struct umb_reply), 16, "struct umb_reply is 16 bytes");
 
-	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bits); i++) {
 		single &= bits[i] && !(bits[i] & (bits[i] - 1));
 		distinct &= !(seen & bits[i]);
 		seen |= bits[i];

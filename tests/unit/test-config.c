@@ -131,7 +131,7 @@ static const struct bad {
 
 static void test_good(void)
 {
-	for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
 		struct config c;
 		char *error = NULL;
 		int r;
@@ -147,7 +147,7 @@ static void test_good(void)
 
 static void test_bad(void)
 {
-	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct config c = { .max_rules_per_layer = 4242 };
 		char prefix[64], *error = NULL;
 		int r;

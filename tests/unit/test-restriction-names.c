@@ -21,7 +21,7 @@ int main(void)
 					   "exec_unsigned", "fs", "net:ALL", "net:all ",
 					   "all",  "net:unix", "key", "keys:all" };
 
-	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
 		uint64_t bit = 0;
 		int r = umb_cap_restriction_from_name(items[i].name, &bit);
 
@@ -30,7 +30,7 @@ int main(void)
 			       strcmp(umb_cap_restriction_name(items[i].bit), items[i].name) == 0,
 		       "bit of '%s' prints as '%s'", items[i].name, items[i].name);
 	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		uint64_t bit = 0;
 
 		TAP_EQ(umb_cap_restriction_from_name(bad[i], &bit), -EINVAL,

@@ -160,7 +160,7 @@ static void test_cap_restrictions(void)
 		{ "keys", UMB_CR_KEYS },
 	};
 
-	for (size_t i = 0; i < ELEMENTSOF(caps); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(caps); i++)
 		parse_ok(caps[i].name, (struct umb_item[]){ CAP(caps[i].bit), END }, NULL);
 }
 
@@ -188,7 +188,7 @@ static void test_net_families(void)
 	char list[64];
 	int named = 0;
 
-	for (size_t i = 0; i < ELEMENTSOF(families); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++) {
 		const char *name = umb_net_family_name(families[i].family);
 
 		TAP_OK(name && strcmp(name, families[i].name) == 0, "family %d is named '%s'",
@@ -284,8 +284,8 @@ static void test_linux_caps(void)
 	};
 	char list[64];
 
-	TAP_EQ(ELEMENTSOF(caps), 41, "the test knows capabilities 0 to 40");
-	for (size_t i = 0; i < ELEMENTSOF(caps); i++) {
+	TAP_EQ(ARRAY_SIZE(caps), 41, "the test knows capabilities 0 to 40");
+	for (size_t i = 0; i < ARRAY_SIZE(caps); i++) {
 		const char *name = umb_linux_cap_name(caps[i].cap);
 
 		TAP_EQ(caps[i].cap, (int)i, "capability '%s' is number %zu", caps[i].name, i);

@@ -244,7 +244,7 @@ static void test_flips(void)
 		{"last byte of the file", orig_len - 1},
 	};
 
-	for (size_t i = 0; i < ELEMENTSOF(flips); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(flips); i++) {
 		uint8_t *b;
 
 		if (!flips[i].off) {
@@ -417,7 +417,7 @@ static void test_malformed(void)
 			{ "policy text_len one short: non-zero padding", 0 /* set below */ },
 		};
 
-		for (size_t i = 0; i < ELEMENTSOF(lens); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
 			uint32_t v = lens[i].text_len;
 
 			b = fresh();
@@ -466,9 +466,9 @@ static void test_header_bytes(void)
 		free(b);
 		return;
 	}
-	for (size_t g = 0; g < ELEMENTSOF(regions); g++) {
+	for (size_t g = 0; g < ARRAY_SIZE(regions); g++) {
 		for (uint64_t off = regions[g].off; off < regions[g].off + regions[g].len; off++) {
-			for (size_t v = 0; v < ELEMENTSOF(values); v++) {
+			for (size_t v = 0; v < ARRAY_SIZE(values); v++) {
 				uint8_t saved = b[off], nv;
 				struct signed_elf e;
 				const char *reason;
@@ -622,7 +622,7 @@ static void test_mark(const char *src, EVP_PKEY *key)
 	TAP_OK(((Elf64_Ehdr *)orig)->e_phoff == 64 && ph.p_paddr == UMB_SIGNATURE_MARK,
 	       "the mark is the first program header's p_paddr (0x%llx)",
 	       (unsigned long long)ph.p_paddr);
-	for (size_t i = 0; i < ELEMENTSOF(ldso); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(ldso); i++) {
 		pid_t pid;
 
 		if (access(ldso[i], X_OK) < 0)
@@ -937,7 +937,7 @@ int main(int argc, char **argv)
 		TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_SIGNED,
 		       "with stray files beside it, a binary signed by the valid key verifies (%s)",
 		       reason);
-		for (size_t i = 0; i < sizeof(stray) / sizeof(stray[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(stray); i++) {
 			if (!strcmp(stray[i], "UPPER"))
 				snprintf(p, sizeof(p), "%s/%s.pem", ring, upper);
 			else
