@@ -45,8 +45,7 @@
 
 /* The verdict of "exec" on the task whose state is @state running @bprm: 0, or the
  * denial's (-EPERM, or 0 in permissive mode). The record names the file. */
-static __always_inline int exec_item(const struct umb_task_state *state,
-				     struct linux_binprm *bprm)
+static __always_inline int exec_item(const struct umb_task_state *state, struct linux_binprm *bprm)
 {
 	struct umb_event *e;
 	__u32 flags, layer;

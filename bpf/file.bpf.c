@@ -165,8 +165,8 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
  * pushed. The kernel maps an exec'd binary after the commit, with its layer pushed.
  * Returns 0, or the denial's verdict (-EPERM, or 0 in permissive mode, recorded).
  */
-static __always_inline int exec_unsigned_map(const struct umb_task_state *state,
-					     struct file *file, __u32 hook)
+static __always_inline int exec_unsigned_map(const struct umb_task_state *state, struct file *file,
+					     __u32 hook)
 {
 	const struct umb_verdict *v;
 	__u32 verdict, layer;
@@ -239,7 +239,7 @@ int BPF_PROG(umb_inode_getattr, const struct path *path, int ret)
 }
 
 /* FAN_OPEN_PERM, FAN_ACCESS_PERM, FAN_OPEN_EXEC_PERM (include/linux/fsnotify_backend.h) */
-#define UMB_FS_PERM_EVENTS (0x10000 | 0x20000 | 0x40000)
+#define UMB_FS_PERM_EVENTS	    (0x10000 | 0x20000 | 0x40000)
 /* enum fsnotify_obj_type: a mark on one inode; the others cover a mount or a file system */
 #define UMB_FSNOTIFY_OBJ_TYPE_INODE 0
 
@@ -251,8 +251,7 @@ int BPF_PROG(umb_inode_getattr, const struct path *path, int ret)
  * would report what is under restricted directories, so a task with r rules gets none.
  */
 SEC("lsm/path_notify")
-int BPF_PROG(umb_path_notify, const struct path *path, __u64 mask, unsigned int obj_type,
-	     int ret)
+int BPF_PROG(umb_path_notify, const struct path *path, __u64 mask, unsigned int obj_type, int ret)
 {
 	const struct umb_task_state *state;
 
@@ -334,13 +333,12 @@ static __always_inline int unix_peer_check(struct sock *other, __u32 hook)
 	dentry = BPF_CORE_READ(u, path.dentry);
 	if (!dentry)
 		return 0; /* abstract or unbound: no file (net:unix restricts those) */
-	return umb_fs_check_number(state, UMB_FS_WRITE, dentry, BPF_CORE_READ(u, path.mnt),
-				   hook);
+	return umb_fs_check_number(state, UMB_FS_WRITE, dentry, BPF_CORE_READ(u, path.mnt), hook);
 }
 
 SEC("lsm/unix_stream_connect")
-int BPF_PROG(umb_unix_stream_connect, struct sock *sock, struct sock *other,
-	     struct sock *newsk, int ret)
+int BPF_PROG(umb_unix_stream_connect, struct sock *sock, struct sock *other, struct sock *newsk,
+	     int ret)
 {
 	if (ret)
 		return ret;
@@ -370,8 +368,7 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 	/* The scope: a new node of a device would reach it around the rules on its
 	 * nodes (mknod /tmp/x c 1 11 for /dev/kmsg). An overlayfs whiteout (0:0) is
 	 * no device. */
-	if ((type == S_IFCHR || type == S_IFBLK) && dev &&
-	    umb_is_restricted(umb_current_state()))
+	if ((type == S_IFCHR || type == S_IFBLK) && dev && umb_is_restricted(umb_current_state()))
 		return umb_scope_deny(UMB_HOOK_PATH_MKNOD, UMB_SCOPE_KERNEL, 0);
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
@@ -380,8 +377,7 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 }
 
 SEC("lsm/path_mkdir")
-int BPF_PROG(umb_path_mkdir, const struct path *dir, struct dentry *dentry, umode_t mode,
-	     int ret)
+int BPF_PROG(umb_path_mkdir, const struct path *dir, struct dentry *dentry, umode_t mode, int ret)
 {
 	const struct umb_task_state *state;
 
@@ -394,8 +390,8 @@ int BPF_PROG(umb_path_mkdir, const struct path *dir, struct dentry *dentry, umod
 }
 
 SEC("lsm/path_symlink")
-int BPF_PROG(umb_path_symlink, const struct path *dir, struct dentry *dentry,
-	     const char *old_name, int ret)
+int BPF_PROG(umb_path_symlink, const struct path *dir, struct dentry *dentry, const char *old_name,
+	     int ret)
 {
 	const struct umb_task_state *state;
 
@@ -521,8 +517,7 @@ int BPF_PROG(umb_path_chmod, const struct path *path, umode_t mode, int ret)
 
 /* uid and gid are kuid_t and kgid_t (one-word structs, passed as words). */
 SEC("lsm/path_chown")
-int BPF_PROG(umb_path_chown, const struct path *path, unsigned int uid, unsigned int gid,
-	     int ret)
+int BPF_PROG(umb_path_chown, const struct path *path, unsigned int uid, unsigned int gid, int ret)
 {
 	const struct umb_task_state *state;
 
@@ -549,8 +544,8 @@ static __always_inline int inode_setattr(struct dentry *dentry)
 
 /* Linux 6.3 and later. */
 SEC("lsm/inode_setattr")
-int BPF_PROG(umb_inode_setattr, struct mnt_idmap *idmap, struct dentry *dentry,
-	     struct iattr *attr, int ret)
+int BPF_PROG(umb_inode_setattr, struct mnt_idmap *idmap, struct dentry *dentry, struct iattr *attr,
+	     int ret)
 {
 	if (ret)
 		return ret;
@@ -586,8 +581,7 @@ int BPF_PROG(umb_inode_setxattr, void *idmap, struct dentry *dentry, const char 
 }
 
 SEC("lsm/inode_removexattr")
-int BPF_PROG(umb_inode_removexattr, void *idmap, struct dentry *dentry, const char *name,
-	     int ret)
+int BPF_PROG(umb_inode_removexattr, void *idmap, struct dentry *dentry, const char *name, int ret)
 {
 	const struct umb_task_state *state;
 
@@ -627,9 +621,9 @@ int BPF_PROG(umb_inode_listxattr, struct dentry *dentry, int ret)
 }
 
 /* mount(2) flags (include/uapi/linux/mount.h) */
-#define UMB_MS_REMOUNT 32
-#define UMB_MS_BIND 4096
-#define UMB_MS_MOVE 8192
+#define UMB_MS_REMOUNT	   32
+#define UMB_MS_BIND	   4096
+#define UMB_MS_MOVE	   8192
 #define UMB_MS_PROPAGATION (1 << 17 | 1 << 18 | 1 << 19 | 1 << 20) /* unbindable ... shared */
 
 /*
@@ -660,8 +654,8 @@ static __always_inline int mount_target_check(const struct umb_task_state *state
 
 /* What attaches a mount (a new mount, a bind mount, a move; not a remount or a change
  * of propagation) with fs rules. */
-static __always_inline int sb_mount_fs(const struct umb_task_state *state,
-				       const struct path *path, unsigned long flags)
+static __always_inline int sb_mount_fs(const struct umb_task_state *state, const struct path *path,
+				       unsigned long flags)
 {
 	if ((flags & UMB_MS_REMOUNT) || (!(flags & UMB_MS_BIND) && (flags & UMB_MS_PROPAGATION)))
 		return 0;

@@ -45,8 +45,8 @@ int BPF_PROG(umb_socket_create, int family, int type, int protocol, int kern, in
 	/* "net" leaves local sockets: a task that may not reach the network still reaches
 	 * umbrellad (rfork), nscd and systemd (sd_notify). */
 	if (family != AF_UNIX && (state->denied_caps & UMB_CR_NET) &&
-	    umb_denial_pick(&p, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_NET),
-			    UMB_ITEM_CAP, UMB_CR_NET))
+	    umb_denial_pick(&p, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_NET), UMB_ITEM_CAP,
+			    UMB_CR_NET))
 		goto deny;
 	/* Families beyond 63 do not exist yet (AF_MAX is 46): deny them to a task with
 	 * any family restriction, rather than let a new family slip through. */

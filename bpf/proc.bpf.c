@@ -67,7 +67,7 @@ static __always_inline int reach(const struct umb_task_state *state, struct task
 }
 
 /* PTRACE_MODE_* of include/linux/ptrace.h */
-#define UMB_PTRACE_MODE_ATTACH 0x02
+#define UMB_PTRACE_MODE_ATTACH	0x02
 #define UMB_PTRACE_MODE_NOAUDIT 0x04
 
 /*
@@ -239,8 +239,7 @@ static __always_inline bool may_own_sigio(struct file *file, bool set_owner, int
 /* The SIGIO route of "signal" refused, recorded as @hook (file_fcntl, file_ioctl...). */
 static __always_inline int deny_sigio(const struct umb_task_state *state, __u32 hook)
 {
-	return umb_deny(hook,
-			umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SIGNAL), UMB_ITEM_CAP,
+	return umb_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SIGNAL), UMB_ITEM_CAP,
 			UMB_CR_SIGNAL, 0);
 }
 
@@ -268,8 +267,7 @@ static __always_inline int file_ioctl(struct file *file, unsigned int cmd, __u32
 {
 	const struct umb_task_state *state;
 
-	if (!umb_is_injecting_ioctl(cmd) && cmd != FIOSETOWN && cmd != SIOCSPGRP &&
-	    cmd != FIOASYNC)
+	if (!umb_is_injecting_ioctl(cmd) && cmd != FIOSETOWN && cmd != SIOCSPGRP && cmd != FIOASYNC)
 		return 0;
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
@@ -294,8 +292,7 @@ int BPF_PROG(umb_file_ioctl, struct file *file, unsigned int cmd, unsigned long 
 /* The ioctl(2) of 32-bit tasks has a hook of its own since 6.8; before, it went through
  * file_ioctl. umbrellad loads this program only where the hook exists (bpf-open.c). */
 SEC("lsm/file_ioctl_compat")
-int BPF_PROG(umb_file_ioctl_compat, struct file *file, unsigned int cmd, unsigned long arg,
-	     int ret)
+int BPF_PROG(umb_file_ioctl_compat, struct file *file, unsigned int cmd, unsigned long arg, int ret)
 {
 	if (ret)
 		return ret;
@@ -312,8 +309,8 @@ int BPF_PROG(umb_file_send_sigiotask, struct task_struct *tsk, struct fown_struc
 	 * trying to signal it. The sender's layers are unknown here (see
 	 * may_own_sigio()), so refuse them all, in permissive mode too. */
 	if (umb_is_daemon(tsk))
-		return umb_deny_strict(UMB_HOOK_FILE_SEND_SIGIOTASK, 0, UMB_ITEM_CAP,
-				       UMB_CR_SIGNAL, tsk->tgid);
+		return umb_deny_strict(UMB_HOOK_FILE_SEND_SIGIOTASK, 0, UMB_ITEM_CAP, UMB_CR_SIGNAL,
+				       tsk->tgid);
 	return 0;
 }
 
@@ -385,8 +382,7 @@ int BPF_PROG(umb_task_movememory, struct task_struct *p, int ret)
 /* "setid" refused, recorded as @hook. */
 static __always_inline int deny_setid(const struct umb_task_state *state, __u32 hook)
 {
-	return umb_deny(hook,
-			umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SETID), UMB_ITEM_CAP,
+	return umb_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SETID), UMB_ITEM_CAP,
 			UMB_CR_SETID, 0);
 }
 
@@ -402,8 +398,8 @@ int BPF_PROG(umb_task_fix_setuid, struct cred *new, const struct cred *old, int 
 	state = umb_current_state();
 	if (!state || !(state->denied_caps & UMB_CR_SETID))
 		return 0;
-	if (new->uid.val == old->uid.val && new->euid.val == old->euid.val &&
-	    new->suid.val == old->suid.val && new->fsuid.val == old->fsuid.val)
+	if (new->uid.val == old->uid.val &&new->euid.val == old->euid.val &&new->suid.val ==
+	    old->suid.val &&new->fsuid.val == old->fsuid.val)
 		return 0;
 	return deny_setid(state, UMB_HOOK_TASK_FIX_SETUID);
 }
@@ -418,8 +414,8 @@ int BPF_PROG(umb_task_fix_setgid, struct cred *new, const struct cred *old, int 
 	state = umb_current_state();
 	if (!state || !(state->denied_caps & UMB_CR_SETID))
 		return 0;
-	if (new->gid.val == old->gid.val && new->egid.val == old->egid.val &&
-	    new->sgid.val == old->sgid.val && new->fsgid.val == old->fsgid.val)
+	if (new->gid.val == old->gid.val &&new->egid.val == old->egid.val &&new->sgid.val ==
+	    old->sgid.val &&new->fsgid.val == old->fsgid.val)
 		return 0;
 	return deny_setid(state, UMB_HOOK_TASK_FIX_SETGID);
 }
@@ -492,8 +488,7 @@ static __always_inline bool exec_grows_caps(struct linux_binprm *bprm, const str
  * no_new_privs. Layers that root or a vendor chose leave such programs alone.
  */
 SEC("lsm/bprm_creds_from_file")
-int BPF_PROG(umb_bprm_creds_from_file, struct linux_binprm *bprm, const struct file *file,
-	     int ret)
+int BPF_PROG(umb_bprm_creds_from_file, struct linux_binprm *bprm, const struct file *file, int ret)
 {
 	const struct umb_task_state *state;
 	const struct cred *old;

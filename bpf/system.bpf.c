@@ -162,8 +162,7 @@ static __always_inline bool in_key_syscall(void)
  * task's keyrings) are not refused by the scope.
  */
 SEC("lsm/key_alloc")
-int BPF_PROG(umb_key_alloc, struct key *key, const struct cred *cred, unsigned long flags,
-	     int ret)
+int BPF_PROG(umb_key_alloc, struct key *key, const struct cred *cred, unsigned long flags, int ret)
 {
 	const struct umb_task_state *state;
 

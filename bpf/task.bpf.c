@@ -278,8 +278,8 @@ static __always_inline bool carries(const struct umb_task_state *state, __u32 id
 }
 
 SEC("lsm/task_prctl")
-int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3,
-	     unsigned long arg4, unsigned long arg5, int ret)
+int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3, unsigned long arg4,
+	     unsigned long arg5, int ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct umb_task_state *state;

@@ -39,9 +39,9 @@ static const unsigned long long latency_bounds_us[] = UMB_GATE_LATENCY_BOUNDS_US
  * both forms name the same things and a reader of one can find them in the other.
  */
 struct metrics_out {
-	FILE *text;	    /* the text form, or NULL */
-	json_writer_t *jw;  /* the JSON form, or NULL */
-	bool in_family;	    /* JSON: a family's object and samples array are open */
+	FILE *text;	   /* the text form, or NULL */
+	json_writer_t *jw; /* the JSON form, or NULL */
+	bool in_family;	   /* JSON: a family's object and samples array are open */
 };
 
 static void family(struct metrics_out *o, const char *name, const char *type, const char *help)
@@ -211,12 +211,11 @@ static int print_counters(struct metrics_out *out)
 			if (r < 0)
 				goto out;
 			if (value)
-				sample_labels(out, "umbrella_denials_total",
-					      (const char *const[]){ "hook", umb_hook_name(hook),
-								     "kind",
-								     umb_item_kind_name(kind),
-								     NULL },
-					      value, false);
+				sample_labels(
+					out, "umbrella_denials_total",
+					(const char *const[]){ "hook", umb_hook_name(hook), "kind",
+							       umb_item_kind_name(kind), NULL },
+					value, false);
 		}
 	}
 	if (fd >= 0) {
@@ -393,11 +392,9 @@ static int metrics_help(void)
 
 int cli_metrics(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	static const struct option options[] = { { "output", required_argument, NULL, 'o' },
+						 { "help", no_argument, NULL, 'h' },
+						 {} };
 	const char *output = NULL;
 	int c, r;
 
@@ -412,7 +409,8 @@ int cli_metrics(int argc, char **argv)
 			return metrics_help();
 		default:
 			cli_error("metrics: %s: %s (try 'umbrella-cli metrics help')",
-				  argv[optind - 1], c == ':' ? "missing argument" : "unknown option");
+				  argv[optind - 1],
+				  c == ':' ? "missing argument" : "unknown option");
 			return EXIT_USAGE;
 		}
 	}

@@ -29,20 +29,20 @@
 #include "pinned-maps.h"
 #include "status.h"
 
-#define PROG_PREFIX "umb_" /* programs are umb_<hook> */
+#define PROG_PREFIX    "umb_" /* programs are umb_<hook> */
 /* 6.1: remove when 6.1 goes (inode_setattr without the idmap, up to 6.2): the variant's
  * program is umb_inode_setattr_noidmap, on the hook inode_setattr. */
 #define VARIANT_SUFFIX "_noidmap"
-#define FS_RULES_MAX 65536 /* max_entries of umb_fs_inodes and umb_fs_names */
+#define FS_RULES_MAX   65536 /* max_entries of umb_fs_inodes and umb_fs_names */
 
 struct status {
-	bool pinned;	       /* umb_meta exists: umbrellad has run */
-	int unreadable;	       /* -errno: this user cannot see the pins (not root) */
+	bool pinned;	/* umb_meta exists: umbrellad has run */
+	int unreadable; /* -errno: this user cannot see the pins (not root) */
 	struct umb_ctl ctl;
 	bool daemon_running;
-	char **hooks;	       /* the attached programs' hooks, sorted */
+	char **hooks; /* the attached programs' hooks, sorted */
 	size_t hook_count;
-	__u32 layers;	       /* live layers in umb_layers */
+	__u32 layers;		       /* live layers in umb_layers */
 	__u32 inode_rules, name_rules; /* entries of umb_fs_inodes and umb_fs_names */
 	__u64 denials, dropped, releases_dropped;
 	struct umb_meta meta;
@@ -107,8 +107,8 @@ static int read_links(struct status *s)
 		if (!link_attached(path))
 			continue;
 		if (s->hook_count == capacity) {
-			char **more = reallocarray(s->hooks, capacity ? 2 * capacity : 64,
-						   sizeof(*more));
+			char **more =
+				reallocarray(s->hooks, capacity ? 2 * capacity : 64, sizeof(*more));
 
 			if (!more) {
 				closedir(d);
@@ -392,8 +392,8 @@ static void status_text(const struct status *s)
 	}
 	printf("layers: %u live of %u, %llu freed; fs rules: %u on objects, %u on names "
 	       "(of %u each)\n",
-	       s->layers, UMB_LAYER_SLOTS, (unsigned long long)s->meta.layers_freed,
-	       s->inode_rules, s->name_rules, FS_RULES_MAX);
+	       s->layers, UMB_LAYER_SLOTS, (unsigned long long)s->meta.layers_freed, s->inode_rules,
+	       s->name_rules, FS_RULES_MAX);
 	printf("denials: %llu (%llu not reported: ring buffer full)\n",
 	       (unsigned long long)s->denials, (unsigned long long)s->dropped);
 	keyring_text(s);

@@ -197,33 +197,23 @@ static int cmd_events(int argc, char **argv)
 }
 
 /* The objects: argv[0] is the object's name. */
-static const struct cmd objects[] = {
-	{ "status", cli_status },
-	{ "task", cli_task },
-	{ "layer", cli_layer },
-	{ "events", cmd_events },
-	{ "metrics", cli_metrics },
-	{ "binary", cli_binary },
-	{ "key", cli_key },
-	{ "verdict", cli_verdict },
-	{ "run", cli_run },
-	{ "version", cmd_version },
-	{ "help", cmd_help },
-	{}
-};
+static const struct cmd objects[] = { { "status", cli_status },	  { "task", cli_task },
+				      { "layer", cli_layer },	  { "events", cmd_events },
+				      { "metrics", cli_metrics }, { "binary", cli_binary },
+				      { "key", cli_key },	  { "verdict", cli_verdict },
+				      { "run", cli_run },	  { "version", cmd_version },
+				      { "help", cmd_help },	  {} };
 
 /* The global options with a value, as getopt_long() and strip_global_options() see them. */
 enum { OPT_PIN_DIR = 0x100, OPT_KEYRING, OPT_VERSION };
 
-static const struct option global_options[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "pretty", no_argument, NULL, 'p' },
-	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
-	{ "keyring", required_argument, NULL, OPT_KEYRING },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{}
-};
+static const struct option global_options[] = { { "json", no_argument, NULL, 'j' },
+						{ "pretty", no_argument, NULL, 'p' },
+						{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
+						{ "keyring", required_argument, NULL, OPT_KEYRING },
+						{ "help", no_argument, NULL, 'h' },
+						{ "version", no_argument, NULL, OPT_VERSION },
+						{} };
 
 /* Sets a global option from @c. Return: false for a character that is none. */
 static bool global_option(int c, const char *value)

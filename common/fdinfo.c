@@ -30,8 +30,8 @@ int fdinfo_read(int fd, size_t n, const char *const fields[], uint64_t ret_value
 				continue;
 			v += strspn(v, " \t");
 			errno = 0;
-			ret_values[i] =
-				*v == '-' ? (uint64_t)strtoll(v, &end, 10) : strtoull(v, &end, 10);
+			ret_values[i] = *v == '-' ? (uint64_t)strtoll(v, &end, 10) :
+						    strtoull(v, &end, 10);
 			if (end != v && !errno && (*end == '\n' || !*end))
 				found |= 1ULL << i;
 			break;

@@ -50,12 +50,12 @@ static inline void fclosep(FILE **f)
 
 /* The value of @var, which no longer owns it (its cleanup then does nothing): hands an
  * object held by a _cleanup_ variable to the caller. */
-#define TAKE_GENERIC(var, type, nullvalue)                                                         \
-	({                                                                                         \
-		type *_pvar_ = &(var);                                                             \
-		type _var_ = *_pvar_;                                                              \
-		*_pvar_ = (nullvalue);                                                             \
-		_var_;                                                                             \
+#define TAKE_GENERIC(var, type, nullvalue) \
+	({                                 \
+		type *_pvar_ = &(var);     \
+		type _var_ = *_pvar_;      \
+		*_pvar_ = (nullvalue);     \
+		_var_;                     \
 	})
 #define TAKE_PTR(ptr) TAKE_GENERIC(ptr, __typeof__(ptr), NULL)
 /* -1 is "no descriptor": 0 is a descriptor like any other. */

@@ -39,7 +39,7 @@
 
 /* log_rate_limit bounds: a burst beyond this is no limit, an interval beyond a day is a
  * typo. */
-#define LOG_BURST_MAX 1000000
+#define LOG_BURST_MAX	 1000000
 #define LOG_INTERVAL_MAX 86400
 
 /* The message of a key's parser, to which config_parse() adds the file and line. */
@@ -169,8 +169,9 @@ static int parse_log_rate_limit(const char *value, struct config *c, struct mess
 	return 0;
 
 invalid:
-	return fail(m, "'log_rate_limit' must be BURST/SECONDS (at most %d/%d, for example "
-		       "%d/%d) or off, not '%s'",
+	return fail(m,
+		    "'log_rate_limit' must be BURST/SECONDS (at most %d/%d, for example "
+		    "%d/%d) or off, not '%s'",
 		    LOG_BURST_MAX, LOG_INTERVAL_MAX, CONFIG_LOG_BURST_DEFAULT,
 		    CONFIG_LOG_INTERVAL_DEFAULT, shown(value, buf));
 }
@@ -325,8 +326,8 @@ int config_load(const char *path, bool required, struct config *ret, char **ret_
 		for (const char *p = text; p < nul; p++)
 			line_no += *p == '\n';
 		free(text);
-		if (ret_error && asprintf(ret_error, "%s:%u: a NUL byte (not a text file?)", path,
-					  line_no) < 0)
+		if (ret_error &&
+		    asprintf(ret_error, "%s:%u: a NUL byte (not a text file?)", path, line_no) < 0)
 			*ret_error = NULL;
 		return -EINVAL;
 	}

@@ -58,22 +58,22 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 	case UMB_ITEM_VERDICT:
 		/* The verdict of the file run, or none (a miss). */
 		snprintf(buf, size, "verdict:%s",
-			 e->item == UMB_VERDICT_UNSIGNED ? "unsigned" :
-			 e->item == UMB_VERDICT_REFUSED	 ? "refused" :
-			 e->item == UMB_VERDICT_PENDING	 ? "pending" :
-			 e->item == UMB_VERDICT_STALE	 ? "stale" :
+			 e->item == UMB_VERDICT_UNSIGNED   ? "unsigned" :
+			 e->item == UMB_VERDICT_REFUSED	   ? "refused" :
+			 e->item == UMB_VERDICT_PENDING	   ? "pending" :
+			 e->item == UMB_VERDICT_STALE	   ? "stale" :
 			 e->item == UMB_VERDICT_UNVERIFIED ? "unverified" :
-			 e->item == 0			 ? "none" :
-							   "unknown");
+			 e->item == 0			   ? "none" :
+							     "unknown");
 		return buf;
 	case UMB_ITEM_SCOPE:
 		/* What every layer forbids (enum umb_scope). */
 		snprintf(buf, size, "scope:%s",
-			 e->item == UMB_SCOPE_PROCESS  ? "process" :
-			 e->item == UMB_SCOPE_KERNEL   ? "kernel" :
-			 e->item == UMB_SCOPE_TERMINAL ? "terminal" :
+			 e->item == UMB_SCOPE_PROCESS	? "process" :
+			 e->item == UMB_SCOPE_KERNEL	? "kernel" :
+			 e->item == UMB_SCOPE_TERMINAL	? "terminal" :
 			 e->item == UMB_SCOPE_PRIVILEGE ? "privilege" :
-							 "unknown");
+							  "unknown");
 		return buf;
 	case UMB_ITEM_LINUX_CAP:
 		name = umb_linux_cap_name((int)e->item);
@@ -172,8 +172,8 @@ struct field {
 	char text[UMB_EVENT_PATH_MAX + 256]; /* MESSAGE: the line, with a whole path */
 };
 
-static void __attribute__((format(printf, 3, 4)))
-field_set(struct iovec *iov, struct field *f, const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4))) field_set(struct iovec *iov, struct field *f,
+							    const char *fmt, ...)
 {
 	va_list ap;
 	int len;
@@ -212,7 +212,9 @@ static void object_text(const struct umb_event *e, const char *inode, char *buf,
 /* @e to the connections that follow its layer (follow.h), as the journal has it. */
 static void follow_record(struct follows *f, const struct umb_event *e)
 {
-	struct umb_denial d = { .kind = UMB_DENIAL_RECORD, .layer = e->layer, .pid = e->pid,
+	struct umb_denial d = { .kind = UMB_DENIAL_RECORD,
+				.layer = e->layer,
+				.pid = e->pid,
 				.flags = e->flags & UMB_EVENT_PERMISSIVE };
 	char inode[48] = "";
 

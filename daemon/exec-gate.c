@@ -38,7 +38,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 

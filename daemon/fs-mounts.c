@@ -49,8 +49,7 @@ static int is_below(const char *point, const char *dir)
 	return !strncmp(point, dir, len) && point[len] == '/';
 }
 
-int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, void *arg),
-		    void *arg)
+int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, void *arg), void *arg)
 {
 	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |

@@ -39,21 +39,21 @@ struct exec_gate {
 	struct ring_buffer *invalidated;
 	struct gate_mounts mounts; /* as last read from /proc/self/mountinfo */
 	struct gate_marks marks;   /* the ignore marks, by inode */
-	bool flush_marks; /* an ignore mark could not be removed alone: drop them all */
-	bool mark_warned; /* gate_marks_add() failed once: said so */
-	bool remove_warned; /* gate_marks_remove() failed once: said so */
+	bool flush_marks;	   /* an ignore mark could not be removed alone: drop them all */
+	bool mark_warned;	   /* gate_marks_add() failed once: said so */
+	bool remove_warned;	   /* gate_marks_remove() failed once: said so */
 	bool self_warned; /* gate_trust_self() said why it cannot trust umbrellad's executable */
 	__u32 epoch;	  /* umb_ctl.verdict_epoch, which only we write */
 	struct gate_policies policies; /* the layers of signed policies */
-	struct gate_job *jobs; /* the execs held while their files are read, oldest first */
-	struct gate_libraries libs; /* the inodes of verified library closures */
+	struct gate_job *jobs;	       /* the execs held while their files are read, oldest first */
+	struct gate_libraries libs;    /* the inodes of verified library closures */
 	struct gate_stats stats;
 };
 
 /* What a verification found. */
 struct outcome {
-	bool allow;	    /* the fanotify answer */
-	bool cached;	    /* a final verdict is in umb_verdicts: set the ignore mark */
+	bool allow;  /* the fanotify answer */
+	bool cached; /* a final verdict is in umb_verdicts: set the ignore mark */
 	struct umb_verdict verdict;
 	__u8 key_id[UMB_KEY_ID_LEN];
 	bool has_key_id;
@@ -75,8 +75,8 @@ struct gate_job {
 	bool trust_self; /* umbrellad's own executable: unsigned counts as signed */
 	bool markable;	 /* its mount is known: an ignore mark can be removed again */
 	struct stat st;
-	uint32_t kdev;	 /* the super block's s_dev, as BPF names the inode */
-	int attempt;	 /* reads begun: a file that changed while read is read twice at most */
+	uint32_t kdev;	   /* the super block's s_dev, as BPF names the inode */
+	int attempt;	   /* reads begun: a file that changed while read is read twice at most */
 	uint64_t deadline; /* CLOCK_MONOTONIC µs: the current read gives up after it */
 	uint64_t event_us; /* CLOCK_MONOTONIC µs: when the gate got the exec's event */
 	struct signed_elf e;

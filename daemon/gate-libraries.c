@@ -51,30 +51,35 @@
 
 /* How long one exec's closure may take to read. */
 #define GATE_LIBS_DEADLINE_USEC (2 * 1000000ULL)
-#define LD_SO_CACHE "/etc/ld.so.cache"
-#define LD_SO_CACHE_MAX (4 * 1024 * 1024)
+#define LD_SO_CACHE		"/etc/ld.so.cache"
+#define LD_SO_CACHE_MAX		(4 * 1024 * 1024)
 
 /* Where ld.so looks last (its system directories, with the multiarch ones). */
 static const char *const default_dirs[] = {
 #if defined(__x86_64__)
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+	"/lib/x86_64-linux-gnu",
+	"/usr/lib/x86_64-linux-gnu",
 #elif defined(__aarch64__)
-	"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+	"/lib/aarch64-linux-gnu",
+	"/usr/lib/aarch64-linux-gnu",
 #endif
-	"/lib64", "/usr/lib64", "/lib", "/usr/lib",
+	"/lib64",
+	"/usr/lib64",
+	"/lib",
+	"/usr/lib",
 };
 
 /* An object whose DT_NEEDED remain to be resolved. */
 struct object {
 	struct elf_dynamic dyn;
-	char *origin;	  /* its directory in the process's root, or NULL: unknown */
-	char *rpath;	  /* the DT_RPATH directories of it and its loaders, ':'-separated */
+	char *origin; /* its directory in the process's root, or NULL: unknown */
+	char *rpath;  /* the DT_RPATH directories of it and its loaders, ':'-separated */
 };
 
 struct closure {
 	struct gate_libraries *libs;
 	const struct gate_libraries_env *env;
-	int root;	  /* the exec'ing process's root directory */
+	int root; /* the exec'ing process's root directory */
 	pid_t pid;
 	const char *program;
 	uint16_t machine; /* the program's e_machine: ld.so skips a library of another */
@@ -84,10 +89,10 @@ struct closure {
 	size_t n_names;
 	struct stat seen[GATE_LIBS_MAX]; /* the files already verified (st_dev, st_ino) */
 	size_t n_seen;
-	uint64_t bytes;	  /* of signed libraries hashed */
+	uint64_t bytes; /* of signed libraries hashed */
 	uint64_t deadline;
 	bool limit_said;
-	char *cache;	  /* /etc/ld.so.cache, read at the first name it is needed for */
+	char *cache; /* /etc/ld.so.cache, read at the first name it is needed for */
 	size_t cache_len;
 	bool cache_read;
 };
@@ -316,7 +321,8 @@ static void add_dirs(char **out, const char *list, const char *origin)
 	if (!list)
 		return;
 	copy = strdup(list);
-	for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
+	for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d;
+	     d = strtok_r(NULL, ":", &save)) {
 		const char *rest = NULL;
 		char *joined = NULL;
 
@@ -560,8 +566,12 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 		free(c);
 		return;
 	}
-	*c = (struct closure){ .libs = libs, .env = env, .pid = pid, .program = path,
-			       .machine = dyn.machine, .deadline = now_usec() + GATE_LIBS_DEADLINE_USEC };
+	*c = (struct closure){ .libs = libs,
+			       .env = env,
+			       .pid = pid,
+			       .program = path,
+			       .machine = dyn.machine,
+			       .deadline = now_usec() + GATE_LIBS_DEADLINE_USEC };
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	c->root = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (c->root < 0) {

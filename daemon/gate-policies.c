@@ -105,8 +105,8 @@ out:
 	return ret;
 }
 
-int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *key_id,
-			__u32 pid, const char *path, __u32 *ret_layer, char **ret_error)
+int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *key_id, __u32 pid,
+			const char *path, __u32 *ret_layer, char **ret_error)
 {
 	struct umb_policy_key key;
 	bool keyed;

@@ -26,7 +26,7 @@ void gate_policies_open(struct gate_policies *p, struct layers *layers, int map)
  * as long as the pins live, with the key id and the binary's @path in its description.
  * Return: 0 and *@ret_layer, or -errno with *@ret_error (malloc'd, may be NULL).
  */
-int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *key_id,
-			__u32 pid, const char *path, __u32 *ret_layer, char **ret_error);
+int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *key_id, __u32 pid,
+			const char *path, __u32 *ret_layer, char **ret_error);
 
 #endif /* UMBRELLA_GATE_POLICIES_H */

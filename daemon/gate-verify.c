@@ -177,7 +177,8 @@ static bool job_decide(struct exec_gate *g, struct gate_job *j, int r, char *err
 		r = gate_policies_layer(&g->policies, j->e.policy_text, j->e.signature.key_id,
 					j->pid, j->path, &v.layer, &install_error);
 		if (r < 0) {
-			snprintf(o->reason, sizeof(o->reason), "cannot install its restrictions: %s",
+			snprintf(o->reason, sizeof(o->reason),
+				 "cannot install its restrictions: %s",
 				 install_error ? install_error : strerror(-r));
 			free(install_error);
 			job_uncached(g, j);
@@ -331,8 +332,12 @@ static bool inode_busy(void *arg, dev_t dev, ino_t ino)
 static void verify_libraries(struct exec_gate *g, struct gate_job *j)
 {
 	const struct gate_libraries_env env = {
-		.verdicts = g->maps.verdicts, .epoch = g->epoch, .keyring = g->keyring,
-		.mounts = &g->mounts, .busy = inode_busy, .arg = g,
+		.verdicts = g->maps.verdicts,
+		.epoch = g->epoch,
+		.keyring = g->keyring,
+		.mounts = &g->mounts,
+		.busy = inode_busy,
+		.arg = g,
 	};
 
 	gate_libraries_verify(&g->libs, &env, j->fd, (pid_t)j->pid, j->path);
@@ -445,8 +450,7 @@ void gate_handle_exec(struct exec_gate *g, int fd, __u32 pid)
 		close(fd);
 		return;
 	}
-	*j = (struct gate_job){ .fd = fd, .pid = pid, .event = true,
-				.event_us = monotonic_usec() };
+	*j = (struct gate_job){ .fd = fd, .pid = pid, .event = true, .event_us = monotonic_usec() };
 	gate_fd_path(fd, j->path, sizeof(j->path));
 	if (gate_job_locate(g, j) || job_cached(g, j)) {
 		job_finish(g, j);

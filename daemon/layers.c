@@ -120,12 +120,15 @@ static int check_limits(struct layers *l, uint32_t uid, unsigned int rules, char
 	}
 	if (!what)
 		return 0;
-	if (ret_error &&
-	    (uid == LAYER_UID_RESTRICTED_ROOT ?
-		     asprintf(ret_error, "restricted root processes have reached the limit of "
-					 "%u %s; it frees up as they exit", limit, what) :
-		     asprintf(ret_error, "uid %u has reached the limit of %u %s; it frees up "
-					 "as the restricted processes exit", uid, limit, what)) < 0)
+	if (ret_error && (uid == LAYER_UID_RESTRICTED_ROOT ?
+				  asprintf(ret_error,
+					   "restricted root processes have reached the limit of "
+					   "%u %s; it frees up as they exit",
+					   limit, what) :
+				  asprintf(ret_error,
+					   "uid %u has reached the limit of %u %s; it frees up "
+					   "as the restricted processes exit",
+					   uid, limit, what)) < 0)
 		*ret_error = NULL;
 	return -ENOSPC;
 }
@@ -138,7 +141,7 @@ static void *map_mmap(int fd, size_t size)
 }
 
 #define SLOTS_SIZE ((size_t)UMB_LAYER_SLOTS * sizeof(struct umb_layer))
-#define LIVE_SIZE 4096 /* one page: a mapping of an array map is page-sized */
+#define LIVE_SIZE  4096 /* one page: a mapping of an array map is page-sized */
 
 int layers_open(struct layers *l, const struct layer_maps *maps, int meta_fd)
 {
@@ -257,8 +260,8 @@ void layers_put(struct layers *l, uint32_t id)
 {
 	const struct umb_layer *slot = layers_get(l, id);
 
-	if (slot && __atomic_fetch_sub(&l->slots[umb_layer_slot(id)].refs, 1,
-				       __ATOMIC_SEQ_CST) == 1)
+	if (slot &&
+	    __atomic_fetch_sub(&l->slots[umb_layer_slot(id)].refs, 1, __ATOMIC_SEQ_CST) == 1)
 		layer_free(l, umb_layer_slot(id));
 }
 
@@ -283,9 +286,9 @@ int layers_create(struct layers *l, const struct umb_restrictions *r, uint32_t c
 	return layers_create_at(l, r, NULL, creator_pid, uid, origin, 0, ret_id, ret_error);
 }
 
-int layers_create_at(struct layers *l, const struct umb_restrictions *r,
-		     const struct fs_refs *refs, uint32_t creator_pid, uint32_t uid,
-		     uint32_t origin, uint32_t flags, uint32_t *ret_id, char **ret_error)
+int layers_create_at(struct layers *l, const struct umb_restrictions *r, const struct fs_refs *refs,
+		     uint32_t creator_pid, uint32_t uid, uint32_t origin, uint32_t flags,
+		     uint32_t *ret_id, char **ret_error)
 {
 	struct umb_layer layer;
 	struct layer_rules rules;
@@ -310,8 +313,8 @@ int layers_create_at(struct layers *l, const struct umb_restrictions *r,
 	gen = slot->gen >= UMB_LAYER_GEN_MAX ? 1 : slot->gen + 1;
 	id = gen << UMB_LAYER_SLOT_BITS | index;
 
-	ret = layer_install(&l->maps, &l->filter, id, r, refs, creator_pid, origin, &layer,
-			    &rules, ret_error);
+	ret = layer_install(&l->maps, &l->filter, id, r, refs, creator_pid, origin, &layer, &rules,
+			    ret_error);
 	if (ret < 0)
 		return ret == -E2BIG ? -ENOSPC : ret; /* a full map: as full slots */
 	entries = (unsigned int)(rules.inode_count + rules.name_count);
@@ -420,6 +423,7 @@ out:
 
 void layers_stats(const struct layers *l, struct layer_stats *ret)
 {
-	*ret = (struct layer_stats){ .live = l->live_count, .rules = l->rule_count,
+	*ret = (struct layer_stats){ .live = l->live_count,
+				     .rules = l->rule_count,
 				     .freed = l->meta.layers_freed };
 }

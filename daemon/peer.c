@@ -160,8 +160,9 @@ int peer_identify(int sock, const struct msghdr *msg, struct peer *ret, const ch
 	r = connector_pidfd(sock, cred.pid, &exact, ret_error);
 	if (r < 0)
 		return r;
-	*ret = (struct peer){ .pid = cred.pid, .uid = cred.uid, .gid = cred.gid, .pidfd = r,
-			      .proc_fd = -1 };
+	*ret = (struct peer){
+		.pid = cred.pid, .uid = cred.uid, .gid = cred.gid, .pidfd = r, .proc_fd = -1
+	};
 	/* The pidfd's process had the pid before this open and still runs after it: the
 	 * directory is that process's (a pid is not reused while its process lives). */
 	snprintf(path, sizeof(path), "/proc/%d", cred.pid);

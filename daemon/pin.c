@@ -33,9 +33,9 @@
 #include "pin.h"
 #include "state.h"
 
-#define LINKS_DIR "links"
-#define META_NAME "umb_meta"
-#define CTL_NAME "umb_ctl"
+#define LINKS_DIR  "links"
+#define META_NAME  "umb_meta"
+#define CTL_NAME   "umb_ctl"
 /* bpffs refuses names with a dot; no program name has a dash. */
 #define NEW_PREFIX "new-"
 
@@ -222,9 +222,9 @@ int pin_open(const char *dir, struct pin *p)
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return log_error_errno(
 			errno, "Failed to create pin directory '%s': %m%s", dir,
-			errno == ENOENT
-				? " (is a bpf file system mounted? mount -t bpf bpf /sys/fs/bpf)"
-				: "");
+			errno == ENOENT ?
+				" (is a bpf file system mounted? mount -t bpf bpf /sys/fs/bpf)" :
+				"");
 	p->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p->dir_fd < 0)
 		return log_error_errno(errno, "Failed to open pin directory '%s': %m", dir);
@@ -441,8 +441,7 @@ int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/" LINKS_DIR "/%s", p->dir, name) >=
 		    (int)sizeof(path)) {
-			r = log_error_errno(ENAMETOOLONG, "Failed to pin the link of %s: %m",
-					    name);
+			r = log_error_errno(ENAMETOOLONG, "Failed to pin the link of %s: %m", name);
 			break;
 		}
 		snprintf(tmp, sizeof(tmp), "%s/" LINKS_DIR "/" NEW_PREFIX "%s", p->dir, name);
@@ -460,7 +459,8 @@ int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
 	if (r == 0) {
 		r = remove_stale_links(s, links_fd);
 		if (r < 0)
-			log_error_errno(r, "Failed to remove a stale link in '%s/" LINKS_DIR "': %m",
+			log_error_errno(r,
+					"Failed to remove a stale link in '%s/" LINKS_DIR "': %m",
 					p->dir);
 	}
 	close(links_fd);

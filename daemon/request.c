@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-
 #include <umbrella/protocol.h>
 
 #include "exec-gate.h"
@@ -31,7 +30,8 @@ void request_reply(int fd, int error, __u32 layer, const char *message)
 	*rep = (struct umb_reply){ .error = error, .layer = layer };
 	if (error < 0) {
 		len += snprintf(buf + len, sizeof(buf) - len, "%s",
-				message ? message : strerror(-error)) + 1;
+				message ? message : strerror(-error)) +
+		       1;
 		if (len > sizeof(buf))
 			len = sizeof(buf);
 	}
@@ -74,8 +74,9 @@ static void handle_arm(struct server *s, int fd, const struct peer *peer,
 	/* umbrella.conf's limit, before a layer id is spent on the request. */
 	if (s->max_rules && umb_restrictions__count(r) > s->max_rules) {
 		ret = -E2BIG;
-		if (asprintf(&error, "%zu restrictions in one layer, more than the %u that "
-				     "umbrellad allows (max_rules_per_layer in umbrella.conf)",
+		if (asprintf(&error,
+			     "%zu restrictions in one layer, more than the %u that "
+			     "umbrellad allows (max_rules_per_layer in umbrella.conf)",
 			     umb_restrictions__count(r), s->max_rules) < 0)
 			error = NULL;
 		goto out;
@@ -165,7 +166,9 @@ static bool serve_client(struct server *s, int fd)
 	/* One control buffer for the caller's credentials (peer.h) and its descriptors. */
 	char buf[UMB_MSG_MAX + 1], *end, control[PEER_CMSG_SPACE + REQUEST_FDS_CMSG_SPACE];
 	struct iovec iov = { .iov_base = buf, .iov_len = UMB_MSG_MAX };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = control,
 			      .msg_controllen = sizeof(control) };
 	const char *why = NULL;
 	struct umb_request req;
@@ -200,7 +203,8 @@ static bool serve_client(struct server *s, int fd)
 	r = peer_thread(&peer, req.tid, &start);
 	if (r < 0) {
 		request_reply(fd, r, 0,
-			      r == -EPERM ? "a caller may only restrict itself or its own children" :
+			      r == -EPERM ?
+				      "a caller may only restrict itself or its own children" :
 			      r == -ESRCH ? "the calling process has exited" :
 					    NULL);
 		peer_release(&peer);

@@ -84,8 +84,7 @@ static bool restricted(const struct server *s, const struct peer *peer)
 {
 	struct umb_task_state state;
 
-	return bpf_map_lookup_elem(s->task_fd, &peer->pidfd, &state) == 0 &&
-	       state.layer_count > 0;
+	return bpf_map_lookup_elem(s->task_fd, &peer->pidfd, &state) == 0 && state.layer_count > 0;
 }
 
 /*
@@ -169,8 +168,8 @@ static bool may_follow(const struct server *s, const struct peer *peer, __u32 id
 	return l && l->creator_pid == (__u32)peer->pid && l->uid == charged_uid(s, peer);
 }
 
-int server_follow(struct server *s, int fd, const struct peer *peer,
-		  const struct umb_request *req, __u32 layer, const char **ret_error)
+int server_follow(struct server *s, int fd, const struct peer *peer, const struct umb_request *req,
+		  __u32 layer, const char **ret_error)
 {
 	int r;
 

@@ -58,7 +58,7 @@
 #define EXIT_PINS_INCOMPATIBLE 78
 /* The same status for a configuration file with an error (or unreadable): both need an
  * administrator, and both leave the pinned programs as they were. */
-#define EXIT_BAD_CONFIG 78
+#define EXIT_BAD_CONFIG	       78
 
 static int ctl_fd = -1; /* umb_ctl: the mode (config_apply()) */
 static const char *arg_socket = UMB_SOCKET_PATH;
@@ -119,16 +119,16 @@ static int parse_argv(int argc, char *argv[])
 		ARG_CHECK_CONFIG,
 	};
 	static const struct option options[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{"socket", required_argument, NULL, ARG_SOCKET},
-		{"pin-dir", required_argument, NULL, ARG_PIN_DIR},
-		{"reset-pins", no_argument, NULL, ARG_RESET_PINS},
-		{"config", required_argument, NULL, ARG_CONFIG},
-		{"keyring", required_argument, NULL, ARG_KEYRING},
-		{"check-config", no_argument, NULL, ARG_CHECK_CONFIG},
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "socket", required_argument, NULL, ARG_SOCKET },
+		{ "pin-dir", required_argument, NULL, ARG_PIN_DIR },
+		{ "reset-pins", no_argument, NULL, ARG_RESET_PINS },
+		{ "config", required_argument, NULL, ARG_CONFIG },
+		{ "keyring", required_argument, NULL, ARG_KEYRING },
+		{ "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
 		/* Not in --help: for tests; wins over umbrella.conf's log_rate_limit. */
-		{"log-rate-limit", required_argument, NULL, ARG_LOG_RATE_LIMIT},
+		{ "log-rate-limit", required_argument, NULL, ARG_LOG_RATE_LIMIT },
 		{},
 	};
 	int c;
@@ -248,7 +248,8 @@ static int check_config(void)
 /* umb_ctl.flags for the configuration @c. */
 static __u32 ctl_flags(const struct config *c)
 {
-	return (c->permissive ? UMB_CTL_PERMISSIVE : 0) | (c->unsigned_deny ? UMB_CTL_UNSIGNED_DENY : 0);
+	return (c->permissive ? UMB_CTL_PERMISSIVE : 0) |
+	       (c->unsigned_deny ? UMB_CTL_UNSIGNED_DENY : 0);
 }
 
 /*
@@ -387,8 +388,8 @@ static void reload(struct server *s)
 	if (r >= 0)
 		r = config_apply(&c, s);
 	if (r < 0) {
-		if (!error && asprintf(&error, "Failed to apply the configuration: %s",
-				       strerror(-r)) < 0)
+		if (!error &&
+		    asprintf(&error, "Failed to apply the configuration: %s", strerror(-r)) < 0)
 			error = NULL;
 		const char *why = error ? error : strerror(-r);
 
@@ -580,8 +581,8 @@ int main(int argc, char *argv[])
 	}
 
 	events = events_open(bpf_map__fd(skel->maps.umb_events), &server.follows);
-	if (!events || ring_buffer__add(events, bpf_map__fd(skel->maps.umb_released),
-					on_release, &layers) < 0) {
+	if (!events || ring_buffer__add(events, bpf_map__fd(skel->maps.umb_released), on_release,
+					&layers) < 0) {
 		r = -errno;
 		log_error_errno(r, "failed to read the ring buffers: %m");
 		goto out;
@@ -597,16 +598,17 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	/* Before the socket: once umbrellad is ready, its gate holds execs. */
-	r = exec_gate_new(&(struct exec_gate_maps){
-				  .verdicts = bpf_map__fd(skel->maps.umb_verdicts),
-				  .verdict_log = bpf_map__fd(skel->maps.umb_verdict_log),
-				  .ctl = ctl_fd,
-				  .invalidated = bpf_map__fd(skel->maps.umb_invalidated),
-				  .gate_stats = bpf_map__fd(skel->maps.umb_gate_stats),
-				  .policies = bpf_map__fd(skel->maps.umb_policies),
-				  .layers = &layers,
-			  },
-			  arg_keyring, &gate);
+	r = exec_gate_new(
+		&(struct exec_gate_maps){
+			.verdicts = bpf_map__fd(skel->maps.umb_verdicts),
+			.verdict_log = bpf_map__fd(skel->maps.umb_verdict_log),
+			.ctl = ctl_fd,
+			.invalidated = bpf_map__fd(skel->maps.umb_invalidated),
+			.gate_stats = bpf_map__fd(skel->maps.umb_gate_stats),
+			.policies = bpf_map__fd(skel->maps.umb_policies),
+			.layers = &layers,
+		},
+		arg_keyring, &gate);
 	if (r < 0)
 		goto out;
 	server.gate = gate;

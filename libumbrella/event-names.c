@@ -69,12 +69,8 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 };
 
 static const char *const item_kind_names[] = {
-	[UMB_ITEM_FS] = "fs",
-	[UMB_ITEM_CAP] = "right",
-	[UMB_ITEM_NET_FAMILY] = "net",
-	[UMB_ITEM_LINUX_CAP] = "cap",
-	[UMB_ITEM_SELF] = "self",
-	[UMB_ITEM_VERDICT] = "verdict",
+	[UMB_ITEM_FS] = "fs",	      [UMB_ITEM_CAP] = "right", [UMB_ITEM_NET_FAMILY] = "net",
+	[UMB_ITEM_LINUX_CAP] = "cap", [UMB_ITEM_SELF] = "self", [UMB_ITEM_VERDICT] = "verdict",
 	[UMB_ITEM_SCOPE] = "scope",
 };
 
@@ -85,8 +81,6 @@ const char *umb_hook_name(__u32 hook)
 
 const char *umb_item_kind_name(__u32 kind)
 {
-	return kind < ARRAY_SIZE(item_kind_names) &&
-			       item_kind_names[kind] ?
-		       item_kind_names[kind] :
-		       "unknown";
+	return kind < ARRAY_SIZE(item_kind_names) && item_kind_names[kind] ? item_kind_names[kind] :
+									     "unknown";
 }

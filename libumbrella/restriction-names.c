@@ -20,19 +20,13 @@ static const struct {
 	const char *name;
 	uint64_t bit;
 } cap_restrictions[] = {
-	{ "net", UMB_CR_NET },
-	{ "net:all", UMB_CR_NET_ALL },
-	{ "signal", UMB_CR_SIGNAL },
-	{ "fork", UMB_CR_FORK },
-	{ "exec", UMB_CR_EXEC },
-	{ "exec-unsigned", UMB_CR_EXEC_UNSIGNED },
-	{ "ptrace", UMB_CR_PTRACE },
-	{ "mount", UMB_CR_MOUNT },
-	{ "module", UMB_CR_MODULE },
-	{ "setid", UMB_CR_SETID },
+	{ "net", UMB_CR_NET },	     { "net:all", UMB_CR_NET_ALL },
+	{ "signal", UMB_CR_SIGNAL }, { "fork", UMB_CR_FORK },
+	{ "exec", UMB_CR_EXEC },     { "exec-unsigned", UMB_CR_EXEC_UNSIGNED },
+	{ "ptrace", UMB_CR_PTRACE }, { "mount", UMB_CR_MOUNT },
+	{ "module", UMB_CR_MODULE }, { "setid", UMB_CR_SETID },
 	{ "keys", UMB_CR_KEYS },
 };
-
 
 int umb_cap_restriction_from_name(const char *name, uint64_t *ret_bit)
 {

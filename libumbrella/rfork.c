@@ -87,8 +87,9 @@ static int transport_error(const char *what, int err)
 static int call(int fd, __u32 op, __u32 flags, const char *text, const unsigned char *table,
 		size_t table_len, const int *fds, size_t fd_count, struct umb_reply *ret_reply)
 {
-	struct umb_request req = { .version = UMB_PROTOCOL_VERSION, .op = op,
-				   .tid = (__u32)gettid(), .flags = flags };
+	struct umb_request req = {
+		.version = UMB_PROTOCOL_VERSION, .op = op, .tid = (__u32)gettid(), .flags = flags
+	};
 	char buf[sizeof(struct umb_reply) + 512];
 	char control[CMSG_SPACE(sizeof(int) * UMB_MSG_MAX_FDS)] = {};
 	size_t text_len = text ? strlen(text) + 1 : 0;

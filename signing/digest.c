@@ -25,8 +25,8 @@ int signed_digest_update(struct signed_digest *d, uint64_t off, const uint8_t *p
 	/* The part before the signature, and the part after it. */
 	if (d->skip_off > off && !EVP_DigestUpdate(d->md, p, d->skip_off - off))
 		return -ENOMEM;
-	if (skip_end < off + len && !EVP_DigestUpdate(d->md, p + (skip_end - off),
-						      off + len - skip_end))
+	if (skip_end < off + len &&
+	    !EVP_DigestUpdate(d->md, p + (skip_end - off), off + len - skip_end))
 		return -ENOMEM;
 	return 0;
 }

@@ -72,7 +72,8 @@ static int read_dynamic(int fd, const Elf64_Phdr *ph, size_t nph, const Elf64_Ph
 	char *tab = NULL;
 	int r = 0;
 
-	if (n > ELF_DYNAMIC_ENTRIES_MAX || dyn->p_offset > size || n * sizeof(*e) > size - dyn->p_offset)
+	if (n > ELF_DYNAMIC_ENTRIES_MAX || dyn->p_offset > size ||
+	    n * sizeof(*e) > size - dyn->p_offset)
 		return -EBADMSG;
 	e = calloc(n ? n : 1, sizeof(*e));
 	if (!e)
@@ -112,7 +113,8 @@ static int read_dynamic(int fd, const Elf64_Phdr *ph, size_t nph, const Elf64_Ph
 	if (!d->n_needed && runpath < 0 && rpath < 0 && soname < 0)
 		goto out; /* no string needed */
 	if (!has_strtab || strsz == 0 || strsz > ELF_DYNAMIC_STRTAB_MAX ||
-	    vaddr_offset(ph, nph, strtab, &tab_off) < 0 || tab_off > size || strsz > size - tab_off) {
+	    vaddr_offset(ph, nph, strtab, &tab_off) < 0 || tab_off > size ||
+	    strsz > size - tab_off) {
 		r = -EBADMSG;
 		goto out;
 	}

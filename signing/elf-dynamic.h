@@ -14,10 +14,10 @@
 #include <stdint.h>
 
 /* Bounds on what is read: beyond them a file counts as malformed. */
-#define ELF_DYNAMIC_PHDRS_MAX 256
+#define ELF_DYNAMIC_PHDRS_MAX	256
 #define ELF_DYNAMIC_ENTRIES_MAX 4096
-#define ELF_DYNAMIC_STRTAB_MAX (1024 * 1024)
-#define ELF_DYNAMIC_NEEDED_MAX 256
+#define ELF_DYNAMIC_STRTAB_MAX	(1024 * 1024)
+#define ELF_DYNAMIC_NEEDED_MAX	256
 
 struct elf_dynamic {
 	uint16_t type;	  /* e_type: ET_EXEC, ET_DYN, ... */
@@ -27,8 +27,8 @@ struct elf_dynamic {
 	char *soname;	  /* DT_SONAME's name, or NULL */
 	char **needed;	  /* DT_NEEDED, in order */
 	size_t n_needed;
-	char *runpath;	  /* DT_RUNPATH, or NULL */
-	char *rpath;	  /* DT_RPATH, or NULL */
+	char *runpath; /* DT_RUNPATH, or NULL */
+	char *rpath;   /* DT_RPATH, or NULL */
 };
 
 /*

@@ -169,11 +169,15 @@ int elf_layout_parse(Elf *elf, uint64_t size, struct layout *l, char **ret_error
 		Elf_Data *d;
 
 		if (s->sh_type != SHT_STRTAB)
-			return set_error(ret_error, "section %zu, the section name table, is not a "
-					 "string table", l->shstrndx);
+			return set_error(ret_error,
+					 "section %zu, the section name table, is not a "
+					 "string table",
+					 l->shstrndx);
 		if (s->sh_size > SHSTRTAB_MAX)
-			return set_error(ret_error, "the section name table has %llu bytes, more "
-					 "than %d", (unsigned long long)s->sh_size, SHSTRTAB_MAX);
+			return set_error(ret_error,
+					 "the section name table has %llu bytes, more "
+					 "than %d",
+					 (unsigned long long)s->sh_size, SHSTRTAB_MAX);
 		d = elf_rawdata(elf_getscn(elf, l->shstrndx), NULL);
 		if (!d || d->d_size != s->sh_size)
 			return set_error(ret_error, "the section name table cannot be read: %s",
@@ -218,11 +222,12 @@ int elf_layout_parse(Elf *elf, uint64_t size, struct layout *l, char **ret_error
 
 		if (s->sh_type != SHT_PROGBITS || s->sh_flags & SHF_ALLOC)
 			return set_error(ret_error, UMB_SIGNATURE_SECTION " is not a non-allocated "
-					 "SHT_PROGBITS section");
+									  "SHT_PROGBITS section");
 		if (s->sh_size != sizeof(struct umb_signature))
-			return set_error(
-				ret_error, UMB_SIGNATURE_SECTION " has %llu bytes, not %zu",
-				(unsigned long long)s->sh_size, sizeof(struct umb_signature));
+			return set_error(ret_error,
+					 UMB_SIGNATURE_SECTION " has %llu bytes, not %zu",
+					 (unsigned long long)s->sh_size,
+					 sizeof(struct umb_signature));
 		if (check_no_overlap(l, (size_t)l->sig, s, UMB_SIGNATURE_SECTION, ret_error))
 			return -EBADMSG;
 	}

@@ -23,12 +23,12 @@ struct layout {
 	uint64_t size;
 	GElf_Ehdr ehdr;
 	size_t shnum;
-	size_t shstrndx;		/* 0: no section names (then no umbrella section) */
-	long policy, sig;		/* section indices, -1: none */
+	size_t shstrndx;  /* 0: no section names (then no umbrella section) */
+	long policy, sig; /* section indices, -1: none */
 	GElf_Shdr policy_shdr, sig_shdr;
 	/* What the checks were made on, to compare with the bytes hashed (malloc'd). */
-	GElf_Shdr *shdrs;		/* shnum headers */
-	uint8_t *names;			/* the section name table's bytes */
+	GElf_Shdr *shdrs; /* shnum headers */
+	uint8_t *names;	  /* the section name table's bytes */
 	uint64_t names_off, names_len;
 };
 

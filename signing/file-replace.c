@@ -45,8 +45,8 @@ static int check_xattrs_keepable(int fd, const char *path, char **ret_error)
 				     "the IMA/EVM attributes anew");
 	if (errno == ENODATA || errno == ENOTSUP || errno == EOPNOTSUPP)
 		return 0;
-	return signing_error(ret_error, -errno, "reading the extended attributes of %s: %s",
-			     path, strerror(errno));
+	return signing_error(ret_error, -errno, "reading the extended attributes of %s: %s", path,
+			     strerror(errno));
 }
 
 /*
@@ -106,8 +106,8 @@ out:
 	return r;
 }
 
-int file_replace(const char *path, int src_fd, const struct stat *st, const uint8_t *p,
-		 size_t len, char **ret_error)
+int file_replace(const char *path, int src_fd, const struct stat *st, const uint8_t *p, size_t len,
+		 char **ret_error)
 {
 	char *tmp = NULL;
 	int fd, r;

@@ -18,7 +18,7 @@
  * changed copy can keep it.
  * Return: 0, or -errno with *@ret_error set; @path is then left as it was.
  */
-int file_replace(const char *path, int src_fd, const struct stat *st, const uint8_t *p,
-		 size_t len, char **ret_error);
+int file_replace(const char *path, int src_fd, const struct stat *st, const uint8_t *p, size_t len,
+		 char **ret_error);
 
 #endif /* UMBRELLA_SIGNING_FILE_REPLACE_H */

@@ -200,7 +200,8 @@ static int load_revoked(struct keyring *k, int dirfd, const char *dir)
 	size_t len;
 	int r;
 
-	r = keyring_read_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, O_NOFOLLOW, &text, &len);
+	r = keyring_read_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, O_NOFOLLOW, &text,
+			      &len);
 	if (r == -ENOENT)
 		return 0;
 	if (r == -ENOMEM)

@@ -18,10 +18,10 @@
 
 #include "signed-elf.h"
 
-#define KEYRING_DIR_DEFAULT "/etc/umbrella/keys"
+#define KEYRING_DIR_DEFAULT  "/etc/umbrella/keys"
 #define KEYRING_REVOKED_FILE "revoked"
-#define KEY_ID_HEX_LEN (2 * UMB_KEY_ID_LEN)
-#define KEY_FILE_MAX (64 * 1024) /* a key file larger than this is rejected */
+#define KEY_ID_HEX_LEN	     (2 * UMB_KEY_ID_LEN)
+#define KEY_FILE_MAX	     (64 * 1024) /* a key file larger than this is rejected */
 
 struct keyring;
 

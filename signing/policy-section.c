@@ -42,9 +42,8 @@ static int policy_v1_text(const struct umb_restrictions *r, char **ret_text)
 			ret = umb_restrictions__add_fs(now, item->path, item->fs_access);
 			break;
 		case UMB_ITEM_CAP:
-			ret = umb_restrictions__add_cap(now, item->value == UMB_CR_NET ?
-								    UMB_CR_NET_ALL :
-								    item->value);
+			ret = umb_restrictions__add_cap(
+				now, item->value == UMB_CR_NET ? UMB_CR_NET_ALL : item->value);
 			break;
 		case UMB_ITEM_NET_FAMILY:
 			ret = umb_restrictions__add_net_family(now, (int)item->value);
@@ -76,10 +75,11 @@ int policy_section_check(const uint8_t *p, uint64_t len, char **ret_text, char *
 	if (h.version != UMB_POLICY_VERSION && h.version != 1)
 		return set_error(ret_error, UMB_POLICY_SECTION " has unknown version %u",
 				 h.version);
-	if (h.text_len == 0 || h.text_len > UMB_POLICY_TEXT_MAX ||
-	    h.text_len > len - sizeof(h))
-		return set_error(ret_error, UMB_POLICY_SECTION " has a bad text length %u in %llu "
-				 "bytes", h.text_len, (unsigned long long)len);
+	if (h.text_len == 0 || h.text_len > UMB_POLICY_TEXT_MAX || h.text_len > len - sizeof(h))
+		return set_error(ret_error,
+				 UMB_POLICY_SECTION " has a bad text length %u in %llu "
+						    "bytes",
+				 h.text_len, (unsigned long long)len);
 	for (uint64_t i = sizeof(h) + h.text_len; i < len; i++)
 		if (p[i])
 			return set_error(ret_error, UMB_POLICY_SECTION " has non-zero padding");

@@ -14,8 +14,8 @@
 
 /* The policy's padding: the macro adds one NUL; a little room for other tools. */
 #define POLICY_PADDING_MAX 4096
-#define POLICY_SECTION_MAX (sizeof(struct umb_policy_header) + UMB_POLICY_TEXT_MAX + \
-			    POLICY_PADDING_MAX)
+#define POLICY_SECTION_MAX \
+	(sizeof(struct umb_policy_header) + UMB_POLICY_TEXT_MAX + POLICY_PADDING_MAX)
 
 /*
  * policy_section_check() - check the policy section's bytes @p (@len of them, at most

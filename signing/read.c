@@ -34,7 +34,6 @@ static int check_signature(const struct umb_signature *sig, char **ret_error)
 	return 0;
 }
 
-
 static uint64_t now_usec(void)
 {
 	struct timespec ts;
@@ -142,7 +141,7 @@ static int reader_finish(struct signed_elf_reader *r, char **ret_error)
 	}
 	if (r->policy) {
 		err = policy_section_check(r->policy, l->policy_shdr.sh_size, &ret->policy_text,
-				   ret_error);
+					   ret_error);
 		if (err < 0)
 			return err;
 		ret->has_policy = true;
@@ -259,8 +258,10 @@ int signed_elf_begin(int fd, unsigned int flags, struct signed_elf *ret,
 		 * refuses it on a miss, and the gate must not let it run as unsigned. */
 		ret->marked = umb_elf_marked(ident);
 		if (ret->marked && l->sig < 0) {
-			err = set_error(ret_error, "it carries the signature mark but no "
-					UMB_SIGNATURE_SECTION " section");
+			err = set_error(
+				ret_error,
+				"it carries the signature mark but no " UMB_SIGNATURE_SECTION
+				" section");
 			return reader_fail(r, ret, err, ret_error);
 		}
 	}
@@ -278,10 +279,10 @@ int signed_elf_begin(int fd, unsigned int flags, struct signed_elf *ret,
 		/* What to copy out of the hashed bytes: the headers libelf parsed, to
 		 * compare, and the policy, whose text is taken from there. The signature
 		 * is the skipped range, copied as region 0. */
-		r->regions[0] = (struct region){ .off = l->sig_shdr.sh_offset,
-						 .len = l->sig >= 0 ? sizeof(ret->signature) : 0,
-						 .dst = l->sig >= 0 ? (uint8_t *)&ret->signature :
-								      NULL };
+		r->regions[0] =
+			(struct region){ .off = l->sig_shdr.sh_offset,
+					 .len = l->sig >= 0 ? sizeof(ret->signature) : 0,
+					 .dst = l->sig >= 0 ? (uint8_t *)&ret->signature : NULL };
 		r->regions[1] = (struct region){ .off = 0, .len = sizeof(r->ehdr), .dst = r->ehdr };
 		if (l->shnum) {
 			r->shdrs = malloc(l->shnum * sizeof(Elf64_Shdr));
@@ -291,7 +292,8 @@ int signed_elf_begin(int fd, unsigned int flags, struct signed_elf *ret,
 		}
 		if (l->names) {
 			r->names = malloc(l->names_len ? l->names_len : 1);
-			r->regions[3] = (struct region){ .off = l->names_off, .len = l->names_len,
+			r->regions[3] = (struct region){ .off = l->names_off,
+							 .len = l->names_len,
 							 .dst = r->names };
 		}
 		if (l->policy >= 0) {

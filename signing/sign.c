@@ -36,21 +36,21 @@
 
 /* One file being signed, from its reading to its replacement. */
 struct signing {
-	const char *path;	/* as the caller named it, for messages */
+	const char *path;	 /* as the caller named it, for messages */
 	const char *policy_text; /* the caller's policy, or NULL */
-	unsigned int flags;	/* enum signed_elf_sign_flags */
-	char *real;		/* realpath(path): the name replaced */
-	int fd;			/* the file, open for reading */
+	unsigned int flags;	 /* enum signed_elf_sign_flags */
+	char *real;		 /* realpath(path): the name replaced */
+	int fd;			 /* the file, open for reading */
 	struct stat st;
-	uint8_t *buf;		/* its st.st_size bytes */
-	Elf *elf;		/* libelf's view of buf */
+	uint8_t *buf; /* its st.st_size bytes */
+	Elf *elf;     /* libelf's view of buf */
 	struct layout l;
 	/* The new file: [0, cut) of the old, the policy (policy_len bytes, 0: none
 	 * written), the signature at sig_off, the name table (strtab_len), the headers. */
 	uint64_t cut, policy_len, strtab_len, sig_off, out_len;
 	uint8_t *policy;
 	long name_policy, name_sig; /* the names' offsets in the new name table */
-	GElf_Shdr *shdrs;	/* the new section headers, nshdr of them */
+	GElf_Shdr *shdrs;	    /* the new section headers, nshdr of them */
 	size_t nshdr, policy_idx, sig_idx;
 	uint8_t *out;
 };
@@ -143,13 +143,16 @@ static int sign_parse(struct signing *s, char **ret_error)
 				 s->path);
 	/* The mark goes where the kernel's first bytes of the file hold it (signed-elf-format.h). */
 	if (s->l.ehdr.e_phnum == 0)
-		return set_error(ret_error, "%s has no program headers: not a program or a "
-				 "shared object", s->path);
+		return set_error(ret_error,
+				 "%s has no program headers: not a program or a "
+				 "shared object",
+				 s->path);
 	if (s->l.ehdr.e_phoff != UMB_SIGNATURE_MARK_PHOFF)
-		return set_error(ret_error, "%s: its program headers are at offset %llu, not "
-				 "right after the ELF header (%d), where the signature mark must be",
-				 s->path, (unsigned long long)s->l.ehdr.e_phoff,
-				 UMB_SIGNATURE_MARK_PHOFF);
+		return set_error(
+			ret_error,
+			"%s: its program headers are at offset %llu, not "
+			"right after the ELF header (%d), where the signature mark must be",
+			s->path, (unsigned long long)s->l.ehdr.e_phoff, UMB_SIGNATURE_MARK_PHOFF);
 	return 0;
 }
 
@@ -291,8 +294,8 @@ static int sign_write_image(struct signing *s, char **ret_error)
 	shoff = (tab_off + s->strtab_len + 7) & ~7ULL;
 	s->out_len = shoff + s->nshdr * sizeof(Elf64_Shdr);
 	if (s->out_len > SIGNED_ELF_SIZE_MAX)
-		return signing_error(ret_error, -EFBIG,
-				     "%s: signed, it would be larger than 1 GiB", s->path);
+		return signing_error(ret_error, -EFBIG, "%s: signed, it would be larger than 1 GiB",
+				     s->path);
 	s->out = calloc(1, s->out_len);
 	if (!s->out)
 		return -ENOMEM;
@@ -302,13 +305,18 @@ static int sign_write_image(struct signing *s, char **ret_error)
 	if (s->policy_len) {
 		memcpy(s->out + s->cut, s->policy, s->policy_len);
 		s->shdrs[s->policy_idx] = (GElf_Shdr){
-			.sh_name = (Elf64_Word)s->name_policy, .sh_type = SHT_PROGBITS,
-			.sh_offset = s->cut, .sh_size = s->policy_len, .sh_addralign = 1,
+			.sh_name = (Elf64_Word)s->name_policy,
+			.sh_type = SHT_PROGBITS,
+			.sh_offset = s->cut,
+			.sh_size = s->policy_len,
+			.sh_addralign = 1,
 		};
 	}
 	s->shdrs[s->sig_idx] = (GElf_Shdr){
-		.sh_name = (Elf64_Word)s->name_sig, .sh_type = SHT_PROGBITS,
-		.sh_offset = s->sig_off, .sh_size = sizeof(struct umb_signature),
+		.sh_name = (Elf64_Word)s->name_sig,
+		.sh_type = SHT_PROGBITS,
+		.sh_offset = s->sig_off,
+		.sh_size = sizeof(struct umb_signature),
 		.sh_addralign = 1,
 	};
 
@@ -381,8 +389,11 @@ static void signing_release(struct signing *s)
 int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, unsigned int flags,
 		    char **ret_error)
 {
-	struct signing s = { .path = path, .policy_text = policy_text, .flags = flags,
-			     .fd = -1, .l = { .policy = -1, .sig = -1 } };
+	struct signing s = { .path = path,
+			     .policy_text = policy_text,
+			     .flags = flags,
+			     .fd = -1,
+			     .l = { .policy = -1, .sig = -1 } };
 	int r;
 
 	if (ret_error)
@@ -393,8 +404,7 @@ int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, un
 	    (policy_text && (flags & SIGNED_ELF_SIGN_NO_POLICY)))
 		return signing_error(ret_error, -EINVAL, "a policy text and no policy at once");
 
-	r = policy_text ? policy_section_make(policy_text, &s.policy, &s.policy_len, ret_error) :
-			  0;
+	r = policy_text ? policy_section_make(policy_text, &s.policy, &s.policy_len, ret_error) : 0;
 	if (r == 0)
 		r = sign_open(&s, ret_error);
 	if (r == 0)

@@ -15,15 +15,15 @@
 
 /* What a file carries, as signed_elf_read() found it. */
 struct signed_elf {
-	bool is_elf;		/* starts with the ELF magic; false: a script or data */
-	bool marked;		/* carries the signature mark (umb_elf_marked()); a marked
+	bool is_elf; /* starts with the ELF magic; false: a script or data */
+	bool marked; /* carries the signature mark (umb_elf_marked()); a marked
 				 * file without a signature section is refused (-EBADMSG) */
 	bool has_policy;
-	char *policy_text;	/* has_policy: the policy's text, NUL-terminated (malloc'd) */
+	char *policy_text; /* has_policy: the policy's text, NUL-terminated (malloc'd) */
 	bool has_signature;
 	struct umb_signature signature; /* has_signature: the section as read */
-	uint8_t digest[32];	/* SHA-256 of the file without the signature's bytes */
-	uint64_t size;		/* the file's size in bytes */
+	uint8_t digest[32];		/* SHA-256 of the file without the signature's bytes */
+	uint64_t size;			/* the file's size in bytes */
 };
 
 /*

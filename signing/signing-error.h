@@ -13,8 +13,8 @@
  * signing_error() - set *@ret_error (if @ret_error is not NULL; an earlier message there
  * is freed) to the formatted message, or NULL when memory is short, and return @err
  */
-__attribute__((format(printf, 3, 4))) int signing_error(char **ret_error, int err,
-							 const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) int signing_error(char **ret_error, int err, const char *fmt,
+							...);
 
 /* A malformed file: the message, and -EBADMSG. */
 #define set_error(ret_error, ...) signing_error(ret_error, -EBADMSG, __VA_ARGS__)

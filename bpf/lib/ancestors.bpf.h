@@ -26,8 +26,8 @@
 
 /* The layer of @state that marked the inode (@dev, @ino) as an ancestor of one of its
  * rules, or 0: the lowest that enforces, else the lowest permissive one. */
-static __always_inline __u32 umb_fs_ancestor_layer(const struct umb_task_state *state,
-						   __u32 dev, __u64 ino)
+static __always_inline __u32 umb_fs_ancestor_layer(const struct umb_task_state *state, __u32 dev,
+						   __u64 ino)
 {
 	__u32 permissive = 0;
 

@@ -112,8 +112,8 @@ static __always_inline void umb_event_submit(struct umb_event *e)
 
 /* Records a denial that has no object beyond its item (and maybe a target task) with
  * @flags, and returns the hook's verdict: -EPERM, or 0 with UMB_EVENT_PERMISSIVE. */
-static __always_inline int umb_deny_flagged(__u32 hook, __u32 layer, __u32 item_kind,
-					    __u64 item, __u32 target_pid, __u32 flags)
+static __always_inline int umb_deny_flagged(__u32 hook, __u32 layer, __u32 item_kind, __u64 item,
+					    __u32 target_pid, __u32 flags)
 {
 	struct umb_event *e = umb_event_begin(hook, layer, item_kind, item, flags);
 

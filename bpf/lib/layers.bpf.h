@@ -216,7 +216,7 @@ static __always_inline __u32 umb_layer_denying(const struct umb_task_state *stat
 		layer = umb_layer_get(state->layers[i]);
 		if (!layer)
 			continue;
-		denied = set == UMB_SET_CAPS	       ? layer->denied_caps :
+		denied = set == UMB_SET_CAPS	 ? layer->denied_caps :
 			 set == UMB_SET_FAMILIES ? layer->denied_families :
 						   layer->denied_capabilities;
 		if (!(denied & bits))
@@ -268,8 +268,8 @@ struct umb_denial_pick {
 
 /* Keeps the denial by @layer (umb_layer_denying()) of @item in @p unless @p has one
  * already and @layer is permissive. Returns whether @layer enforces: the search ends. */
-static __always_inline bool umb_denial_pick(struct umb_denial_pick *p, __u32 layer,
-					    __u32 item_kind, __u64 item)
+static __always_inline bool umb_denial_pick(struct umb_denial_pick *p, __u32 layer, __u32 item_kind,
+					    __u64 item)
 {
 	bool enforcing = !umb_layer_permissive(layer);
 

@@ -58,11 +58,11 @@ struct umb_walk {
 	/* where the walk is: kernel pointers (the verifier sees them as such in
 	 * umb_walk_step_typed(), elsewhere maybe as numbers: then they are only read
 	 * through BPF_CORE_READ() or bpf_probe_read_kernel()) */
-	__u64 mnt;    /* struct vfsmount * of dentry; 0: do not leave its file system.
+	__u64 mnt;	  /* struct vfsmount * of dentry; 0: do not leave its file system.
 		       * Right before dentry: umb_walk_cross() reads struct mount's
 		       * mnt_parent and mnt_mountpoint into both at once. */
-	__u64 dentry; /* struct dentry *: the level to look at next */
-	__u64 child;  /* struct dentry * the walk came from: its name is looked up */
+	__u64 dentry;	  /* struct dentry *: the level to look at next */
+	__u64 child;	  /* struct dentry * the walk came from: its name is looked up */
 	__u32 child_next; /* the child is valid in the step whose index + 1 is this */
 	__u32 dev_step;	  /* the step of umb_walk_step() that reads dev (the first, and the
 			   * first after a mount point: the d_parent chain stays on one
@@ -71,7 +71,7 @@ struct umb_walk {
 	__u32 dev_rules;  /* its bit in umb_fs_filter: some inode of it may have a rule */
 	/* what is asked */
 	const struct umb_task_state *state; /* the task's layers (read on a match only) */
-	__u32 requested; /* UMB_FS_* */
+	__u32 requested;		    /* UMB_FS_* */
 	/* outcome */
 	__u32 done;	   /* UMB_WALK_DONE, UMB_WALK_FS_ROOT or 0 (not done) */
 	__u32 deny_layer;  /* the layer that denies; 0: none (or the walk was too deep) */
@@ -428,8 +428,7 @@ static long umb_walk_step(__u32 index, void *data)
  * no callback per level, the walk's state in registers. On a rule found (its bit in
  * umb_fs_filter set: rare) the step does what umb_walk_step() does.
  */
-static __always_inline void umb_walk_fast(struct umb_walk *w,
-					  const struct umb_fs_filter *filter)
+static __always_inline void umb_walk_fast(struct umb_walk *w, const struct umb_fs_filter *filter)
 {
 	__u32 mnt_off = bpf_core_field_offset(struct mount, mnt);
 	const struct umb_task_state *state = w->state;
@@ -483,7 +482,8 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
 		 * of one with no rule: go on at the mount point of the mount, unless it is the
 		 * root of its tree. */
 		if (!m) {
-			w->done = UMB_WALK_DONE; /* a hook that knows no mount: this file system only */
+			w->done =
+				UMB_WALK_DONE; /* a hook that knows no mount: this file system only */
 			return;
 		}
 		/* A fault reads as NULL: the walk ends unfinished and denies, as on 6.1. */
@@ -510,8 +510,7 @@ static __always_inline void umb_walk_fast(struct umb_walk *w,
  * is on it), then its mount point. Returns the levels walked, for umb_walk_step() to
  * go on from w->dentry, or UMB_WALK_MAX when the walk has ended (w tells how).
  */
-static __always_inline long umb_walk_pointer(struct umb_walk *w,
-					     const struct umb_fs_filter *filter,
+static __always_inline long umb_walk_pointer(struct umb_walk *w, const struct umb_fs_filter *filter,
 					     const struct dentry *dentry)
 {
 	long steps = 0;
@@ -616,8 +615,8 @@ static __always_inline int umb_fs_verdict(__u64 denied)
 static __always_inline struct umb_event *umb_fs_event(const struct umb_walk *w, __u32 hook,
 						      const struct dentry *dentry, __u32 flags)
 {
-	struct umb_event *e = umb_event_begin(hook, w->deny_layer, UMB_ITEM_FS, w->deny_access,
-					      flags);
+	struct umb_event *e =
+		umb_event_begin(hook, w->deny_layer, UMB_ITEM_FS, w->deny_access, flags);
 	struct inode *inode;
 
 	if (e) {
@@ -638,10 +637,10 @@ static __always_inline struct umb_event *umb_fs_event(const struct umb_walk *w, 
  * full path is only cheap where bpf_d_path() is allowed: see file_open). Returns the
  * hook's verdict: 0 or -EACCES (0 in permissive mode: the denial is only recorded).
  */
-static __always_inline int umb_fs_check_kind(const struct umb_task_state *state,
-					     __u32 requested, const struct dentry *dentry,
-					     const struct vfsmount *mnt,
-					     enum umb_dentry_kind kind, __u32 hook)
+static __always_inline int umb_fs_check_kind(const struct umb_task_state *state, __u32 requested,
+					     const struct dentry *dentry,
+					     const struct vfsmount *mnt, enum umb_dentry_kind kind,
+					     __u32 hook)
 {
 	struct umb_walk w;
 	struct umb_event *e;
@@ -665,9 +664,8 @@ static __always_inline int umb_fs_check_kind(const struct umb_task_state *state,
  * path_notify, file_receive, file_open; not the path_* hooks, whose records keep the
  * object's name only). @path must come from the hook's arguments.
  */
-static __always_inline int umb_fs_check_path(const struct umb_task_state *state,
-					     __u32 requested, const struct path *path,
-					     __u32 hook)
+static __always_inline int umb_fs_check_path(const struct umb_task_state *state, __u32 requested,
+					     const struct path *path, __u32 hook)
 {
 	struct umb_walk w;
 	struct umb_event *e;
@@ -687,16 +685,16 @@ static __always_inline int umb_fs_check_path(const struct umb_task_state *state,
 /* umb_fs_check() - umb_fs_check_kind() of a dentry the verifier knows as a pointer: the
  * hook's argument, or read from one with a plain load (file->f_path.dentry). */
 static __always_inline int umb_fs_check(const struct umb_task_state *state, __u32 requested,
-					const struct dentry *dentry,
-					const struct vfsmount *mnt, __u32 hook)
+					const struct dentry *dentry, const struct vfsmount *mnt,
+					__u32 hook)
 {
 	return umb_fs_check_kind(state, requested, dentry, mnt, UMB_DENTRY_POINTER, hook);
 }
 
 /* umb_fs_check_number() - umb_fs_check_kind() of a dentry the verifier knows as a
  * number (read with BPF_CORE_READ(), or computed) */
-static __always_inline int umb_fs_check_number(const struct umb_task_state *state,
-					       __u32 requested, const struct dentry *dentry,
+static __always_inline int umb_fs_check_number(const struct umb_task_state *state, __u32 requested,
+					       const struct dentry *dentry,
 					       const struct vfsmount *mnt, __u32 hook)
 {
 	return umb_fs_check_kind(state, requested, dentry, mnt, UMB_DENTRY_NUMBER, hook);

@@ -38,30 +38,30 @@
 #include "syscall.bpf.h"
 
 /* include/uapi/linux/magic.h */
-#define UMB_PROC_SUPER_MAGIC 0x9fa0
-#define UMB_SYSFS_MAGIC 0x62656572
-#define UMB_CGROUP_SUPER_MAGIC 0x27e0eb
+#define UMB_PROC_SUPER_MAGIC	0x9fa0
+#define UMB_SYSFS_MAGIC		0x62656572
+#define UMB_CGROUP_SUPER_MAGIC	0x27e0eb
 #define UMB_CGROUP2_SUPER_MAGIC 0x63677270
-#define UMB_SECURITYFS_MAGIC 0x73636673
-#define UMB_DEBUGFS_MAGIC 0x64626720
-#define UMB_TRACEFS_MAGIC 0x74726163
-#define UMB_CONFIGFS_MAGIC 0x62656570
-#define UMB_BINFMTFS_MAGIC 0x42494e4d
-#define UMB_EFIVARFS_MAGIC 0xde5e81e4
-#define UMB_PSTOREFS_MAGIC 0x6165676c
-#define UMB_SELINUX_MAGIC 0xf97cff8c
-#define UMB_SMACK_MAGIC 0x43415d53
-#define UMB_FUSECTL_MAGIC 0x65735543
-#define UMB_RDTGROUP_MAGIC 0x7655821
+#define UMB_SECURITYFS_MAGIC	0x73636673
+#define UMB_DEBUGFS_MAGIC	0x64626720
+#define UMB_TRACEFS_MAGIC	0x74726163
+#define UMB_CONFIGFS_MAGIC	0x62656570
+#define UMB_BINFMTFS_MAGIC	0x42494e4d
+#define UMB_EFIVARFS_MAGIC	0xde5e81e4
+#define UMB_PSTOREFS_MAGIC	0x6165676c
+#define UMB_SELINUX_MAGIC	0xf97cff8c
+#define UMB_SMACK_MAGIC		0x43415d53
+#define UMB_FUSECTL_MAGIC	0x65735543
+#define UMB_RDTGROUP_MAGIC	0x7655821
 
 /* include/uapi/asm-generic/ioctls.h, include/uapi/linux/kd.h: pushing input into a
  * terminal, and changing what the keys of a virtual console type (the keymap is the
  * whole console's: the operator's next key press would type the attacker's text) */
-#define UMB_TIOCSTI 0x5412
-#define UMB_TIOCLINUX 0x541c
-#define UMB_KDSKBENT 0x4b47
-#define UMB_KDSKBSENT 0x4b49
-#define UMB_KDSKBDIACR 0x4b4b
+#define UMB_TIOCSTI	 0x5412
+#define UMB_TIOCLINUX	 0x541c
+#define UMB_KDSKBENT	 0x4b47
+#define UMB_KDSKBSENT	 0x4b49
+#define UMB_KDSKBDIACR	 0x4b4b
 #define UMB_KDSETKEYCODE 0x4b4d
 #define UMB_KDSKBDIACRUC 0x4bfb
 
@@ -73,8 +73,9 @@
  * every process's memory (CAP_SYS_RAWIO: /dev/mem, /dev/port, MSRs, iopl, /proc/kcore),
  * replace the kernel (CAP_SYS_BOOT: kexec, reboot) or load code into it
  * (CAP_SYS_MODULE). include/uapi/linux/capability.h */
-#define UMB_SCOPE_CAPABILITIES (1ULL << 17 /* CAP_SYS_RAWIO */ | 1ULL << 22 /* CAP_SYS_BOOT */ | \
-				1ULL << 16 /* CAP_SYS_MODULE */)
+#define UMB_SCOPE_CAPABILITIES                                            \
+	(1ULL << 17 /* CAP_SYS_RAWIO */ | 1ULL << 22 /* CAP_SYS_BOOT */ | \
+	 1ULL << 16 /* CAP_SYS_MODULE */)
 
 /*
  * umb_in_swap_syscall() - whether the current task is in swapon(2) or swapoff(2)
@@ -119,7 +120,8 @@ static __always_inline bool umb_is_request_key_upcall(const struct key *key)
  * the input event devices (13:*), which every session's keyboard reads. */
 static __always_inline bool umb_is_input_device(__u32 rdev)
 {
-	return UMB_KDEV_MAJOR(rdev) == 13 || (UMB_KDEV_MAJOR(rdev) == 10 && UMB_KDEV_MINOR(rdev) == 223);
+	return UMB_KDEV_MAJOR(rdev) == 13 ||
+	       (UMB_KDEV_MAJOR(rdev) == 10 && UMB_KDEV_MINOR(rdev) == 223);
 }
 
 static __always_inline int umb_scope_deny(__u32 hook, enum umb_scope scope, __u32 target_pid)
@@ -160,7 +162,8 @@ static __always_inline bool umb_is_kernel_settings_fs(unsigned long magic)
  */
 static __always_inline __s64 umb_proc_inode_tgid(const struct inode *inode)
 {
-	const void *proc_inode = (const void *)inode - bpf_core_field_offset(struct proc_inode, vfs_inode);
+	const void *proc_inode =
+		(const void *)inode - bpf_core_field_offset(struct proc_inode, vfs_inode);
 	struct hlist_node *first;
 	struct pid *pid;
 	__s32 tgid;
@@ -172,7 +175,8 @@ static __always_inline __s64 umb_proc_inode_tgid(const struct inode *inode)
 	if (!first)
 		return -1;
 	if (bpf_core_read(&tgid, sizeof(tgid),
-			  (const void *)first - bpf_core_field_offset(struct task_struct, pid_links) +
+			  (const void *)first -
+				  bpf_core_field_offset(struct task_struct, pid_links) +
 				  bpf_core_field_offset(struct task_struct, tgid)))
 		return -1;
 	return tgid;

@@ -15,14 +15,14 @@
 #if defined(__TARGET_ARCH_x86)
 /* A system call as its 64-bit number << 16 | its 32-bit number. */
 #define UMB_NR(nr64, nr32) ((nr64) << 16 | (nr32))
-#define UMB_NR_SWAPON UMB_NR(167, 87)
-#define UMB_NR_SWAPOFF UMB_NR(168, 115)
-#define UMB_NR_ADD_KEY UMB_NR(248, 286)
+#define UMB_NR_SWAPON	   UMB_NR(167, 87)
+#define UMB_NR_SWAPOFF	   UMB_NR(168, 115)
+#define UMB_NR_ADD_KEY	   UMB_NR(248, 286)
 #define UMB_NR_REQUEST_KEY UMB_NR(249, 287)
-#define UMB_NR_KEYCTL UMB_NR(250, 288)
+#define UMB_NR_KEYCTL	   UMB_NR(250, 288)
 
 #define UMB_X32_SYSCALL_BIT 0x40000000UL
-#define UMB_TS_COMPAT 0x0002
+#define UMB_TS_COMPAT	    0x0002
 
 /* Whether the current task is in the system call @call (UMB_NR_*). */
 static __always_inline bool umb_in_syscall(unsigned long call)

@@ -40,8 +40,8 @@
  * ids live as long as their layer, and a stale id never matches a slot's current one.
  */
 #define UMB_LAYER_SLOT_BITS 14
-#define UMB_LAYER_SLOTS (1U << UMB_LAYER_SLOT_BITS) /* layers alive at once, at most */
-#define UMB_LAYER_GEN_MAX ((1U << (32 - UMB_LAYER_SLOT_BITS)) - 1)
+#define UMB_LAYER_SLOTS	    (1U << UMB_LAYER_SLOT_BITS) /* layers alive at once, at most */
+#define UMB_LAYER_GEN_MAX   ((1U << (32 - UMB_LAYER_SLOT_BITS)) - 1)
 
 static inline __u32 umb_layer_slot(__u32 id)
 {
@@ -92,7 +92,7 @@ enum umb_layer_flags {
 };
 
 enum umb_layer_origin {
-	UMB_ORIGIN_RFORK = 1,	     /* rfork(): a parent restricted its child */
+	UMB_ORIGIN_RFORK = 1,	      /* rfork(): a parent restricted its child */
 	UMB_ORIGIN_RESTRICT_SELF = 2, /* restrict_self(): a task restricted itself */
 	UMB_ORIGIN_SIGNED_BINARY = 3, /* the execute restrictions of a signed binary */
 };
@@ -201,8 +201,8 @@ _Static_assert(sizeof(struct umb_fs_name_key) == 24, "struct umb_fs_name_key is 
  * the first entry behind it is written and clears it after the last one is deleted.
  * Consumer: lib/path.bpf.h.
  */
-#define UMB_FS_FILTER_SHIFT 20 /* 2^20 bits: 128 KiB */
-#define UMB_FS_FILTER_WORDS (1U << (UMB_FS_FILTER_SHIFT - 6))
+#define UMB_FS_FILTER_SHIFT   20 /* 2^20 bits: 128 KiB */
+#define UMB_FS_FILTER_WORDS   (1U << (UMB_FS_FILTER_SHIFT - 6))
 #define UMB_FS_FILTER_ANY_INO 0 /* the inode number of a dev's own bit (no inode's) */
 
 struct umb_fs_filter {
@@ -220,7 +220,7 @@ static inline __u32 umb_fs_filter_bit(__u32 dev, __u64 ino)
 
 /* FNV-1a, 64 bit: the hash of a name in umb_name_key (computed the same on both sides). */
 #define UMB_FNV64_OFFSET 0xcbf29ce484222325ULL
-#define UMB_FNV64_PRIME 0x100000001b3ULL
+#define UMB_FNV64_PRIME	 0x100000001b3ULL
 
 /*
  * Value of the hash map umb_arm, keyed by the __u32 thread id that asked umbrellad to
@@ -261,8 +261,8 @@ enum umb_arm_state {
  * change, with atomic operations (umbrellad through its mapping, BPF_F_MMAPABLE).
  */
 struct umb_live {
-	__u32 arms;	/* entries in umb_arm: 0 spares every fork and task_free the lookup */
-	__u32 __pad0;	/* must be zero */
+	__u32 arms;   /* entries in umb_arm: 0 spares every fork and task_free the lookup */
+	__u32 __pad0; /* must be zero */
 };
 
 _Static_assert(sizeof(struct umb_live) == 8, "struct umb_live is ABI");
@@ -317,10 +317,10 @@ enum umb_ctl_flags {
  * read lease fail, and nothing is cached.
  */
 struct umb_verdict {
-	__u32 state; /* enum umb_verdict_state */
-	__u32 layer; /* UMB_VERDICT_SIGNED: the layer of the binary's execute restrictions,
+	__u32 state;  /* enum umb_verdict_state */
+	__u32 layer;  /* UMB_VERDICT_SIGNED: the layer of the binary's execute restrictions,
 		      * pushed at exec; 0: the binary has none */
-	__u32 epoch; /* umb_ctl.verdict_epoch when made */
+	__u32 epoch;  /* umb_ctl.verdict_epoch when made */
 	__u32 __pad0; /* must be zero */
 };
 
@@ -369,8 +369,8 @@ struct umb_invalidation {
  * the end (the map's value_size tells how many there are).
  */
 struct umb_meta {
-	__u32 abi_version; /* UMB_ABI_VERSION of the daemon that created the pinned maps */
-	__u32 next_layer;  /* ABI 4 and older: the next layer id (unused since 5) */
+	__u32 abi_version;  /* UMB_ABI_VERSION of the daemon that created the pinned maps */
+	__u32 next_layer;   /* ABI 4 and older: the next layer id (unused since 5) */
 	__u64 layers_freed; /* layers umbrellad freed since the maps were created */
 };
 
@@ -391,10 +391,10 @@ _Static_assert(sizeof(struct umb_meta) == 16, "struct umb_meta is ABI");
  *	stack or pending: UMB_PRCTL_YES, or ENOENT. An rfork child asks it before it
  *	runs any of its caller's code.
  */
-#define UMB_PRCTL_APPLY 0x554d4252   /* "UMBR" */
-#define UMB_PRCTL_DISARM 0x554d4253
+#define UMB_PRCTL_APPLY	  0x554d4252 /* "UMBR" */
+#define UMB_PRCTL_DISARM  0x554d4253
 #define UMB_PRCTL_CARRIES 0x554d4254
-#define UMB_PRCTL_YES 114 /* EALREADY: "it is done" */
+#define UMB_PRCTL_YES	  114 /* EALREADY: "it is done" */
 
 /*
  * The LSM hooks that deny, as recorded in struct umb_event.hook: always the hook whose
@@ -439,8 +439,8 @@ enum umb_hook {
 	UMB_HOOK_TASK_FIX_SETUID,
 	UMB_HOOK_CAPABLE,
 	UMB_HOOK_BPF,
-	UMB_HOOK_BPF_MAP,  /* self-protection: a writable fd of one of Umbrella's maps */
-	UMB_HOOK_BPF_PROG, /* self-protection: a new program using Umbrella's maps */
+	UMB_HOOK_BPF_MAP,	      /* self-protection: a writable fd of one of Umbrella's maps */
+	UMB_HOOK_BPF_PROG,	      /* self-protection: a new program using Umbrella's maps */
 	UMB_HOOK_BPRM_CHECK_SECURITY, /* signed binaries: the verdict of each file run */
 	UMB_HOOK_TASK_SETRLIMIT,      /* the scope: setrlimit(2), prlimit(2) */
 	UMB_HOOK_TASK_SETSCHEDULER,   /* umbrellad: sched_setscheduler(2), sched_setaffinity(2) */
@@ -510,7 +510,7 @@ enum umb_scope {
 };
 
 #define UMB_EVENT_PATH_MAX 256
-#define UMB_COMM_LEN 16
+#define UMB_COMM_LEN	   16
 
 /*
  * A denial, sent on the ring buffer umb_events. Producer: every enforcement hook
@@ -518,18 +518,18 @@ enum umb_scope {
  * Records that do not fit are counted in umb_stats[UMB_STAT_EVENTS_DROPPED].
  */
 struct umb_event {
-	__u32 pid;	  /* tgid of the denied task */
-	__u32 tid;	  /* its thread id */
-	__u32 hook;	  /* enum umb_hook */
-	__u32 layer;	  /* id of the layer that denied */
-	__u32 item_kind;  /* enum umb_item_kind or umb_event_item_kind */
+	__u32 pid;	 /* tgid of the denied task */
+	__u32 tid;	 /* its thread id */
+	__u32 hook;	 /* enum umb_hook */
+	__u32 layer;	 /* id of the layer that denied */
+	__u32 item_kind; /* enum umb_item_kind or umb_event_item_kind */
 	union {
 		__u32 target_pid; /* signal and ptrace: the target */
 		__u32 family;	  /* socket_create: the address family asked for */
-	};		  /* 0 for the other hooks */
-	__u64 item;	  /* see enum umb_item_kind and umb_event_item_kind */
-	__u32 dev;	  /* fs: the object's inode (kernel dev_t), 0 otherwise */
-	__u32 flags;	  /* UMB_EVENT_* */
+	}; /* 0 for the other hooks */
+	__u64 item;  /* see enum umb_item_kind and umb_event_item_kind */
+	__u32 dev;   /* fs: the object's inode (kernel dev_t), 0 otherwise */
+	__u32 flags; /* UMB_EVENT_* */
 	__u64 ino;
 	char comm[UMB_COMM_LEN];
 	char path[UMB_EVENT_PATH_MAX]; /* fs: the object's path, as far as known */
@@ -547,10 +547,10 @@ enum umb_event_flags {
 
 /* Indexes of the per-CPU counter array umb_stats. */
 enum umb_stat {
-	UMB_STAT_EVENTS_DROPPED = 0, /* denials that found the ring buffer full */
-	UMB_STAT_DENIALS = 1,	     /* all denials */
+	UMB_STAT_EVENTS_DROPPED = 0,	    /* denials that found the ring buffer full */
+	UMB_STAT_DENIALS = 1,		    /* all denials */
 	UMB_STAT_INVALIDATIONS_DROPPED = 2, /* umb_invalidated records that found it full */
-	UMB_STAT_RELEASES_DROPPED = 3, /* umb_released records that found it full */
+	UMB_STAT_RELEASES_DROPPED = 3,	    /* umb_released records that found it full */
 	UMB_STAT_MAX,
 };
 
@@ -569,9 +569,9 @@ enum umb_counter {
 	UMB_COUNTER_DENIALS = 64, /* the first of UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS */
 };
 
-#define UMB_COUNTER_HOOKS 64
+#define UMB_COUNTER_HOOKS      64
 #define UMB_COUNTER_ITEM_KINDS 16
-#define UMB_COUNTER_MAX (UMB_COUNTER_DENIALS + UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS)
+#define UMB_COUNTER_MAX	       (UMB_COUNTER_DENIALS + UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS)
 
 _Static_assert(UMB_HOOK_MAX <= UMB_COUNTER_HOOKS, "umb_counters has a row per hook");
 
@@ -586,9 +586,8 @@ static inline __u32 umb_counter_denials(__u32 hook, __u32 item_kind)
 
 /* Upper bounds (in microseconds) of the histogram of verification times in struct
  * umb_gate_stats; the last bucket has none (+Inf). */
-#define UMB_GATE_LATENCY_BOUNDS_US \
-	{ 1000, 5000, 10000, 50000, 100000, 500000, 1000000, 5000000 }
-#define UMB_GATE_LATENCY_BUCKETS 9
+#define UMB_GATE_LATENCY_BOUNDS_US { 1000, 5000, 10000, 50000, 100000, 500000, 1000000, 5000000 }
+#define UMB_GATE_LATENCY_BUCKETS   9
 
 /*
  * The one entry of the array map umb_gate_stats: the exec gate's verifications since
@@ -597,18 +596,18 @@ static inline __u32 umb_counter_denials(__u32 hook, __u32 item_kind)
  * enum umb_counter); its layout only grows at the end.
  */
 struct umb_gate_stats {
-	__u64 signed_ok;  /* files whose signature verified */
-	__u64 unsigned_;  /* files with no signature section */
-	__u64 refused;	  /* files refused: bad signature, unknown or revoked key, malformed */
-	__u64 errors;	  /* files the gate could not read or verify (left without a verdict) */
-	__u64 latency_sum_us;				/* the time of all verifications */
+	__u64 signed_ok;      /* files whose signature verified */
+	__u64 unsigned_;      /* files with no signature section */
+	__u64 refused;	      /* files refused: bad signature, unknown or revoked key, malformed */
+	__u64 errors;	      /* files the gate could not read or verify (left without a verdict) */
+	__u64 latency_sum_us; /* the time of all verifications */
 	__u64 latency_buckets[UMB_GATE_LATENCY_BUCKETS]; /* not cumulative */
 };
 
 _Static_assert(sizeof(struct umb_gate_stats) == 112, "struct umb_gate_stats is ABI");
 
-#define UMB_DESC_PATH_MAX 256
-#define UMB_DESC_TEXT_MAX 2048
+#define UMB_DESC_PATH_MAX   256
+#define UMB_DESC_TEXT_MAX   2048
 #define UMB_DESC_KEY_ID_LEN 32
 
 /* umb_layer_desc.flags */
@@ -667,13 +666,13 @@ _Static_assert(sizeof(struct umb_policy_key) == 64, "struct umb_policy_key is AB
  * The BPF programs never use it.
  */
 struct umb_verdict_record {
-	__u64 time_ns; /* CLOCK_REALTIME when umbrellad made the verdict */
-	__u32 state;   /* enum umb_verdict_state */
-	__u32 layer;   /* umb_verdict.layer */
-	__u32 epoch;   /* umb_verdict.epoch */
-	__u32 pid;     /* the process whose exec asked for it */
-	__u32 flags;   /* UMB_VERDICT_RECORD_* */
-	__u32 __pad0;  /* must be zero */
+	__u64 time_ns;			  /* CLOCK_REALTIME when umbrellad made the verdict */
+	__u32 state;			  /* enum umb_verdict_state */
+	__u32 layer;			  /* umb_verdict.layer */
+	__u32 epoch;			  /* umb_verdict.epoch */
+	__u32 pid;			  /* the process whose exec asked for it */
+	__u32 flags;			  /* UMB_VERDICT_RECORD_* */
+	__u32 __pad0;			  /* must be zero */
 	__u8 key_id[UMB_DESC_KEY_ID_LEN]; /* the signing key's id; zero when unsigned */
 	char path[UMB_DESC_PATH_MAX];	  /* the file, as far as known */
 	char reason[64];		  /* why: "valid signature", "unknown key", ... */

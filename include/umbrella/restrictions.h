@@ -76,10 +76,10 @@ enum umb_fs_access {
  */
 #define UMB_POLICY_SECTION ".umbrella.policy"
 
-#define UMB_POLICY_MAGIC "UMBRPOL"	/* with its NUL: 8 bytes */
+#define UMB_POLICY_MAGIC    "UMBRPOL" /* with its NUL: 8 bytes */
 /* 2: "net" leaves AF_UNIX sockets ("net:all" denies every family). A policy of
  * version 1 is still read, its "net" as "net:all": what it meant when it was signed. */
-#define UMB_POLICY_VERSION 2
+#define UMB_POLICY_VERSION  2
 #define UMB_POLICY_TEXT_MAX 65536
 
 struct umb_policy_header {

@@ -71,11 +71,11 @@
 
 #define UMB_SIGNATURE_SECTION ".umbrella.sig"
 
-#define UMB_SIGNATURE_MAGIC "UMBRSIG"	/* with its NUL: 8 bytes */
-#define UMB_SIGNATURE_VERSION 1
-#define UMB_SIG_ED25519_SHA256 1	/* Ed25519 over the SHA-256 digest of the file */
-#define UMB_KEY_ID_LEN 32
-#define UMB_ED25519_SIG_LEN 64
+#define UMB_SIGNATURE_MAGIC    "UMBRSIG" /* with its NUL: 8 bytes */
+#define UMB_SIGNATURE_VERSION  1
+#define UMB_SIG_ED25519_SHA256 1 /* Ed25519 over the SHA-256 digest of the file */
+#define UMB_KEY_ID_LEN	       32
+#define UMB_ED25519_SIG_LEN    64
 
 struct umb_signature {
 	char magic[8];
@@ -88,10 +88,10 @@ struct umb_signature {
 _Static_assert(sizeof(struct umb_signature) == 112, "struct umb_signature is ABI");
 
 /* The signature mark (see above): the 8 bytes "UMBRSIGN" as a little-endian p_paddr. */
-#define UMB_SIGNATURE_MARK 0x4e47495352424d55ULL
-#define UMB_SIGNATURE_MARK_OFFSET 88	/* e_phoff (64) + offsetof(Elf64_Phdr, p_paddr) */
-#define UMB_SIGNATURE_MARK_PHOFF 64	/* sizeof(Elf64_Ehdr): where the mark needs e_phoff */
-#define UMB_SIGNATURE_MARK_HEAD 96	/* bytes of the file umb_elf_marked() reads */
+#define UMB_SIGNATURE_MARK	  0x4e47495352424d55ULL
+#define UMB_SIGNATURE_MARK_OFFSET 88 /* e_phoff (64) + offsetof(Elf64_Phdr, p_paddr) */
+#define UMB_SIGNATURE_MARK_PHOFF  64 /* sizeof(Elf64_Ehdr): where the mark needs e_phoff */
+#define UMB_SIGNATURE_MARK_HEAD	  96 /* bytes of the file umb_elf_marked() reads */
 
 /* The little-endian 64-bit value at @p. */
 static inline __u64 umb_le64(const unsigned char *p)

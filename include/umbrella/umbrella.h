@@ -251,19 +251,18 @@ const char *umb_last_error(void);
 #ifndef UMB__RETAIN
 #define UMB__RETAIN
 #endif
-#define UMB__CONCAT(a, b) UMB__CONCAT2(a, b)
+#define UMB__CONCAT(a, b)  UMB__CONCAT2(a, b)
 #define UMB__CONCAT2(a, b) a##b
 /* Packed and aligned(1): the section is exactly the header, the text and one NUL. */
-#define UMB__EXEC_RESTRICTIONS(umb__text, umb__var)                                        \
+#define UMB__EXEC_RESTRICTIONS(umb__text, umb__var)                                           \
 	_Static_assert(sizeof(umb__text) > 1 && sizeof(umb__text) - 1 <= UMB_POLICY_TEXT_MAX, \
-		       "UMBRELLA_EXEC_RESTRICTIONS: the text must have 1 to "                \
-		       "UMB_POLICY_TEXT_MAX bytes");                                         \
-	__attribute__((used, section(UMB_POLICY_SECTION), aligned(1))) UMB__RETAIN            \
-	static const struct __attribute__((packed)) {                                          \
-		struct umb_policy_header header;                                               \
-		char text[sizeof(umb__text)];                                                  \
-	} umb__var = { { UMB_POLICY_MAGIC, UMB_POLICY_VERSION, sizeof(umb__text) - 1 },       \
-		       umb__text }
+		       "UMBRELLA_EXEC_RESTRICTIONS: the text must have 1 to "                 \
+		       "UMB_POLICY_TEXT_MAX bytes");                                          \
+	__attribute__((used, section(UMB_POLICY_SECTION),                                     \
+		       aligned(1))) UMB__RETAIN static const struct __attribute__((packed)) { \
+		struct umb_policy_header header;                                              \
+		char text[sizeof(umb__text)];                                                 \
+	} umb__var = { { UMB_POLICY_MAGIC, UMB_POLICY_VERSION, sizeof(umb__text) - 1 }, umb__text }
 
 #ifdef __cplusplus
 }

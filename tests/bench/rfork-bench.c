@@ -153,12 +153,12 @@ static int run_phase(int phase, const char *name, unsigned int n)
 	start = now();
 	/* MARK needs a constant tag. */
 	switch (phase) {
-#define MARKED(P)                                                                                  \
-	case P:                                                                                    \
-		OPEN(P);                                                                           \
-		for (unsigned int i = 0; i < n && r == 0; i++)                                     \
-			r = iteration(P);                                                          \
-		CLOSE(P);                                                                          \
+#define MARKED(P)                                              \
+	case P:                                                \
+		OPEN(P);                                       \
+		for (unsigned int i = 0; i < n && r == 0; i++) \
+			r = iteration(P);                      \
+		CLOSE(P);                                      \
 		break;
 		MARKED(1)
 		MARKED(2)

@@ -58,8 +58,8 @@
 #define CLOSE(p) MARK(2 * (p) + 1)
 
 /* The closure of the dynamic program, as named in SIGLIBS and SIGLIBS/pristine. */
-static const char *const closure[] = {"siglib-prog", "libumbsiglib.so", "libc.so.6",
-				      "ld-linux-x86-64.so.2"};
+static const char *const closure[] = { "siglib-prog", "libumbsiglib.so", "libc.so.6",
+				       "ld-linux-x86-64.so.2" };
 #define CLOSURE_FILES (sizeof(closure) / sizeof(closure[0]))
 
 static const char *dir, *siglibs;
@@ -72,7 +72,7 @@ static char path_unsigned[4096], path_signed[4096], path_policy[4096], path_big[
  * NULL), wait. */
 static int spawn(const char *file, ...)
 {
-	char *argv[9] = {(char *)file};
+	char *argv[9] = { (char *)file };
 	size_t n = 1;
 	va_list ap;
 	int status;
@@ -147,19 +147,19 @@ static void report(int phase, const char *name, unsigned int n, double start, in
 }
 
 /* The looped phases: @N iterations of spawn(@FILE, ARGS...), after a few unmarked ones. */
-#define LOOP_PHASE(P, NAME, N, FILE, ...)                                                          \
-	do {                                                                                       \
-		double start;                                                                      \
-		int r = 0;                                                                         \
-		for (unsigned int i = 0; i < 5 && r == 0; i++)                                     \
-			r = spawn(FILE, __VA_ARGS__, NULL);                                        \
-		start = now();                                                                     \
-		OPEN(P);                                                                           \
-		for (unsigned int i = 0; i < (N) && r == 0; i++)                                   \
-			r = spawn(FILE, __VA_ARGS__, NULL);                                        \
-		CLOSE(P);                                                                          \
-		report(P, NAME, N, start, r);                                                      \
-		failed |= r < 0;                                                                   \
+#define LOOP_PHASE(P, NAME, N, FILE, ...)                        \
+	do {                                                     \
+		double start;                                    \
+		int r = 0;                                       \
+		for (unsigned int i = 0; i < 5 && r == 0; i++)   \
+			r = spawn(FILE, __VA_ARGS__, NULL);      \
+		start = now();                                   \
+		OPEN(P);                                         \
+		for (unsigned int i = 0; i < (N) && r == 0; i++) \
+			r = spawn(FILE, __VA_ARGS__, NULL);      \
+		CLOSE(P);                                        \
+		report(P, NAME, N, start, r);                    \
+		failed |= r < 0;                                 \
 	} while (0)
 
 int main(int argc, char **argv)

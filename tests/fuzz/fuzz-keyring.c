@@ -70,7 +70,8 @@ static void check_revoked(const struct keyring *k, const uint8_t *data, size_t s
 
 	while (line < end) {
 		const uint8_t *nl = memchr(line, '\n', (size_t)(end - line));
-		const uint8_t *stop = nl ? nl : end, *hash = memchr(line, '#', (size_t)(stop - line));
+		const uint8_t *stop = nl ? nl : end,
+			      *hash = memchr(line, '#', (size_t)(stop - line));
 		const uint8_t *a = line, *b = hash ? hash : stop;
 		uint8_t want[UMB_KEY_ID_LEN];
 

@@ -108,8 +108,7 @@ static inline bool test_arm_used(void)
  * The child gets the layer from the kernel at fork, as with rfork(). Return: what the
  * probe returned (0 or an errno), or PROBE_SETUP_FAILED.
  */
-static inline int test_probe(struct umbrella_bpf *skel, __u32 layer, test_probe_fn probe,
-			     void *arg)
+static inline int test_probe(struct umbrella_bpf *skel, __u32 layer, test_probe_fn probe, void *arg)
 {
 	int status, fork_errno;
 	bool applied = true;

@@ -256,8 +256,8 @@ static inline bool cap_find_event(struct umbrella_bpf *skel, __u32 hook, __u32 l
 				  __u32 target_pid)
 {
 	struct cap_event_query q = { hook, layer, target_pid, item, false };
-	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(skel->maps.umb_events),
-						  cap_event_match, &q, NULL);
+	struct ring_buffer *rb =
+		ring_buffer__new(bpf_map__fd(skel->maps.umb_events), cap_event_match, &q, NULL);
 
 	if (!rb)
 		return false;

@@ -192,7 +192,8 @@ int main(void)
 	       "[net ptrace] -> [net] (less restricted): PTRACE_SEIZE fails with EPERM");
 	TAP_EQ(cap_run(skel, stack, 2, probe_vm_writev, NULL), EPERM,
 	       "[net ptrace] -> [net] (less restricted): process_vm_writev fails with EPERM");
-	check_routes(skel, &P, 1, other, true, "[ptrace] -> [ptrace] (same stack, no tracing at all)");
+	check_routes(skel, &P, 1, other, true,
+		     "[ptrace] -> [ptrace] (same stack, no tracing at all)");
 
 	TAP_EQ(cap_run1(skel, X, probe_traceme, NULL), EPERM,
 	       "[net]: PTRACE_TRACEME to an unrestricted parent fails with EPERM");

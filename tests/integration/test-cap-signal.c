@@ -21,7 +21,7 @@
 
 #include "cap-test.h"
 
-static pid_t target;	 /* the process a probe signals */
+static pid_t target;	  /* the process a probe signals */
 static int owned_fd = -1; /* a pipe's read end whose SIGIO goes to target (set by us) */
 
 static int probe_kill0(void *arg UNUSED)

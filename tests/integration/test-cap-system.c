@@ -266,7 +266,8 @@ static void check_keys(struct umbrella_bpf *skel, __u32 Y, __u32 N)
 	       "[net]: finding and reading the secret works");
 	TAP_EQ(cap_run1(skel, 0, probe_request_key, NULL), 0,
 	       "unrestricted: request_key finds the secret");
-	TAP_EQ(cap_run1(skel, N, probe_request_key, NULL), 0, "[net]: request_key finds the secret");
+	TAP_EQ(cap_run1(skel, N, probe_request_key, NULL), 0,
+	       "[net]: request_key finds the secret");
 	/* The kernel reports a key ring it may not search as missing: ENOKEY. */
 	(void)cap_find_event(skel, 0, 0, 0, 0); /* drains the earlier records */
 	TAP_EQ(cap_run1(skel, Y, probe_read_secret, NULL), ENOKEY,
@@ -346,7 +347,8 @@ int main(void)
 		goto out;
 
 	/* mount */
-	TAP_EQ(cap_run1(skel, M, probe_mount, NULL), EPERM, "[mount]: mount(tmpfs) fails with EPERM");
+	TAP_EQ(cap_run1(skel, M, probe_mount, NULL), EPERM,
+	       "[mount]: mount(tmpfs) fails with EPERM");
 	TAP_EQ(cap_run1(skel, M, probe_bind, NULL), EPERM, "[mount]: bind mount fails with EPERM");
 	TAP_EQ(cap_run1(skel, M, probe_remount, NULL), EPERM, "[mount]: remount fails with EPERM");
 	TAP_EQ(cap_run1(skel, M, probe_propagation, NULL), EPERM,

@@ -112,7 +112,7 @@ static const struct {
 	int family;
 	const char *name;
 } families[] = {
-	{ AF_UNIX, "AF_UNIX" },	    { AF_INET, "AF_INET" },	{ AF_INET6, "AF_INET6" },
+	{ AF_UNIX, "AF_UNIX" },	    { AF_INET, "AF_INET" },	  { AF_INET6, "AF_INET6" },
 	{ AF_PACKET, "AF_PACKET" }, { AF_NETLINK, "AF_NETLINK" },
 };
 

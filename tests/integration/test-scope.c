@@ -184,8 +184,10 @@ static int probe_fanotify_perm(void *arg UNUSED)
 /* A software perf event counting on CPU 0 for every task. */
 static int probe_perf_cpu(void *arg UNUSED)
 {
-	struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
-					.config = PERF_COUNT_SW_CPU_CLOCK, .disabled = 1 };
+	struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE,
+					.size = sizeof(attr),
+					.config = PERF_COUNT_SW_CPU_CLOCK,
+					.disabled = 1 };
 	int fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 
 	if (fd < 0)
@@ -198,7 +200,8 @@ static int probe_perf_cpu(void *arg UNUSED)
 static int probe_clone_into_cgroup(void *arg UNUSED)
 {
 	int cgroup = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+	struct clone_args args = { .flags = CLONE_INTO_CGROUP,
+				   .exit_signal = SIGCHLD,
 				   .cgroup = (__u64)cgroup };
 	long pid;
 

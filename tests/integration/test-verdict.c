@@ -30,7 +30,7 @@
 #include "cap-test.h"
 #include "copy-file.h"
 
-#define DIR "/tmp/umb-verdict"
+#define DIR	"/tmp/umb-verdict"
 #define BUSYBOX "/usr/bin/busybox"
 
 static struct umbrella_bpf *skel;
@@ -58,8 +58,7 @@ static const char *path_of(const char *name)
 
 /* Writes the verdict (@state, @layer, @epoch) of DIR/@name with @flags (BPF_ANY,
  * BPF_EXIST). Returns 0 or -errno. */
-static int set_verdict_flags(const char *name, __u32 state, __u32 layer, __u32 epoch,
-			     __u64 flags)
+static int set_verdict_flags(const char *name, __u32 state, __u32 layer, __u32 epoch, __u64 flags)
 {
 	struct umb_verdict v = { .state = state, .layer = layer, .epoch = epoch };
 	int fd = open(path_of(name), O_RDONLY | O_CLOEXEC), r;
@@ -466,8 +465,8 @@ static void test_invalidation(__u32 U)
 
 static int setup(void)
 {
-	static const char *const binaries[] = { "plain",   "signed", "unsigned",  "missing",
-						"refused", "pending", "old",	   "sh",
+	static const char *const binaries[] = { "plain",     "signed",	  "unsigned", "missing",
+						"refused",   "pending",	  "old",      "sh",
 						"cat-layer", "cat-plain", "inval" };
 	int fd;
 

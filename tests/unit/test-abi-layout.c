@@ -10,15 +10,15 @@
 
 #include "tap.h"
 
-#define TAP_OFFSET(type, field, offset)                                                   \
+#define TAP_OFFSET(type, field, offset) \
 	TAP_EQ(offsetof(type, field), offset, #type "." #field " at offset " #offset)
 
 int main(void)
 {
 	static const unsigned long long bits[] = {
-		UMB_CR_NET,    UMB_CR_SIGNAL, UMB_CR_FORK,   UMB_CR_EXEC, UMB_CR_EXEC_UNSIGNED,
-		UMB_CR_PTRACE, UMB_CR_MOUNT,  UMB_CR_MODULE, UMB_CR_SETID, UMB_CR_NET_ALL,
-		UMB_CR_KEYS,
+		UMB_CR_NET,	      UMB_CR_SIGNAL,  UMB_CR_FORK,  UMB_CR_EXEC,
+		UMB_CR_EXEC_UNSIGNED, UMB_CR_PTRACE,  UMB_CR_MOUNT, UMB_CR_MODULE,
+		UMB_CR_SETID,	      UMB_CR_NET_ALL, UMB_CR_KEYS,
 	};
 	unsigned long long seen = 0;
 	bool single = true, distinct = true;

@@ -34,8 +34,8 @@ static int read_path(const char *path, struct elf_dynamic *d)
 }
 
 /* A copy of @src in @dst, its first @len bytes (0: all), with @patch at @off. */
-static int copy_patched(const char *src, const char *dst, size_t len, size_t off,
-			const void *patch, size_t plen)
+static int copy_patched(const char *src, const char *dst, size_t len, size_t off, const void *patch,
+			size_t plen)
 {
 	FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
 	static char buf[1 << 22];

@@ -31,7 +31,7 @@
 
 static char tmp[] = "/tmp/test-signed-elf.XXXXXX";
 static char ring[4096], path[4096], scratch[4096];
-static uint8_t *orig;		/* the signed file, pristine */
+static uint8_t *orig; /* the signed file, pristine */
 static size_t orig_len;
 
 static uint8_t *read_whole(const char *p, size_t *ret_len)
@@ -221,27 +221,28 @@ static void test_flips(void)
 		const char *what;
 		size_t off;
 	} flips[] = {
-		{"ELF header (e_entry)", offsetof(Elf64_Ehdr, e_entry)},
-		{"ELF header (e_ident padding)", EI_PAD + 1},
-		{"program headers", eh->e_phoff + 9},
-		{"code (.text)", text ? text->sh_offset + text->sh_size / 2 : 0},
-		{"read-only data (.rodata)", rodata ? rodata->sh_offset + rodata->sh_size / 2 : 0},
-		{"data (.data)", data && data->sh_size ? data->sh_offset : 0},
-		{"policy section (header)", pol->sh_offset + 1},
-		{"policy section (text)", pol->sh_offset + pol->sh_size - 1},
-		{"signature section (key id)",
-		 sig->sh_offset + offsetof(struct umb_signature, key_id)},
-		{"signature section (signature)",
-		 sig->sh_offset + offsetof(struct umb_signature, signature) + 10},
-		{"signature section (algorithm)",
-		 sig->sh_offset + offsetof(struct umb_signature, algorithm)},
-		{"section headers (.text's address)",
-		 eh->e_shoff + section_index(orig, ".text") * sizeof(Elf64_Shdr) +
-			 offsetof(Elf64_Shdr, sh_addr)},
-		{"section headers (the signature's own size)",
-		 eh->e_shoff + section_index(orig, UMB_SIGNATURE_SECTION) * sizeof(Elf64_Shdr) +
-			 offsetof(Elf64_Shdr, sh_size)},
-		{"last byte of the file", orig_len - 1},
+		{ "ELF header (e_entry)", offsetof(Elf64_Ehdr, e_entry) },
+		{ "ELF header (e_ident padding)", EI_PAD + 1 },
+		{ "program headers", eh->e_phoff + 9 },
+		{ "code (.text)", text ? text->sh_offset + text->sh_size / 2 : 0 },
+		{ "read-only data (.rodata)",
+		  rodata ? rodata->sh_offset + rodata->sh_size / 2 : 0 },
+		{ "data (.data)", data && data->sh_size ? data->sh_offset : 0 },
+		{ "policy section (header)", pol->sh_offset + 1 },
+		{ "policy section (text)", pol->sh_offset + pol->sh_size - 1 },
+		{ "signature section (key id)",
+		  sig->sh_offset + offsetof(struct umb_signature, key_id) },
+		{ "signature section (signature)",
+		  sig->sh_offset + offsetof(struct umb_signature, signature) + 10 },
+		{ "signature section (algorithm)",
+		  sig->sh_offset + offsetof(struct umb_signature, algorithm) },
+		{ "section headers (.text's address)",
+		  eh->e_shoff + section_index(orig, ".text") * sizeof(Elf64_Shdr) +
+			  offsetof(Elf64_Shdr, sh_addr) },
+		{ "section headers (the signature's own size)",
+		  eh->e_shoff + section_index(orig, UMB_SIGNATURE_SECTION) * sizeof(Elf64_Shdr) +
+			  offsetof(Elf64_Shdr, sh_size) },
+		{ "last byte of the file", orig_len - 1 },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(flips); i++) {
@@ -447,7 +448,9 @@ static void test_header_bytes(void)
 {
 	Elf64_Ehdr *eh = (Elf64_Ehdr *)orig;
 	Elf64_Shdr *names = section(orig, ".shstrtab");
-	struct { uint64_t off, len; } regions[] = {
+	struct {
+		uint64_t off, len;
+	} regions[] = {
 		{ 0, sizeof(Elf64_Ehdr) },
 		{ eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) },
 		{ eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) },
@@ -501,8 +504,7 @@ static void test_header_bytes(void)
 		}
 	}
 	TAP_OK(files > 1000 && bad_result == 0 && verified == 0,
-	       "%u files with one header byte patched: none verifies, every error -EBADMSG",
-	       files);
+	       "%u files with one header byte patched: none verifies, every error -EBADMSG", files);
 	keyring_free(k);
 	close(fd);
 	free(b);
@@ -634,8 +636,7 @@ static void test_mark(const char *src, EVP_PKEY *key)
 		}
 		TAP_OK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 			       WEXITSTATUS(status) == 0,
-		       "the marked file runs through %s (its e_ident and header checks)",
-		       ldso[i]);
+		       "the marked file runs through %s (its e_ident and header checks)", ldso[i]);
 	}
 
 	/* The mark alone, in an unsigned file: claims a signature it does not have. */
@@ -853,8 +854,8 @@ int main(int argc, char **argv)
 		if (r == 0)
 			r = signed_elf_begin(fd, 0, &e, &rd, &error);
 		TAP_OK(r == 0 && !rd && e.is_elf && !e.has_signature && e.size == 2ULL << 30,
-		       "begin: an unsigned ELF file of 2 GiB is decided on its headers (%d: %s)",
-		       r, error ? error : "");
+		       "begin: an unsigned ELF file of 2 GiB is decided on its headers (%d: %s)", r,
+		       error ? error : "");
 		free(error);
 		error = NULL;
 		signed_elf_release(&e);
@@ -891,7 +892,7 @@ int main(int argc, char **argv)
 	 * valid key still trusted, the stray copies of a key not (not even the one that
 	 * is the same key: "key remove ID" must remove its trust). */
 	{
-		static const char *const stray[] = {"README", "vendor.pub", "UPPER"};
+		static const char *const stray[] = { "README", "vendor.pub", "UPPER" };
 		char p[4200], hex[KEY_ID_HEX_LEN + 1], upper[KEY_ID_HEX_LEN + 1];
 		char *seen = NULL;
 		uint8_t id[UMB_KEY_ID_LEN];
