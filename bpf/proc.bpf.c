@@ -389,7 +389,7 @@ static __always_inline int deny_setid(const struct umb_task_state *state, __u32 
 /* setuid(2), setreuid(2), setresuid(2), setfsuid(2): denied when any uid would change.
  * A call that changes nothing (setuid(getuid()) as root) is not "changing uid". */
 SEC("lsm/task_fix_setuid")
-int BPF_PROG(umb_task_fix_setuid, struct cred *new, const struct cred *old, int flags, int ret)
+int BPF_PROG(umb_task_fix_setuid, struct cred *new_cred, const struct cred *old, int flags, int ret)
 {
 	const struct umb_task_state *state;
 
@@ -398,14 +398,14 @@ int BPF_PROG(umb_task_fix_setuid, struct cred *new, const struct cred *old, int 
 	state = umb_current_state();
 	if (!state || !(state->denied_caps & UMB_CR_SETID))
 		return 0;
-	if (new->uid.val == old->uid.val &&new->euid.val == old->euid.val &&new->suid.val ==
-	    old->suid.val &&new->fsuid.val == old->fsuid.val)
+	if (new_cred->uid.val == old->uid.val && new_cred->euid.val == old->euid.val &&
+	    new_cred->suid.val == old->suid.val && new_cred->fsuid.val == old->fsuid.val)
 		return 0;
 	return deny_setid(state, UMB_HOOK_TASK_FIX_SETUID);
 }
 
 SEC("lsm/task_fix_setgid")
-int BPF_PROG(umb_task_fix_setgid, struct cred *new, const struct cred *old, int flags, int ret)
+int BPF_PROG(umb_task_fix_setgid, struct cred *new_cred, const struct cred *old, int flags, int ret)
 {
 	const struct umb_task_state *state;
 
@@ -414,15 +414,15 @@ int BPF_PROG(umb_task_fix_setgid, struct cred *new, const struct cred *old, int 
 	state = umb_current_state();
 	if (!state || !(state->denied_caps & UMB_CR_SETID))
 		return 0;
-	if (new->gid.val == old->gid.val &&new->egid.val == old->egid.val &&new->sgid.val ==
-	    old->sgid.val &&new->fsgid.val == old->fsgid.val)
+	if (new_cred->gid.val == old->gid.val && new_cred->egid.val == old->egid.val &&
+	    new_cred->sgid.val == old->sgid.val && new_cred->fsgid.val == old->fsgid.val)
 		return 0;
 	return deny_setid(state, UMB_HOOK_TASK_FIX_SETGID);
 }
 
 /* setgroups(2): always denied (comparing group lists is not worth it here). */
 SEC("lsm/task_fix_setgroups")
-int BPF_PROG(umb_task_fix_setgroups, struct cred *new, const struct cred *old, int ret)
+int BPF_PROG(umb_task_fix_setgroups, struct cred *new_cred, const struct cred *old, int ret)
 {
 	const struct umb_task_state *state;
 
@@ -504,8 +504,13 @@ int BPF_PROG(umb_bprm_creds_from_file, struct linux_binprm *bprm, const struct f
 	old = bpf_get_current_task_btf()->cred;
 	ids_change = BPF_CORE_READ(bprm, cred, euid.val) != BPF_CORE_READ(old, euid.val) ||
 		     BPF_CORE_READ(bprm, cred, egid.val) != BPF_CORE_READ(old, egid.val);
-	if (ids_change && (state->denied_caps & UMB_CR_SETID))
-		return deny_setid(state, UMB_HOOK_BPRM_CREDS_FROM_FILE);
+	if (ids_change && (state->denied_caps & UMB_CR_SETID)) {
+		int r = deny_setid(state, UMB_HOOK_BPRM_CREDS_FROM_FILE);
+
+		/* A permissive "setid" only records (0): the scope below still holds. */
+		if (r)
+			return r;
+	}
 	if (!ids_change && !exec_grows_caps(bprm, old))
 		return 0;
 	layer = user_chosen_layer(state);

@@ -193,8 +193,10 @@ int BPF_PROG(umb_key_permission, key_ref_t key_ref, const struct cred *cred,
 	state = umb_current_state();
 	if (!umb_is_restricted(state) || !in_key_syscall())
 		return 0;
-	if (state->denied_caps & UMB_CR_KEYS)
-		return check_cap(state, UMB_CR_KEYS, UMB_HOOK_KEY_PERMISSION);
+	/* "keys" first; a permissive one only records (0), and the scope still holds. */
+	if ((state->denied_caps & UMB_CR_KEYS) &&
+	    (ret = check_cap(state, UMB_CR_KEYS, UMB_HOOK_KEY_PERMISSION)))
+		return ret;
 	/* The scope: KEYCTL_SESSION_TO_PARENT gives the parent the task's session key
 	 * ring, where the parent then keeps what it adds and finds what the task put.
 	 * The kernel looks that key ring up first (KEY_NEED_LINK). */

@@ -248,8 +248,24 @@ static int probe_session_to_parent(void *arg)
 	return cap_errno(syscall(SYS_keyctl, KEYCTL_SESSION_TO_PARENT));
 }
 
+/* A layer of @caps made permissive, as an arm with UMB_ARM_PERMISSIVE makes it (run
+ * --permissive): its denials are recorded, not enforced. 0 on failure. */
+static __u32 permissive_layer(struct umbrella_bpf *skel, __u64 caps)
+{
+	__u32 id = cap_layer(skel, caps, 0), slot = umb_layer_slot(id);
+	int fd = bpf_map__fd(skel->maps.umb_layers);
+	struct umb_layer layer;
+
+	if (!id || bpf_map_lookup_elem(fd, &slot, &layer) < 0)
+		return 0;
+	layer.flags |= UMB_LAYER_PERMISSIVE;
+	return bpf_map_update_elem(fd, &slot, &layer, BPF_EXIST) < 0 ? 0 : id;
+}
+
 static void check_keys(struct umbrella_bpf *skel, __u32 Y, __u32 N)
 {
+	__u32 P = permissive_layer(skel, UMB_CR_KEYS);
+
 	secret_id = syscall(SYS_add_key, "user", "umbrella:secret", secret, sizeof(secret) - 1,
 			    KEY_SPEC_USER_KEYRING);
 	if (!TAP_OK(secret_id > 0, "setup: root keeps a secret in its user key ring"))
@@ -284,6 +300,13 @@ static void check_keys(struct umbrella_bpf *skel, __u32 Y, __u32 N)
 	       "[net]: KEYCTL_SESSION_TO_PARENT to the unrestricted parent fails with EPERM");
 	TAP_EQ(cap_run1(skel, N, probe_session_to_parent, (void *)1), 0,
 	       "[net]: KEYCTL_SESSION_TO_PARENT to a parent inside the domain works");
+	/* A permissive "keys" records and allows, but the scope's rule still holds. */
+	TAP_OK(P, "setup: a permissive layer with keys");
+	TAP_EQ(cap_run1(skel, P, probe_read_secret_by_id, NULL), 0,
+	       "[keys, permissive]: reading the secret by its id works (recorded only)");
+	TAP_EQ(cap_run1(skel, P, probe_session_to_parent, NULL), EPERM,
+	       "[keys, permissive]: KEYCTL_SESSION_TO_PARENT to the unrestricted parent still fails "
+	       "with EPERM (the scope)");
 	/* Last: it gives this test a new session key ring. */
 	TAP_EQ(cap_run1(skel, 0, probe_session_to_parent, NULL), 0,
 	       "unrestricted: KEYCTL_SESSION_TO_PARENT works");

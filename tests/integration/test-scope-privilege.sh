@@ -81,6 +81,12 @@ as_user "$cli" run --no-fork -r ptrace -- "$tmp/id-suid" -u
 [ "$rc" != 0 ] && [ "$out" != 0 ]
 check $? "run --no-fork by the user: the layer this exec pushes counts (exit $rc: $out)"
 
+# A permissive "setid" (run --permissive) only records the id change: the scope still
+# refuses the exec (a permissive layer must not switch the scope off).
+as_user "$cli" run --permissive -r setid -- "$tmp/id-suid" -u
+[ "$rc" = 126 ] && [[ "$out" == *"Operation not permitted"* ]]
+check $? "run --permissive -r setid by the user: the set-user-ID exec is still refused (exit $rc: $out)"
+
 # Layers root chose: root may run such programs anyway, so its layers leave them alone.
 as_root "$cli" run -r ptrace -- setpriv --reuid 65534 --regid 65534 --clear-groups \
 	"$tmp/id-suid" -u
