@@ -7,8 +7,14 @@
  * JOURNAL_STREAM variable names the stream systemd set up ("DEVICE:INODE",
  * systemd.exec(5)); stderr is still that stream only if its device and inode match
  * (a child that inherited the variable, or stderr redirected since, is not).
+ *
+ * A message quotes what others wrote (a restriction a caller sent, a path): a newline
+ * in it would start a line of its own, which the journal would read as another message
+ * with whatever "<N>" priority the writer chose. So a message is formatted whole and
+ * written as one line, with its control characters escaped (log_line()).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -33,13 +39,6 @@ bool log_stderr_is_journal(void)
 	return stderr_is_journal;
 }
 
-void log_vprintf(int priority, const char *fmt, va_list ap)
-{
-	if (log_stderr_is_journal())
-		fprintf(stderr, "<%d>", priority);
-	vfprintf(stderr, fmt, ap);
-}
-
 /* The prefix of a line: the priority for the journal, and who says it. */
 static void log_prefix(int priority)
 {
@@ -49,19 +48,65 @@ static void log_prefix(int priority)
 	fputs(": ", stderr);
 }
 
+/*
+ * Writes @fmt, @ap as one line after log_prefix(@priority) (@lines: as lines, each with
+ * the journal's priority, for libbpf's own multi-line text, which quotes nobody): one
+ * final newline of the text is the line's end, any other control character is written
+ * as "\n", "\t" or "\xHH". errno is what %m names.
+ */
+static void log_line(int priority, bool lines, const char *fmt, va_list ap)
+{
+	bool journal = log_stderr_is_journal();
+	char *text = NULL;
+	int n = vasprintf(&text, fmt, ap);
+
+	flockfile(stderr);
+	if (!lines)
+		log_prefix(priority);
+	else if (journal)
+		fprintf(stderr, "<%d>", priority);
+	if (n < 0) {
+		fputs("(a message was lost: out of memory)", stderr);
+		n = 0;
+	}
+	if (n > 0 && text[n - 1] == '\n')
+		n--;
+	for (int i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c == '\n' && lines) {
+			fputc('\n', stderr);
+			if (journal)
+				fprintf(stderr, "<%d>", priority);
+		} else if (c == '\n') {
+			fputs("\\n", stderr);
+		} else if (c == '\t') {
+			fputs("\\t", stderr);
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(stderr, "\\x%02x", c);
+		} else {
+			fputc(c, stderr);
+		}
+	}
+	fputc('\n', stderr);
+	funlockfile(stderr);
+	free(text);
+}
+
+void log_vprintf(int priority, const char *fmt, va_list ap)
+{
+	log_line(priority, true, fmt, ap);
+}
+
 void log_msg(int priority, const char *fmt, ...)
 {
 	int saved = errno;
 	va_list ap;
 
-	/* One line per call: the prefix and the message in one locked sequence. */
-	flockfile(stderr);
-	log_prefix(priority);
 	va_start(ap, fmt);
 	errno = saved; /* for a %m in @fmt */
-	vfprintf(stderr, fmt, ap);
+	log_line(priority, false, fmt, ap);
 	va_end(ap);
-	funlockfile(stderr);
 	errno = saved;
 }
 
@@ -72,14 +117,10 @@ int log_internal(int priority, int error, const char *fmt, ...)
 
 	if (error < 0)
 		error = -error;
-	flockfile(stderr);
-	log_prefix(priority);
 	va_start(ap, fmt);
 	errno = error ? error : saved; /* what %m in @fmt names */
-	vfprintf(stderr, fmt, ap);
+	log_line(priority, false, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
 	errno = saved;
 	return -error;
 }
