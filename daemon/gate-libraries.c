@@ -504,18 +504,19 @@ static bool seen(struct closure *c, const struct stat *st)
 	return false;
 }
 
-/* Verifies the file @path of the process's root and, if signed, queues its libraries. */
 /* Whether @name was looked up already (ld.so loads a name once); else notes it. */
 static bool name_done(struct closure *c, const char *name)
 {
 	for (size_t i = 0; i < c->n_names; i++)
 		if (!strcmp(c->names[i], name))
 			return true;
-	if (c->n_names < GATE_LIBS_MAX)
-		c->names[c->n_names++] = strdup(name);
+	/* Out of memory: the name is looked up again, which costs time, not a verdict. */
+	if (c->n_names < GATE_LIBS_MAX && (c->names[c->n_names] = strdup(name)))
+		c->n_names++;
 	return false;
 }
 
+/* Verifies the file @path of the process's root and, if signed, queues its libraries. */
 static void add_file(struct closure *c, struct found *f, const struct object *parent)
 {
 	struct elf_dynamic dyn;

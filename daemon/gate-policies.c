@@ -91,7 +91,7 @@ static int policy_layer_new(struct gate_policies *p, const char *text, const __u
 	/* layers_create() describes rfork layers: add what only we know. No task carries
 	 * the layer before its verdict is written, so nobody reads a half description. */
 	desc_fd = p->layers->maps.layer_desc;
-	if (desc_fd > 0 && bpf_map_lookup_elem(desc_fd, &id, &desc) == 0) {
+	if (desc_fd >= 0 && bpf_map_lookup_elem(desc_fd, &id, &desc) == 0) {
 		memcpy(desc.key_id, key_id, sizeof(desc.key_id));
 		if (snprintf(desc.origin_path, sizeof(desc.origin_path), "%s", path) >=
 		    (int)sizeof(desc.origin_path))
