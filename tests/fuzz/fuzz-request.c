@@ -72,8 +72,12 @@ int server_arm(struct server *s, const struct peer *peer, const struct umb_reque
 	(void)ret_error;
 	FUZZ_CHECK(peer->pid == getpid(), "peer %d", peer->pid);
 	FUZZ_CHECK(req->op == UMB_OP_ARM_CHILD || req->op == UMB_OP_ARM_SELF, "op %u", req->op);
-	/* UMB_ARM_ON_EXEC is the only flag, for a child or the thread itself. */
-	FUZZ_CHECK(!(req->flags & ~(__u32)UMB_ARM_ON_EXEC), "flags %#x", req->flags);
+	/* UMB_ARM_ON_EXEC, for a child or the thread itself; UMB_ARM_PERMISSIVE, for a child
+	 * only (handle_arm() refuses it on the caller itself). */
+	FUZZ_CHECK(!(req->flags & ~(__u32)(UMB_ARM_ON_EXEC | UMB_ARM_PERMISSIVE)), "flags %#x",
+		   req->flags);
+	FUZZ_CHECK(!(req->flags & UMB_ARM_PERMISSIVE) || req->op == UMB_OP_ARM_CHILD,
+		   "permissive on op %u", req->op);
 	FUZZ_CHECK(req->tid == (__u32)syscall(SYS_gettid), "tid %u", req->tid);
 	FUZZ_CHECK(umb_restrictions__count(r) <= s->max_rules, "%zu rules",
 		   umb_restrictions__count(r));
