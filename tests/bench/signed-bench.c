@@ -103,36 +103,37 @@ static int spawn(const char *file, ...)
 	return 0;
 }
 
+/* @src copied to @tmp and renamed over @dst: a new inode there, never verified. */
+static int fresh_copy(const char *src, const char *tmp, const char *dst)
+{
+	int r = copy_file(src, tmp, 0755);
+
+	if (r == 0 && rename(tmp, dst) < 0)
+		r = -errno;
+	return r;
+}
+
 /* A never verified copy of the big binary at path_big (a new inode). */
 static int fresh_big(void)
 {
-	int r = copy_file(path_big_src, path_big_new, 0755);
-
-	if (r == 0 && rename(path_big_new, path_big) < 0)
-		r = -errno;
-	return r;
+	return fresh_copy(path_big_src, path_big_new, path_big);
 }
 
 /* A never verified copy of each file of the closure in @siglibs (new inodes). */
 static int fresh_closure(const char *siglibs)
 {
 	char src[4096], tmp[4096], dst[4096];
+	int r = 0;
 
-	for (size_t i = 0; i < CLOSURE_FILES; i++) {
+	for (size_t i = 0; i < CLOSURE_FILES && r == 0; i++) {
 		snprintf(src, sizeof(src), "%s/pristine/%s", siglibs, closure[i]);
 		snprintf(tmp, sizeof(tmp), "%s/%s.new", siglibs, closure[i]);
 		snprintf(dst, sizeof(dst), "%s/%s", siglibs, closure[i]);
-		int r = copy_file(src, tmp, 0755);
-
-		if (r < 0)
-			return r;
-		if (rename(tmp, dst) < 0)
-			return -errno;
+		r = fresh_copy(src, tmp, dst);
 	}
-	return 0;
+	return r;
 }
 
-/* Seconds, for the reports. */
 static double now(void)
 {
 	return (double)now_usec() / USEC_PER_SEC;
