@@ -27,6 +27,10 @@ extern bool arg_pretty;		/* -p, --pretty: indented JSON (implies --json) */
 extern const char *arg_pin_dir; /* --pin-dir DIR: where umbrellad pins (for tests) */
 extern const char *arg_keyring; /* --keyring DIR: the key ring, NULL for the default */
 
+/* Sets the global option of getopt character @c (-j, -p, --pin-dir, --keyring) to
+ * @value. Return: false for a character that is none (umbrella-cli.c). */
+bool cli_global_option(int c, const char *value);
+
 /* Prints "umbrella-cli: MESSAGE" on stderr: every error is one such line. With --json,
  * the first error is also {"error": "MESSAGE"} on stdout. */
 void __attribute__((format(printf, 1, 2))) cli_error(const char *fmt, ...);

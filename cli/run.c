@@ -340,11 +340,8 @@ int cli_run(int argc, char *argv[])
 			quiet = true;
 			break;
 		case 'p':
-			arg_pretty = true;
-			arg_json = true; /* --pretty implies --json */
-			break;
 		case 'j':
-			arg_json = true;
+			cli_global_option(c, NULL);
 			break;
 		case 'h':
 			ret = run_help();

@@ -216,7 +216,7 @@ static const struct option global_options[] = { { "json", no_argument, NULL, 'j'
 						{} };
 
 /* Sets a global option from @c. Return: false for a character that is none. */
-static bool global_option(int c, const char *value)
+bool cli_global_option(int c, const char *value)
 {
 	switch (c) {
 	case 'p':
@@ -256,7 +256,7 @@ static int strip_global_options(int *argc, char **argv)
 			break;
 		}
 		if (!strcmp(a, "-j") || !strcmp(a, "-p")) {
-			global_option(a[1], NULL);
+			cli_global_option(a[1], NULL);
 			continue;
 		}
 		for (const struct option *g = global_options; a[0] == '-' && a[1] == '-' && g->name;
@@ -270,11 +270,11 @@ static int strip_global_options(int *argc, char **argv)
 			continue;
 		}
 		if (o->has_arg == no_argument) {
-			global_option(o->val, NULL);
+			cli_global_option(o->val, NULL);
 		} else if (eq) {
-			global_option(o->val, eq + 1);
+			cli_global_option(o->val, eq + 1);
 		} else if (i + 1 < *argc) {
-			global_option(o->val, argv[++i]);
+			cli_global_option(o->val, argv[++i]);
 		} else {
 			cli_error("%s: missing argument", a);
 			return -EINVAL;
@@ -297,7 +297,7 @@ int main(int argc, char *argv[])
 			return cmd_help(0, NULL);
 		if (c == OPT_VERSION)
 			return cmd_version(1, argv);
-		if (!global_option(c, optarg)) {
+		if (!cli_global_option(c, optarg)) {
 			cli_error("%s: %s (try 'umbrella-cli help')", argv[optind - 1],
 				  c == ':' ? "missing argument" : "unknown option");
 			return EXIT_USAGE;
