@@ -6,7 +6,8 @@
  * mount namespace, renaming the object or its directory, replacing it by rename, a
  * restricted path created after the rule, io_uring opens, inotify watches (they tell
  * the names created in a directory), a file received over SCM_RIGHTS from an
- * unrestricted process, and unix sockets bound to a path (connect(2), sendto(2)).
+ * unrestricted process, and unix sockets bound to a path (connect(2), sendto(2)), also
+ * at the walk's limit of 64 levels.
  *
  * The test process (unrestricted) sets each route up in a scratch tmpfs; a child that
  * carries the layer tries it. Every denial is EACCES, next to a positive control.
@@ -351,6 +352,93 @@ static void test_unix_sockets(struct umbrella_bpf *skel, __u32 r)
 			close(fds[i]);
 }
 
+/* Levels the walk looks at before it gives up and denies (UMB_WALK_MAX in
+ * bpf/walk.bpf.h); a file system root and a mount point count as one each. */
+#define WALK_MAX 64
+
+/* @top/c1/.../c@k into @buf. */
+static const char *unix_deep_path(char buf[PATH_MAX], const char *top, int k)
+{
+	int len = snprintf(buf, PATH_MAX, "%s", top);
+
+	for (int i = 1; i <= k && len < PATH_MAX; i++)
+		len += snprintf(buf + len, PATH_MAX - len, "/c%d", i);
+	return buf;
+}
+
+/*
+ * A unix socket's peer at the walk's limit. The hooks of unix sockets know the peer's
+ * dentry as a number, so on Linux 6.1 every level is read with bpf_probe_read_kernel()
+ * (walk.bpf.c; the other hooks walk the object's own file system with plain loads
+ * first). The sockets are bound in a detached copy of a tmpfs (open_tree()), whose
+ * mount is its own parent: the walk from ok/c1/.../cK/s ends at the tmpfs root, K + 3
+ * levels, whatever the test VM's mounts above /tmp. So ok/c1/.../c61/s is walked to
+ * level 64 and works, c62 (65 levels) is too deep and denied; in r (fs:r), r is level
+ * 64 from r/c1/.../c62/s.
+ */
+static void test_unix_deep(struct umbrella_bpf *skel)
+{
+	static const struct {
+		const char *top;
+		int depth;
+	} socks[] = { { "ok", WALK_MAX - 3 }, { "ok", WALK_MAX - 2 }, { "r", WALK_MAX - 2 } };
+	const char *d = strdupa(fs_path("%s/unixdeep", t));
+	char buf[PATH_MAX], paths[3][64];
+	int tree = -1, dirs[3] = { -1, -1, -1 }, fds[3] = { -1, -1, -1 };
+	bool ready;
+	__u32 layer = 0;
+
+	ready = mkdir(d, 0755) == 0 && mount("umb-fs-unix", d, "tmpfs", 0, "mode=0755") == 0;
+	for (int i = 0; ready && i < 2; i++) {
+		const char *top = i ? "r" : "ok";
+
+		ready = mkdirat(AT_FDCWD, fs_path("%s/%s", d, top), 0755) == 0;
+		for (int k = 1; ready && k <= WALK_MAX - 2; k++)
+			ready = mkdirat(AT_FDCWD, fs_path("%s/%s", d, unix_deep_path(buf, top, k)),
+					0755) == 0;
+	}
+	if (ready)
+		layer = test_layer(skel, fs_path("fs:%s/r", d));
+	if (ready && layer)
+		tree = open_tree(AT_FDCWD, d, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	for (size_t i = 0; tree >= 0 && i < 3; i++) {
+		dirs[i] = openat(tree, unix_deep_path(buf, socks[i].top, socks[i].depth),
+				 O_PATH | O_DIRECTORY | O_CLOEXEC);
+		/* bound through the detached copy: the socket's path is on its mount */
+		snprintf(paths[i], sizeof(paths[i]), "/proc/self/fd/%d/s", dirs[i]);
+		fds[i] = dirs[i] >= 0 ? unix_bound(paths[i], SOCK_STREAM) : -1;
+	}
+	if (!TAP_OK(layer && tree >= 0 && fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0,
+		    "setup: unix sockets bound %d and %d levels deep in a detached tmpfs",
+		    WALK_MAX - 3, WALK_MAX - 2))
+		goto out;
+
+	TAP_EQ(test_probe(skel, 0, probe_unix_reach, OP(paths[1], .flags = SOCK_STREAM)), 0,
+	       "unrestricted: connect(2) to ok/c1/.../c%d/s (%d levels) works", WALK_MAX - 2,
+	       WALK_MAX + 1);
+	TAP_EQ(test_probe(skel, 0, probe_unix_reach, OP(paths[2], .flags = SOCK_STREAM)), 0,
+	       "unrestricted: connect(2) to r/c1/.../c%d/s works", WALK_MAX - 2);
+	TAP_EQ(test_probe(skel, layer, probe_unix_reach, OP(paths[0], .flags = SOCK_STREAM)),
+	       0, "fs:r: connect(2) to ok/c1/.../c%d/s (%d levels, read as numbers) works",
+	       WALK_MAX - 3, WALK_MAX);
+	TAP_EQ(test_probe(skel, layer, probe_unix_reach, OP(paths[2], .flags = SOCK_STREAM)),
+	       EACCES, "fs:r: connect(2) to r/c1/.../c%d/s (r at level %d) fails with EACCES",
+	       WALK_MAX - 2, WALK_MAX);
+	TAP_EQ(test_probe(skel, layer, probe_unix_reach, OP(paths[1], .flags = SOCK_STREAM)),
+	       EACCES, "fs:r: connect(2) to ok/c1/.../c%d/s (%d levels: too deep) fails with "
+		       "EACCES", WALK_MAX - 2, WALK_MAX + 1);
+out:
+	for (size_t i = 0; i < 3; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		if (dirs[i] >= 0)
+			close(dirs[i]);
+	}
+	if (tree >= 0)
+		close(tree);
+	(void)umount2(d, MNT_DETACH);
+}
+
 /* The handle test's file handle and the directory its mount_fd opens. */
 static struct {
 	struct file_handle fh;
@@ -623,6 +711,7 @@ int main(void)
 	test_io_uring(skel, r);
 	test_watch_and_receive(skel, r);
 	test_unix_sockets(skel, r);
+	test_unix_deep(skel);
 	test_handles(skel);
 
 out_scratch:
