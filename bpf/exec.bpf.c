@@ -4,11 +4,12 @@
  *
  * Architecture:
  *   lsm/bprm_creds_for_exec   "exec": every execve(2) and execveat(2) (once per call,
- *                             whatever interpreters follow). Next to task.bpf.c's
- *                             program on the same hook. A layer pending until the next
- *                             exec (rfork with UMB_ARM_ON_EXEC) is not on the stack
- *                             yet at that exec: "umbrella-cli run -r exec -- sh -c CMD"
- *                             starts sh, and sh cannot exec CMD.
+ *                             whatever interpreters follow). A layer pending until the
+ *                             next exec (rfork with UMB_ARM_ON_EXEC) is not on the
+ *                             stack yet at that exec: "umbrella-cli run -r exec -- sh
+ *                             -c CMD" starts sh, and sh cannot exec CMD. Then refuses
+ *                             an exec whose pending layer would not fit on the stack
+ *                             (task.bpf.c pushes it at the commit, which cannot fail).
  *   lsm/bprm_check_security   the verdict of each file an exec runs: the kernel calls
  *                             it for the file exec'd and again for each interpreter
  *                             (#! scripts, binfmt_misc), so none of them gets around
@@ -18,7 +19,7 @@
  *                             again) are denied for every task, in permissive mode
  *                             too; SIGNED runs;
  *                             A file that carries the signature mark in its first
- *                             bytes (bprm->buf; include/umbrella/signed-elf.h) claims
+ *                             bytes (bprm->buf; include/umbrella/signed-elf-format.h) claims
  *                             a signature: without a SIGNED verdict it is denied for
  *                             every task, in permissive mode too (it would run without
  *                             the restrictions its vendor signed into it).
@@ -40,14 +41,37 @@
 #include "lib/audit.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/verdict.bpf.h"
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
+/* The verdict of "exec" on the task whose state is @state running @bprm: 0, or the
+ * denial's (-EPERM, or 0 in permissive mode). The record names the file. */
+static __always_inline int exec_item(const struct umb_task_state *state, struct linux_binprm *bprm)
+{
+	struct umb_event *e;
+	__u32 flags, layer;
+
+	if (!(state->denied_caps & UMB_CR_EXEC))
+		return 0;
+	/* The record names the file the task tried to run. */
+	layer = umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC);
+	flags = umb_layer_deny_flags(layer);
+	e = umb_event_begin(UMB_HOOK_BPRM_CREDS_FOR_EXEC, layer, UMB_ITEM_CAP, UMB_CR_EXEC, flags);
+	umb_event_set_file(e, bprm->file, true);
+	umb_event_submit(e);
+	return umb_verdict(!(flags & UMB_EVENT_PERMISSIVE));
+}
+
+/*
+ * The one program on bprm_creds_for_exec: "exec" first, then the room for the pending
+ * layer. Both only refuse, so the verdict is the same in either order, but not the
+ * record: the pending layer's refusal is not a restriction and makes none, so were it
+ * first, an exec that "exec" denies would go unrecorded and unexplained. It stands in
+ * permissive mode too (a layer that cannot be applied), where "exec" only records.
+ */
 SEC("lsm/bprm_creds_for_exec")
-int BPF_PROG(umb_exec_check, struct linux_binprm *bprm, int ret)
+int BPF_PROG(umb_bprm_creds_for_exec, struct linux_binprm *bprm, int ret)
 {
 	const struct umb_task_state *state;
-	struct umb_event *e;
-	__u32 flags;
 
 	if (ret)
 		return ret; /* an earlier BPF LSM program already refused */
@@ -55,16 +79,17 @@ int BPF_PROG(umb_exec_check, struct linux_binprm *bprm, int ret)
 	/* Quick return for unrestricted tasks. exec-unsigned is a matter of the file
 	 * run: bprm_check_security below. */
 	state = umb_current_state();
-	if (!state || !(state->denied_caps & UMB_CR_EXEC))
+	if (!state)
 		return 0;
-	/* The record names the file the task tried to run. */
-	flags = umb_deny_flags();
-	e = umb_event_begin(UMB_HOOK_BPRM_CREDS_FOR_EXEC,
-			    umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC), UMB_ITEM_CAP,
-			    UMB_CR_EXEC, flags);
-	umb_event_set_file(e, bprm->file, true);
-	umb_event_submit(e);
-	return umb_verdict(!(flags & UMB_EVENT_PERMISSIVE));
+	ret = exec_item(state, bprm);
+	if (ret)
+		return ret;
+	/* The pending layer is pushed once the exec is committed (task.bpf.c), where
+	 * nothing can fail any more: refuse the exec now if it would not fit (fail
+	 * closed). */
+	if (state->pending_layer && state->layer_count >= UMB_MAX_LAYERS)
+		return -EPERM;
+	return 0;
 }
 
 /*
@@ -127,7 +152,7 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 	const struct umb_verdict *v;
 	struct umb_exec_layer *carry;
 	struct file *file;
-	__u32 verdict;
+	__u32 verdict, layer, flags;
 
 	if (ret)
 		return ret;
@@ -165,11 +190,15 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, UMB_VERDICT_UNVERIFIED,
 					file, 0, true);
 	state = umb_task_state_get(task);
-	if (state && (state->denied_caps & UMB_CR_EXEC_UNSIGNED))
-		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY,
-					umb_layer_denying(state, UMB_SET_CAPS,
-							  UMB_CR_EXEC_UNSIGNED),
-					verdict, file, umb_deny_flags(), true);
+	if (state && (state->denied_caps & UMB_CR_EXEC_UNSIGNED)) {
+		layer = umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED);
+		flags = umb_layer_deny_flags(layer);
+		/* A permissive layer's denial does not hide "unsigned = deny" below. */
+		if (!(flags & UMB_EVENT_PERMISSIVE) || !ctl ||
+		    !(ctl->flags & UMB_CTL_UNSIGNED_DENY))
+			return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, layer, verdict, file,
+						flags, true);
+	}
 	if (ctl && (ctl->flags & UMB_CTL_UNSIGNED_DENY))
 		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, verdict, file,
 					umb_deny_flags(), true);

@@ -41,8 +41,9 @@
  *                           with any fs rule: no mount over a directory above a
  *                           restricted path (w: nor over what the rules deny w on), no
  *                           unmount or move of the mount holding one, no MS_MOVE
- *                           (its source is a string here). system.bpf.c has the
- *                           "mount" item's programs on the same hooks.
+ *                           (its source is a string here). The one program on each
+ *                           hook: it also has the "mount" item and, at sb_umount, the
+ *                           protection of the pins' mount (lib/mount.bpf.h), first.
  *   lsm/path_truncate, path_chmod, path_chown
  *                           w: the object.
  *   lsm/inode_setattr       w: every attribute change, utimes included. Two programs
@@ -88,6 +89,7 @@
 #include "lib/ancestors.bpf.h"
 #include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
+#include "lib/mount.bpf.h"
 #include "lib/path.bpf.h"
 #include "lib/protect.bpf.h"
 #include "lib/scope.bpf.h"
@@ -123,6 +125,9 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
 		return 0;
+	ret = umb_scope_file_open(file, UMB_HOOK_FILE_OPEN); /* the scope */
+	if (ret)
+		return ret;
 	if (mode & FMODE_WRITE) {
 		ret = umb_scope_file_write(file, UMB_HOOK_FILE_OPEN); /* the scope */
 		if (ret)
@@ -145,7 +150,7 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	if (!umb_fs_walk(state, requested, file->f_path.dentry, file->f_path.mnt,
 			 UMB_DENTRY_POINTER, &w))
 		return umb_fs_verdict(0);
-	flags = umb_deny_flags();
+	flags = umb_walk_flags(&w);
 	e = umb_fs_event(&w, UMB_HOOK_FILE_OPEN, file->f_path.dentry, flags);
 	if (e)
 		bpf_d_path(&file->f_path, e->path, sizeof(e->path));
@@ -160,11 +165,11 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
  * pushed. The kernel maps an exec'd binary after the commit, with its layer pushed.
  * Returns 0, or the denial's verdict (-EPERM, or 0 in permissive mode, recorded).
  */
-static __always_inline int exec_unsigned_map(const struct umb_task_state *state,
-					     struct file *file, __u32 hook)
+static __always_inline int exec_unsigned_map(const struct umb_task_state *state, struct file *file,
+					     __u32 hook)
 {
 	const struct umb_verdict *v;
-	__u32 verdict;
+	__u32 verdict, layer;
 
 	if (!(state->denied_caps & UMB_CR_EXEC_UNSIGNED))
 		return 0;
@@ -172,8 +177,8 @@ static __always_inline int exec_unsigned_map(const struct umb_task_state *state,
 	verdict = umb_verdict_effective(v, umb_ctl_get());
 	if (verdict == UMB_VERDICT_SIGNED && v && umb_verdict_layer_carried(state, v->layer))
 		return 0;
-	return umb_verdict_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED),
-				verdict, file, umb_deny_flags(), false);
+	layer = umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED);
+	return umb_verdict_deny(hook, layer, verdict, file, umb_layer_deny_flags(layer), false);
 }
 
 SEC("lsm/mmap_file")
@@ -234,7 +239,7 @@ int BPF_PROG(umb_inode_getattr, const struct path *path, int ret)
 }
 
 /* FAN_OPEN_PERM, FAN_ACCESS_PERM, FAN_OPEN_EXEC_PERM (include/linux/fsnotify_backend.h) */
-#define UMB_FS_PERM_EVENTS (0x10000 | 0x20000 | 0x40000)
+#define UMB_FS_PERM_EVENTS	    (0x10000 | 0x20000 | 0x40000)
 /* enum fsnotify_obj_type: a mark on one inode; the others cover a mount or a file system */
 #define UMB_FSNOTIFY_OBJ_TYPE_INODE 0
 
@@ -246,8 +251,7 @@ int BPF_PROG(umb_inode_getattr, const struct path *path, int ret)
  * would report what is under restricted directories, so a task with r rules gets none.
  */
 SEC("lsm/path_notify")
-int BPF_PROG(umb_path_notify, const struct path *path, __u64 mask, unsigned int obj_type,
-	     int ret)
+int BPF_PROG(umb_path_notify, const struct path *path, __u64 mask, unsigned int obj_type, int ret)
 {
 	const struct umb_task_state *state;
 
@@ -261,7 +265,8 @@ int BPF_PROG(umb_path_notify, const struct path *path, __u64 mask, unsigned int 
 	if (!(state->fs_access & UMB_FS_READ))
 		return 0;
 	if (obj_type != UMB_FSNOTIFY_OBJ_TYPE_INODE)
-		return umb_deny(UMB_HOOK_PATH_NOTIFY, 0, UMB_ITEM_FS, UMB_FS_READ, 0);
+		return umb_deny_flagged(UMB_HOOK_PATH_NOTIFY, 0, UMB_ITEM_FS, UMB_FS_READ, 0,
+					umb_layer_deny_flags(umb_fs_layer(state)));
 	return umb_fs_check_path(state, UMB_FS_READ, path, UMB_HOOK_PATH_NOTIFY);
 }
 
@@ -285,6 +290,9 @@ int BPF_PROG(umb_file_receive, struct file *file, int ret)
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
 		return 0;
+	ret = umb_scope_file_open(file, UMB_HOOK_FILE_RECEIVE); /* as file_open */
+	if (ret)
+		return ret;
 	if (mode & FMODE_WRITE) {
 		ret = umb_scope_file_write(file, UMB_HOOK_FILE_RECEIVE); /* as file_open */
 		if (ret)
@@ -325,13 +333,12 @@ static __always_inline int unix_peer_check(struct sock *other, __u32 hook)
 	dentry = BPF_CORE_READ(u, path.dentry);
 	if (!dentry)
 		return 0; /* abstract or unbound: no file (net:unix restricts those) */
-	return umb_fs_check_number(state, UMB_FS_WRITE, dentry, BPF_CORE_READ(u, path.mnt),
-				   hook);
+	return umb_fs_check_number(state, UMB_FS_WRITE, dentry, BPF_CORE_READ(u, path.mnt), hook);
 }
 
 SEC("lsm/unix_stream_connect")
-int BPF_PROG(umb_unix_stream_connect, struct sock *sock, struct sock *other,
-	     struct sock *newsk, int ret)
+int BPF_PROG(umb_unix_stream_connect, struct sock *sock, struct sock *other, struct sock *newsk,
+	     int ret)
 {
 	if (ret)
 		return ret;
@@ -355,25 +362,35 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(dentry, UMB_HOOK_INODE_MKNOD); /* BPF_OBJ_PIN too */
+	ret = umb_protect_pins(dentry, UMB_HOOK_PATH_MKNOD); /* BPF_OBJ_PIN too */
 	if (ret)
 		return ret;
 	/* The scope: a new node of a device would reach it around the rules on its
 	 * nodes (mknod /tmp/x c 1 11 for /dev/kmsg). An overlayfs whiteout (0:0) is
 	 * no device. */
-	if ((type == S_IFCHR || type == S_IFBLK) && dev &&
-	    umb_is_restricted(umb_current_state()))
-		return umb_scope_deny(UMB_HOOK_INODE_MKNOD, UMB_SCOPE_KERNEL, 0);
+	if ((type == S_IFCHR || type == S_IFBLK) && dev && umb_is_restricted(umb_current_state()))
+		return umb_scope_deny(UMB_HOOK_PATH_MKNOD, UMB_SCOPE_KERNEL, 0);
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
-	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt,
-			    !type || type == S_IFREG ? UMB_HOOK_INODE_CREATE :
-						       UMB_HOOK_INODE_MKNOD);
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_PATH_MKNOD);
 }
 
 SEC("lsm/path_mkdir")
-int BPF_PROG(umb_path_mkdir, const struct path *dir, struct dentry *dentry, umode_t mode,
+int BPF_PROG(umb_path_mkdir, const struct path *dir, struct dentry *dentry, umode_t mode, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_WRITE);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_PATH_MKDIR);
+}
+
+SEC("lsm/path_symlink")
+int BPF_PROG(umb_path_symlink, const struct path *dir, struct dentry *dentry, const char *old_name,
 	     int ret)
 {
 	const struct umb_task_state *state;
@@ -383,21 +400,7 @@ int BPF_PROG(umb_path_mkdir, const struct path *dir, struct dentry *dentry, umod
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
-	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_INODE_MKDIR);
-}
-
-SEC("lsm/path_symlink")
-int BPF_PROG(umb_path_symlink, const struct path *dir, struct dentry *dentry,
-	     const char *old_name, int ret)
-{
-	const struct umb_task_state *state;
-
-	if (ret)
-		return ret;
-	state = fs_state(UMB_FS_WRITE);
-	if (!state)
-		return 0;
-	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_INODE_SYMLINK);
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_PATH_SYMLINK);
 }
 
 SEC("lsm/path_link")
@@ -413,10 +416,10 @@ int BPF_PROG(umb_path_link, struct dentry *old_dentry, const struct path *new_di
 		return 0;
 	/* A hard link stays on its mount (EXDEV otherwise): the old dentry is under new_dir's
 	 * mount too. */
-	ret = umb_fs_check(state, UMB_FS_WRITE, old_dentry, new_dir->mnt, UMB_HOOK_INODE_LINK);
+	ret = umb_fs_check(state, UMB_FS_WRITE, old_dentry, new_dir->mnt, UMB_HOOK_PATH_LINK);
 	if (ret)
 		return ret;
-	return umb_fs_check(state, UMB_FS_WRITE, new_dentry, new_dir->mnt, UMB_HOOK_INODE_LINK);
+	return umb_fs_check(state, UMB_FS_WRITE, new_dentry, new_dir->mnt, UMB_HOOK_PATH_LINK);
 }
 
 SEC("lsm/path_unlink")
@@ -426,13 +429,13 @@ int BPF_PROG(umb_path_unlink, const struct path *dir, struct dentry *dentry, int
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(dentry, UMB_HOOK_INODE_UNLINK);
+	ret = umb_protect_pins(dentry, UMB_HOOK_PATH_UNLINK);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
-	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_INODE_UNLINK);
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_PATH_UNLINK);
 }
 
 SEC("lsm/path_rmdir")
@@ -442,16 +445,16 @@ int BPF_PROG(umb_path_rmdir, const struct path *dir, struct dentry *dentry, int 
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(dentry, UMB_HOOK_INODE_RMDIR);
+	ret = umb_protect_pins(dentry, UMB_HOOK_PATH_RMDIR);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_ALL);
 	if (!state)
 		return 0;
-	ret = umb_fs_ancestor_check(state, dentry, UMB_HOOK_INODE_RMDIR);
+	ret = umb_fs_ancestor_check(state, dentry, UMB_HOOK_PATH_RMDIR);
 	if (ret || !(state->fs_access & UMB_FS_WRITE))
 		return ret;
-	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_INODE_RMDIR);
+	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_PATH_RMDIR);
 }
 
 SEC("lsm/path_rename")
@@ -462,27 +465,27 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(old_dentry, UMB_HOOK_INODE_RENAME);
+	ret = umb_protect_pins(old_dentry, UMB_HOOK_PATH_RENAME);
 	if (!ret)
-		ret = umb_protect_pins(new_dentry, UMB_HOOK_INODE_RENAME);
+		ret = umb_protect_pins(new_dentry, UMB_HOOK_PATH_RENAME);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_ALL);
 	if (!state)
 		return 0;
 	/* Neither may be a directory above a restricted path (RENAME_EXCHANGE moves both). */
-	ret = umb_fs_ancestor_check(state, old_dentry, UMB_HOOK_INODE_RENAME);
+	ret = umb_fs_ancestor_check(state, old_dentry, UMB_HOOK_PATH_RENAME);
 	if (!ret)
-		ret = umb_fs_ancestor_check(state, new_dentry, UMB_HOOK_INODE_RENAME);
+		ret = umb_fs_ancestor_check(state, new_dentry, UMB_HOOK_PATH_RENAME);
 	if (ret || !(state->fs_access & UMB_FS_WRITE))
 		return ret;
 	/* The object moved (and its old name). */
-	ret = umb_fs_check(state, UMB_FS_WRITE, old_dentry, old_dir->mnt, UMB_HOOK_INODE_RENAME);
+	ret = umb_fs_check(state, UMB_FS_WRITE, old_dentry, old_dir->mnt, UMB_HOOK_PATH_RENAME);
 	if (ret)
 		return ret;
 	/* The new name, and the object it names if any (replaced, or with RENAME_EXCHANGE
 	 * moved to the old name): a positive dentry is checked as both. */
-	return umb_fs_check(state, UMB_FS_WRITE, new_dentry, new_dir->mnt, UMB_HOOK_INODE_RENAME);
+	return umb_fs_check(state, UMB_FS_WRITE, new_dentry, new_dir->mnt, UMB_HOOK_PATH_RENAME);
 }
 
 SEC("lsm/path_truncate")
@@ -509,13 +512,12 @@ int BPF_PROG(umb_path_chmod, const struct path *path, umode_t mode, int ret)
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
-	return umb_fs_check(state, UMB_FS_WRITE, path->dentry, path->mnt, UMB_HOOK_INODE_SETATTR);
+	return umb_fs_check(state, UMB_FS_WRITE, path->dentry, path->mnt, UMB_HOOK_PATH_CHMOD);
 }
 
 /* uid and gid are kuid_t and kgid_t (one-word structs, passed as words). */
 SEC("lsm/path_chown")
-int BPF_PROG(umb_path_chown, const struct path *path, unsigned int uid, unsigned int gid,
-	     int ret)
+int BPF_PROG(umb_path_chown, const struct path *path, unsigned int uid, unsigned int gid, int ret)
 {
 	const struct umb_task_state *state;
 
@@ -524,7 +526,7 @@ int BPF_PROG(umb_path_chown, const struct path *path, unsigned int uid, unsigned
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
-	return umb_fs_check(state, UMB_FS_WRITE, path->dentry, path->mnt, UMB_HOOK_INODE_SETATTR);
+	return umb_fs_check(state, UMB_FS_WRITE, path->dentry, path->mnt, UMB_HOOK_PATH_CHOWN);
 }
 
 /* inode_setattr for both signatures: every attribute change, also utimes and the
@@ -542,15 +544,17 @@ static __always_inline int inode_setattr(struct dentry *dentry)
 
 /* Linux 6.3 and later. */
 SEC("lsm/inode_setattr")
-int BPF_PROG(umb_inode_setattr, struct mnt_idmap *idmap, struct dentry *dentry,
-	     struct iattr *attr, int ret)
+int BPF_PROG(umb_inode_setattr, struct mnt_idmap *idmap, struct dentry *dentry, struct iattr *attr,
+	     int ret)
 {
 	if (ret)
 		return ret;
 	return inode_setattr(dentry);
 }
 
-/* Linux 6.1 and 6.2 (no idmap). */
+/* Linux 6.1 and 6.2 (no idmap). The one other case of two programs on a hook: only one
+ * of them is loaded, the one for the kernel's signature, and status names its hook.
+ * 6.1: remove when 6.1 goes (the program without the idmap). */
 SEC("lsm/inode_setattr")
 int BPF_PROG(umb_inode_setattr_noidmap, struct dentry *dentry, struct iattr *attr, int ret)
 {
@@ -577,8 +581,7 @@ int BPF_PROG(umb_inode_setxattr, void *idmap, struct dentry *dentry, const char 
 }
 
 SEC("lsm/inode_removexattr")
-int BPF_PROG(umb_inode_removexattr, void *idmap, struct dentry *dentry, const char *name,
-	     int ret)
+int BPF_PROG(umb_inode_removexattr, void *idmap, struct dentry *dentry, const char *name, int ret)
 {
 	const struct umb_task_state *state;
 
@@ -618,9 +621,9 @@ int BPF_PROG(umb_inode_listxattr, struct dentry *dentry, int ret)
 }
 
 /* mount(2) flags (include/uapi/linux/mount.h) */
-#define UMB_MS_REMOUNT 32
-#define UMB_MS_BIND 4096
-#define UMB_MS_MOVE 8192
+#define UMB_MS_REMOUNT	   32
+#define UMB_MS_BIND	   4096
+#define UMB_MS_MOVE	   8192
 #define UMB_MS_PROPAGATION (1 << 17 | 1 << 18 | 1 << 19 | 1 << 20) /* unbindable ... shared */
 
 /*
@@ -640,39 +643,56 @@ static __always_inline int mount_target_check(const struct umb_task_state *state
 	return umb_fs_check(state, UMB_FS_WRITE, target->dentry, target->mnt, hook);
 }
 
-/* What attaches a mount: a new mount, a bind mount, a move (not a remount or a change
- * of propagation). */
+/*
+ * The mount hooks: one program each, for the "mount" item (lib/mount.bpf.h) and the fs
+ * rules, in this order. Each part only refuses, so the verdict is the same either way;
+ * the item goes first because it needs no walk, and its record names what the layer
+ * says ("mount") where the rules' would name a directory. At sb_umount the protection
+ * of the pins' mount comes before both: it stands in permissive mode too, and its
+ * record must say that it protected Umbrella.
+ */
+
+/* What attaches a mount (a new mount, a bind mount, a move; not a remount or a change
+ * of propagation) with fs rules. */
+static __always_inline int sb_mount_fs(const struct umb_task_state *state, const struct path *path,
+				       unsigned long flags)
+{
+	if ((flags & UMB_MS_REMOUNT) || (!(flags & UMB_MS_BIND) && (flags & UMB_MS_PROPAGATION)))
+		return 0;
+	/* A move takes its source by name, which this hook cannot resolve: that mount may
+	 * hold a restricted path's directory (move_mount(2) gives its root, checked). */
+	if (flags & UMB_MS_MOVE)
+		return umb_deny_flagged(UMB_HOOK_SB_MOUNT, 0, UMB_ITEM_FS, UMB_FS_WRITE, 0,
+					umb_layer_deny_flags(umb_fs_layer(state)));
+	return mount_target_check(state, path, UMB_HOOK_SB_MOUNT);
+}
+
 SEC("lsm/sb_mount")
-int BPF_PROG(umb_sb_mount_fs, const char *dev_name, const struct path *path, const char *type,
+int BPF_PROG(umb_sb_mount, const char *dev_name, const struct path *path, const char *type,
 	     unsigned long flags, void *data, int ret)
 {
 	const struct umb_task_state *state;
 
 	if (ret)
 		return ret;
-	if ((flags & UMB_MS_REMOUNT) || (!(flags & UMB_MS_BIND) && (flags & UMB_MS_PROPAGATION)))
-		return 0;
-	state = fs_state(UMB_FS_ALL);
-	if (!state)
-		return 0;
-	/* A move takes its source by name, which this hook cannot resolve: that mount may
-	 * hold a restricted path's directory (move_mount(2) gives its root, checked). */
-	if (flags & UMB_MS_MOVE)
-		return umb_deny(UMB_HOOK_SB_MOUNT, 0, UMB_ITEM_FS, UMB_FS_WRITE, 0);
-	return mount_target_check(state, path, UMB_HOOK_SB_MOUNT);
+	state = umb_current_state();
+	ret = umb_mount_item(state, UMB_HOOK_SB_MOUNT);
+	if (ret || !state || !(state->fs_access & UMB_FS_ALL))
+		return ret;
+	return sb_mount_fs(state, path, flags);
 }
 
 SEC("lsm/move_mount")
-int BPF_PROG(umb_move_mount_fs, const struct path *from_path, const struct path *to_path,
-	     int ret)
+int BPF_PROG(umb_move_mount, const struct path *from_path, const struct path *to_path, int ret)
 {
 	const struct umb_task_state *state;
 
 	if (ret)
 		return ret;
-	state = fs_state(UMB_FS_ALL);
-	if (!state)
-		return 0;
+	state = umb_current_state();
+	ret = umb_mount_item(state, UMB_HOOK_MOVE_MOUNT);
+	if (ret || !state || !(state->fs_access & UMB_FS_ALL))
+		return ret;
 	/* The mount moved away (from_path is its root) may hold a restricted path's
 	 * directory, which would leave its mount point for a new one. */
 	ret = umb_fs_ancestor_check(state, from_path->dentry, UMB_HOOK_MOVE_MOUNT);
@@ -684,14 +704,17 @@ int BPF_PROG(umb_move_mount_fs, const struct path *from_path, const struct path 
 /* Unmounting the mount that holds a restricted path's directory would uncover the
  * directory below it, where a new object of the path's name has no rule. */
 SEC("lsm/sb_umount")
-int BPF_PROG(umb_sb_umount_fs, struct vfsmount *mnt, int flags, int ret)
+int BPF_PROG(umb_sb_umount, struct vfsmount *mnt, int flags, int ret)
 {
 	const struct umb_task_state *state;
 
 	if (ret)
 		return ret;
-	state = fs_state(UMB_FS_ALL);
-	if (!state)
-		return 0;
+	state = umb_current_state();
+	ret = umb_umount_protect(state, mnt);
+	if (!ret)
+		ret = umb_mount_item(state, UMB_HOOK_SB_UMOUNT);
+	if (ret || !state || !(state->fs_access & UMB_FS_ALL))
+		return ret;
 	return umb_fs_ancestor_check(state, mnt->mnt_root, UMB_HOOK_SB_UMOUNT);
 }

@@ -55,6 +55,24 @@ UMB_MAP struct {
 } umb_layer_desc SEC(".maps");
 
 /*
+ * umb_policies: struct umb_policy_key (a policy's digest and its signing key) -> __u32,
+ * the id of the layer the exec gate made for that signed policy (daemon/gate-policies.c).
+ * Writer: umbrellad, with the layer, which its gate holds as long as the pins live.
+ * Reader: umbrellad, before it makes a layer for a signed policy and at start (a
+ * restart finds the layers by id). No program uses it: declared here to be pinned with
+ * the layers it names. One entry per such layer, so never full before umb_layers is;
+ * full: the next binary with that policy gets a layer of its own (as correct, less
+ * frugal).
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, UMB_LAYER_SLOTS);
+	__type(key, struct umb_policy_key);
+	__type(value, __u32);
+} umb_policies SEC(".maps");
+
+/*
  * umb_fs_inodes: restricted file system objects, by inode and layer (struct umb_fs_key
  * -> struct umb_fs_rule). Writer: umbrellad (with the layer, deleted when it is freed).
  * Reader: walk.bpf.c, on every ancestor of an object a restricted task touches whose

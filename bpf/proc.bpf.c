@@ -27,8 +27,9 @@
  *   lsm/task_setnice           priority, I/O priority or memory placement.
  *   lsm/task_setioprio
  *   lsm/task_movememory
- *   lsm/task_alloc             "fork": new processes (threads stay allowed). Next to
- *                              task.bpf.c's program on the same hook.
+ *   lsm/task_alloc             "fork": new processes (threads stay allowed): in
+ *                              lib/fork.bpf.h, called by task.bpf.c's program, the
+ *                              one program on that hook.
  *   lsm/task_fix_setuid        "setid": setuid(2) & co. when an id would change,
  *   lsm/task_fix_setgid        setgroups(2) always, and the exec of a set-user-ID or
  *   lsm/task_fix_setgroups     set-group-ID program that would change the effective
@@ -66,7 +67,7 @@ static __always_inline int reach(const struct umb_task_state *state, struct task
 }
 
 /* PTRACE_MODE_* of include/linux/ptrace.h */
-#define UMB_PTRACE_MODE_ATTACH 0x02
+#define UMB_PTRACE_MODE_ATTACH	0x02
 #define UMB_PTRACE_MODE_NOAUDIT 0x04
 
 /*
@@ -83,7 +84,7 @@ static __always_inline int reach(const struct umb_task_state *state, struct task
 static __always_inline int trace(const struct umb_task_state *state, struct task_struct *target,
 				 unsigned int mode, __u32 hook)
 {
-	__u64 cr;
+	struct umb_denial_pick p = {};
 
 	if (umb_is_daemon(target) || !umb_in_domain(state, umb_task_state_get(target))) {
 		if (mode & UMB_PTRACE_MODE_NOAUDIT)
@@ -92,16 +93,18 @@ static __always_inline int trace(const struct umb_task_state *state, struct task
 			return umb_deny_strict(hook, 0, UMB_ITEM_CAP, UMB_CR_PTRACE, target->tgid);
 		return umb_scope_deny(hook, UMB_SCOPE_PROCESS, target->tgid);
 	}
-	if (state->denied_caps & UMB_CR_PTRACE)
-		cr = UMB_CR_PTRACE;
-	else if ((state->denied_caps & UMB_CR_EXEC_UNSIGNED) && (mode & UMB_PTRACE_MODE_ATTACH))
-		cr = UMB_CR_EXEC_UNSIGNED;
-	else
+	/* ptrace first; exec-unsigned when ptrace's layer only records (umb_denial_pick()) */
+	if (!((state->denied_caps & UMB_CR_PTRACE) &&
+	      umb_denial_pick(&p, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_PTRACE),
+			      UMB_ITEM_CAP, UMB_CR_PTRACE)) &&
+	    (state->denied_caps & UMB_CR_EXEC_UNSIGNED) && (mode & UMB_PTRACE_MODE_ATTACH))
+		umb_denial_pick(&p, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED),
+				UMB_ITEM_CAP, UMB_CR_EXEC_UNSIGNED);
+	if (!p.found)
 		return 0;
 	if (mode & UMB_PTRACE_MODE_NOAUDIT)
-		return umb_deny_quiet();
-	return umb_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, cr), UMB_ITEM_CAP, cr,
-			target->tgid);
+		return umb_deny_quiet(p.layer);
+	return umb_deny(hook, p.layer, UMB_ITEM_CAP, p.item, target->tgid);
 }
 
 SEC("lsm/task_kill")
@@ -233,10 +236,10 @@ static __always_inline bool may_own_sigio(struct file *file, bool set_owner, int
 	return !owner || pid_is_current(owner);
 }
 
-static __always_inline int deny_sigio(const struct umb_task_state *state)
+/* The SIGIO route of "signal" refused, recorded as @hook (file_fcntl, file_ioctl...). */
+static __always_inline int deny_sigio(const struct umb_task_state *state, __u32 hook)
 {
-	return umb_deny(UMB_HOOK_FILE_SEND_SIGIOTASK,
-			umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SIGNAL), UMB_ITEM_CAP,
+	return umb_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SIGNAL), UMB_ITEM_CAP,
 			UMB_CR_SIGNAL, 0);
 }
 
@@ -254,28 +257,27 @@ int BPF_PROG(umb_file_fcntl, struct file *file, unsigned int cmd, unsigned long 
 	if (!state || !(state->denied_caps & UMB_CR_SIGNAL))
 		return 0;
 	if (cmd == F_SETOWN_EX || !may_own_sigio(file, cmd == F_SETOWN, (int)arg))
-		return deny_sigio(state);
+		return deny_sigio(state, UMB_HOOK_FILE_FCNTL);
 	return 0;
 }
 
-/* The verdict on ioctl(2) @cmd of @file: the scope's terminal rule for every restricted
- * task, and the SIGIO route of "signal". */
-static __always_inline int file_ioctl(struct file *file, unsigned int cmd)
+/* The verdict on ioctl(2) @cmd of @file, recorded as @hook: the scope's terminal rule
+ * for every restricted task, and the SIGIO route of "signal". */
+static __always_inline int file_ioctl(struct file *file, unsigned int cmd, __u32 hook)
 {
 	const struct umb_task_state *state;
 
-	if (!umb_is_injecting_ioctl(cmd) && cmd != FIOSETOWN && cmd != SIOCSPGRP &&
-	    cmd != FIOASYNC)
+	if (!umb_is_injecting_ioctl(cmd) && cmd != FIOSETOWN && cmd != SIOCSPGRP && cmd != FIOASYNC)
 		return 0;
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
 		return 0;
 	if (umb_is_injecting_ioctl(cmd))
-		return umb_scope_deny(UMB_HOOK_FILE_IOCTL, UMB_SCOPE_TERMINAL, 0);
+		return umb_scope_deny(hook, UMB_SCOPE_TERMINAL, 0);
 	if (!(state->denied_caps & UMB_CR_SIGNAL))
 		return 0;
 	if (cmd != FIOASYNC || !may_own_sigio(file, false, 0))
-		return deny_sigio(state);
+		return deny_sigio(state, hook);
 	return 0;
 }
 
@@ -284,18 +286,17 @@ int BPF_PROG(umb_file_ioctl, struct file *file, unsigned int cmd, unsigned long 
 {
 	if (ret)
 		return ret;
-	return file_ioctl(file, cmd);
+	return file_ioctl(file, cmd, UMB_HOOK_FILE_IOCTL);
 }
 
 /* The ioctl(2) of 32-bit tasks has a hook of its own since 6.8; before, it went through
  * file_ioctl. umbrellad loads this program only where the hook exists (bpf-open.c). */
 SEC("lsm/file_ioctl_compat")
-int BPF_PROG(umb_file_ioctl_compat, struct file *file, unsigned int cmd, unsigned long arg,
-	     int ret)
+int BPF_PROG(umb_file_ioctl_compat, struct file *file, unsigned int cmd, unsigned long arg, int ret)
 {
 	if (ret)
 		return ret;
-	return file_ioctl(file, cmd);
+	return file_ioctl(file, cmd, UMB_HOOK_FILE_IOCTL_COMPAT);
 }
 
 SEC("lsm/file_send_sigiotask")
@@ -308,37 +309,9 @@ int BPF_PROG(umb_file_send_sigiotask, struct task_struct *tsk, struct fown_struc
 	 * trying to signal it. The sender's layers are unknown here (see
 	 * may_own_sigio()), so refuse them all, in permissive mode too. */
 	if (umb_is_daemon(tsk))
-		return umb_deny_strict(UMB_HOOK_FILE_SEND_SIGIOTASK, 0, UMB_ITEM_CAP,
-				       UMB_CR_SIGNAL, tsk->tgid);
+		return umb_deny_strict(UMB_HOOK_FILE_SEND_SIGIOTASK, 0, UMB_ITEM_CAP, UMB_CR_SIGNAL,
+				       tsk->tgid);
 	return 0;
-}
-
-/* include/uapi/linux/sched.h */
-#define UMB_CLONE_INTO_CGROUP 0x200000000ULL
-
-SEC("lsm/task_alloc")
-int BPF_PROG(umb_task_alloc_fork, struct task_struct *task, unsigned long clone_flags, int ret)
-{
-	const struct umb_task_state *state;
-
-	if (ret)
-		return ret;
-	/* The scope: clone3(CLONE_INTO_CGROUP) places the child in a cgroup that the
-	 * task only had to open for reading: umbrellad's, to use up its limits. */
-	if (clone_flags & UMB_CLONE_INTO_CGROUP) {
-		if (umb_is_restricted(umb_current_state()))
-			return umb_scope_deny(UMB_HOOK_TASK_ALLOC, UMB_SCOPE_KERNEL, 0);
-	}
-	/* Threads (pthread_create, io_uring workers) stay allowed. */
-	if (clone_flags & CLONE_THREAD)
-		return 0;
-	state = umb_current_state();
-	if (!state || !(state->denied_caps & UMB_CR_FORK))
-		return 0;
-	/* If task.bpf.c's program ran first and took an armed layer for this child, the
-	 * arm reads "applied" although the fork fails: the caller sees the failed fork. */
-	return umb_deny(UMB_HOOK_TASK_ALLOC, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_FORK),
-			UMB_ITEM_CAP, UMB_CR_FORK, 0);
 }
 
 /*
@@ -406,10 +379,10 @@ int BPF_PROG(umb_task_movememory, struct task_struct *p, int ret)
 	return keep_off_daemon(p, UMB_HOOK_TASK_MOVEMEMORY);
 }
 
-static __always_inline int deny_setid(const struct umb_task_state *state)
+/* "setid" refused, recorded as @hook. */
+static __always_inline int deny_setid(const struct umb_task_state *state, __u32 hook)
 {
-	return umb_deny(UMB_HOOK_TASK_FIX_SETID,
-			umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SETID), UMB_ITEM_CAP,
+	return umb_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_SETID), UMB_ITEM_CAP,
 			UMB_CR_SETID, 0);
 }
 
@@ -425,10 +398,10 @@ int BPF_PROG(umb_task_fix_setuid, struct cred *new, const struct cred *old, int 
 	state = umb_current_state();
 	if (!state || !(state->denied_caps & UMB_CR_SETID))
 		return 0;
-	if (new->uid.val == old->uid.val && new->euid.val == old->euid.val &&
-	    new->suid.val == old->suid.val && new->fsuid.val == old->fsuid.val)
+	if (new->uid.val == old->uid.val &&new->euid.val == old->euid.val &&new->suid.val ==
+	    old->suid.val &&new->fsuid.val == old->fsuid.val)
 		return 0;
-	return deny_setid(state);
+	return deny_setid(state, UMB_HOOK_TASK_FIX_SETUID);
 }
 
 SEC("lsm/task_fix_setgid")
@@ -441,10 +414,10 @@ int BPF_PROG(umb_task_fix_setgid, struct cred *new, const struct cred *old, int 
 	state = umb_current_state();
 	if (!state || !(state->denied_caps & UMB_CR_SETID))
 		return 0;
-	if (new->gid.val == old->gid.val && new->egid.val == old->egid.val &&
-	    new->sgid.val == old->sgid.val && new->fsgid.val == old->fsgid.val)
+	if (new->gid.val == old->gid.val &&new->egid.val == old->egid.val &&new->sgid.val ==
+	    old->sgid.val &&new->fsgid.val == old->fsgid.val)
 		return 0;
-	return deny_setid(state);
+	return deny_setid(state, UMB_HOOK_TASK_FIX_SETGID);
 }
 
 /* setgroups(2): always denied (comparing group lists is not worth it here). */
@@ -458,7 +431,7 @@ int BPF_PROG(umb_task_fix_setgroups, struct cred *new, const struct cred *old, i
 	state = umb_current_state();
 	if (!state || !(state->denied_caps & UMB_CR_SETID))
 		return 0;
-	return deny_setid(state);
+	return deny_setid(state, UMB_HOOK_TASK_FIX_SETGROUPS);
 }
 
 /*
@@ -515,8 +488,7 @@ static __always_inline bool exec_grows_caps(struct linux_binprm *bprm, const str
  * no_new_privs. Layers that root or a vendor chose leave such programs alone.
  */
 SEC("lsm/bprm_creds_from_file")
-int BPF_PROG(umb_bprm_creds_from_file, struct linux_binprm *bprm, const struct file *file,
-	     int ret)
+int BPF_PROG(umb_bprm_creds_from_file, struct linux_binprm *bprm, const struct file *file, int ret)
 {
 	const struct umb_task_state *state;
 	const struct cred *old;
@@ -533,7 +505,7 @@ int BPF_PROG(umb_bprm_creds_from_file, struct linux_binprm *bprm, const struct f
 	ids_change = BPF_CORE_READ(bprm, cred, euid.val) != BPF_CORE_READ(old, euid.val) ||
 		     BPF_CORE_READ(bprm, cred, egid.val) != BPF_CORE_READ(old, egid.val);
 	if (ids_change && (state->denied_caps & UMB_CR_SETID))
-		return deny_setid(state);
+		return deny_setid(state, UMB_HOOK_BPRM_CREDS_FROM_FILE);
 	if (!ids_change && !exec_grows_caps(bprm, old))
 		return 0;
 	layer = user_chosen_layer(state);

@@ -2,20 +2,29 @@
 /*
  * Umbrella - the system as a whole: mounts, kernel modules, Linux capabilities and the
  * bpf() system call. The capability restrictions "mount", "module" and "cap:NAME", and
- * the rule that keeps every restricted task away from bpf().
+ * the rule that keeps every restricted task away from bpf(). And "keys", the key rings.
  *
  * Architecture:
- *   lsm/sb_mount               "mount": mount(2), also bind, move, remount and
- *   lsm/sb_umount              propagation changes; umount(2); pivot_root(2);
- *   lsm/sb_pivotroot           move_mount(2), which attaches what the new mount API
- *   lsm/move_mount             (fsopen/fsmount, open_tree) made. Detached mounts
- *                              (fsmount, open_tree(OPEN_TREE_CLONE)) and
- *                              mount_setattr(2) reach no LSM hook: see the README of
- *                              the restriction (tests/integration/test-cap-system.c).
+ *   lsm/sb_pivotroot           "mount": pivot_root(2). The item's other hooks
+ *                              (sb_mount, sb_umount, move_mount, which attaches what
+ *                              the new mount API made) are file.bpf.c's programs, one
+ *                              per hook with the fs rules, calling lib/mount.bpf.h.
+ *                              Detached mounts (fsmount, open_tree(OPEN_TREE_CLONE))
+ *                              and mount_setattr(2) reach no LSM hook: see the README
+ *                              of the restriction (tests/integration/test-cap-system.c).
  *   lsm/kernel_read_file       "module": finit_module(2) (READING_MODULE),
  *   lsm/kernel_load_data       init_module(2) (LOADING_MODULE), and modules the
  *   lsm/kernel_module_request  kernel would load on the task's behalf (request_module).
- *   lsm/capable                "cap:NAME": the task using capability NAME.
+ *   lsm/capable                "cap:NAME": the task using capability NAME. Any
+ *                              restricted task: not the capabilities of the scope, nor
+ *                              CAP_SYS_ADMIN in swapon(2) and swapoff(2).
+ *   lsm/key_alloc              any restricted task: no key that request_key(2) would
+ *                              have /sbin/request-key make (the scope). "keys": no
+ *                              new key or key ring in add_key(2), keyctl(2).
+ *   lsm/key_permission         "keys": every key and key ring the task names or
+ *                              searches in add_key(2), request_key(2), keyctl(2).
+ *                              Any restricted task: KEYCTL_SESSION_TO_PARENT only to
+ *                              a parent inside the domain (the scope).
  *   lsm/bpf                    every bpf(2) command, for every task with a layer: a
  *                              restricted task must not reach our maps or load
  *                              programs (its inherited map fds included). Enforced
@@ -27,8 +36,10 @@
 #include "lib/audit.bpf.h"
 #include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
+#include "lib/mount.bpf.h"
 #include "lib/protect.bpf.h"
 #include "lib/scope.bpf.h"
+#include "lib/syscall.bpf.h"
 
 /* The verdict on a task whose state is @state using the right @cr, recorded as @hook. */
 static __always_inline int check_cap(const struct umb_task_state *state, __u64 cr, __u32 hook)
@@ -38,58 +49,12 @@ static __always_inline int check_cap(const struct umb_task_state *state, __u64 c
 	return umb_deny(hook, umb_layer_denying(state, UMB_SET_CAPS, cr), UMB_ITEM_CAP, cr, 0);
 }
 
-SEC("lsm/sb_mount")
-int BPF_PROG(umb_sb_mount, const char *dev_name, const struct path *path, const char *type,
-	     unsigned long flags, void *data, int ret)
-{
-	if (ret)
-		return ret;
-	return check_cap(umb_current_state(), UMB_CR_MOUNT, UMB_HOOK_SB_MOUNT);
-}
-
-/* Whether @mnt has mounts below it: struct mount's mnt_mounts list is not empty. */
-static __always_inline bool has_submounts(struct vfsmount *mnt)
-{
-	struct mount *m = (void *)mnt - bpf_core_field_offset(struct mount, mnt);
-	struct list_head *head = (void *)m + bpf_core_field_offset(struct mount, mnt_mounts);
-
-	return BPF_CORE_READ(m, mnt_mounts.next) != head;
-}
-
-SEC("lsm/sb_umount")
-int BPF_PROG(umb_sb_umount, struct vfsmount *mnt, int flags, int ret)
-{
-	const struct umb_task_state *state;
-
-	if (ret)
-		return ret;
-	state = umb_current_state();
-	/* The last mount of the bpf file system that holds our pins takes the pinned
-	 * links with it, and every program detaches: no restricted task unmounts one,
-	 * "mount" or not, umbrellad up or not. Another instance is not told apart. */
-	if (umb_is_restricted(state) && mnt->mnt_sb->s_magic == UMB_BPF_FS_MAGIC)
-		return umb_deny_strict(UMB_HOOK_SB_UMOUNT, 0, UMB_ITEM_SELF, 0, 0);
-	/* Nor one with mounts below it: "umount -l /sys" would take /sys/fs/bpf along.
-	 * Without MNT_DETACH such an unmount fails with EBUSY anyway. */
-	if (umb_is_restricted(state) && has_submounts(mnt))
-		return umb_deny_strict(UMB_HOOK_SB_UMOUNT, 0, UMB_ITEM_SELF, 0, 0);
-	return check_cap(state, UMB_CR_MOUNT, UMB_HOOK_SB_UMOUNT);
-}
-
 SEC("lsm/sb_pivotroot")
 int BPF_PROG(umb_sb_pivotroot, const struct path *old_path, const struct path *new_path, int ret)
 {
 	if (ret)
 		return ret;
-	return check_cap(umb_current_state(), UMB_CR_MOUNT, UMB_HOOK_SB_PIVOTROOT);
-}
-
-SEC("lsm/move_mount")
-int BPF_PROG(umb_move_mount, const struct path *from_path, const struct path *to_path, int ret)
-{
-	if (ret)
-		return ret;
-	return check_cap(umb_current_state(), UMB_CR_MOUNT, UMB_HOOK_MOVE_MOUNT);
+	return umb_mount_item(umb_current_state(), UMB_HOOK_SB_PIVOTROOT);
 }
 
 SEC("lsm/kernel_read_file")
@@ -101,7 +66,7 @@ int BPF_PROG(umb_kernel_read_file, struct file *file, enum kernel_read_file_id i
 	/* Firmware, kexec images, policies and certificates are not modules. */
 	if (id != bpf_core_enum_value(enum kernel_read_file_id, READING_MODULE))
 		return 0;
-	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_MODULE);
+	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_READ_FILE);
 }
 
 SEC("lsm/kernel_load_data")
@@ -111,7 +76,7 @@ int BPF_PROG(umb_kernel_load_data, enum kernel_load_data_id id, bool contents, i
 		return ret;
 	if (id != bpf_core_enum_value(enum kernel_load_data_id, LOADING_MODULE))
 		return 0;
-	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_MODULE);
+	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_LOAD_DATA);
 }
 
 SEC("lsm/kernel_module_request")
@@ -121,8 +86,11 @@ int BPF_PROG(umb_kernel_module_request, char *kmod_name, int ret)
 		return ret;
 	/* Automatic loading (socket(2) of an unknown family, a file system type...) runs
 	 * in the requesting task: it loads a module on the task's behalf all the same. */
-	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_MODULE);
+	return check_cap(umb_current_state(), UMB_CR_MODULE, UMB_HOOK_KERNEL_MODULE_REQUEST);
 }
+
+/* include/uapi/linux/capability.h */
+#define UMB_SYS_ADMIN (1ULL << 21 /* CAP_SYS_ADMIN */)
 
 SEC("lsm/capable")
 int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, int cap,
@@ -131,6 +99,7 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 	const struct umb_task_state *state;
 	struct task_struct *task;
 	__u64 bit;
+	__u32 layer;
 
 	if (ret)
 		return ret;
@@ -141,13 +110,19 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 	if (cap < 0 || cap >= 64)
 		return 0; /* no such capability (CAP_LAST_CAP is 40) */
 	bit = 1ULL << cap;
-	if (!((state->denied_capabilities | UMB_SCOPE_CAPABILITIES) & bit))
+	if (!((state->denied_capabilities | UMB_SCOPE_CAPABILITIES | UMB_SYS_ADMIN) & bit))
 		return 0;
 	/* Only the task's own credentials: has_capability(other task) and checks of a
 	 * file opener's credentials are not this task using a capability. */
 	task = bpf_get_current_task_btf();
 	if ((unsigned long)cred != (unsigned long)BPF_CORE_READ(task, cred) &&
 	    (unsigned long)cred != (unsigned long)BPF_CORE_READ(task, real_cred))
+		return 0;
+	/* The scope: swap is every process's memory (umb_in_swap_syscall()). Whatever
+	 * "cap:sys_admin" says, and before it, so that the record names the scope. */
+	if (bit == UMB_SYS_ADMIN && umb_in_swap_syscall())
+		return umb_deny_strict(UMB_HOOK_CAPABLE, 0, UMB_ITEM_SCOPE, UMB_SCOPE_KERNEL, 0);
+	if (!((state->denied_capabilities | UMB_SCOPE_CAPABILITIES) & bit))
 		return 0;
 	/* The scope: refused to every restricted task, in permissive mode too. */
 	if (UMB_SCOPE_CAPABILITIES & bit) {
@@ -157,10 +132,78 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 	}
 	/* A probe the kernel makes quietly (ns_capable_noaudit(), has_capability_noaudit()):
 	 * denied as well, but not recorded, as the kernel does not log it either. */
+	layer = umb_layer_denying(state, UMB_SET_CAPABILITIES, bit);
 	if (opts & CAP_OPT_NOAUDIT)
-		return umb_deny_quiet();
-	return umb_deny(UMB_HOOK_CAPABLE, umb_layer_denying(state, UMB_SET_CAPABILITIES, bit),
-			UMB_ITEM_LINUX_CAP, cap, 0);
+		return umb_deny_quiet(layer);
+	return umb_deny(UMB_HOOK_CAPABLE, layer, UMB_ITEM_LINUX_CAP, cap, 0);
+}
+
+/*
+ * "keys": the task's own use of the kernel's key rings. Keys are not files: the user and
+ * user session key rings are shared by every process of the uid, outside the domain too,
+ * and hold what fs rules cannot keep (passphrases, Kerberos tickets, CIFS credentials).
+ * Only inside the three key system calls: the kernel also looks keys up for the task at
+ * an open or an exec (fs-verity and IMA signatures, fscrypt, NFS), which is not the task
+ * reaching a key ring, and refusing those would make such files fail for no gain.
+ */
+static __always_inline bool in_key_syscall(void)
+{
+	return umb_in_syscall(UMB_NR_KEYCTL) || umb_in_syscall(UMB_NR_ADD_KEY) ||
+	       umb_in_syscall(UMB_NR_REQUEST_KEY);
+}
+
+/*
+ * The scope: request_key(2) with callout information, and the kernel's own requests made
+ * in the task (an NFS id lookup, a CIFS or AFS mount's DNS name), run /sbin/request-key as
+ * root outside every layer: the program /etc/request-key.conf names for the key type
+ * does the work (a DNS query under "net", say). The kernel allocates the construction's
+ * authorisation key in the requesting task first: refusing it fails the request with
+ * EPERM before anything runs. Keys that are only stored (add_key(2), keyctl(1) on the
+ * task's keyrings) are not refused by the scope.
+ */
+SEC("lsm/key_alloc")
+int BPF_PROG(umb_key_alloc, struct key *key, const struct cred *cred, unsigned long flags, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	if (!umb_is_restricted(state))
+		return 0;
+	if (umb_is_request_key_upcall(key))
+		return umb_scope_deny(UMB_HOOK_KEY_ALLOC, UMB_SCOPE_KERNEL, 0);
+	if (!(state->denied_caps & UMB_CR_KEYS) || !in_key_syscall())
+		return 0;
+	return check_cap(state, UMB_CR_KEYS, UMB_HOOK_KEY_ALLOC);
+}
+
+/* include/uapi/linux/keyctl.h */
+#define UMB_KEYCTL_SESSION_TO_PARENT 18
+
+SEC("lsm/key_permission")
+int BPF_PROG(umb_key_permission, key_ref_t key_ref, const struct cred *cred,
+	     enum key_need_perm need_perm, int ret)
+{
+	const struct umb_task_state *state;
+	struct task_struct *parent;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	if (!umb_is_restricted(state) || !in_key_syscall())
+		return 0;
+	if (state->denied_caps & UMB_CR_KEYS)
+		return check_cap(state, UMB_CR_KEYS, UMB_HOOK_KEY_PERMISSION);
+	/* The scope: KEYCTL_SESSION_TO_PARENT gives the parent the task's session key
+	 * ring, where the parent then keeps what it adds and finds what the task put.
+	 * The kernel looks that key ring up first (KEY_NEED_LINK). */
+	if (!umb_in_syscall(UMB_NR_KEYCTL) || umb_syscall_arg1() != UMB_KEYCTL_SESSION_TO_PARENT)
+		return 0;
+	parent = bpf_get_current_task_btf()->real_parent;
+	if (umb_in_domain(state, umb_task_state_get(parent)))
+		return 0;
+	return umb_scope_deny(UMB_HOOK_KEY_PERMISSION, UMB_SCOPE_PROCESS, parent->tgid);
 }
 
 SEC("lsm/bpf")

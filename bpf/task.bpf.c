@@ -5,7 +5,9 @@
  * and dropped only here.
  *
  * Architecture:
- *   lsm/task_alloc             copies the creating task's state into the new task
+ *   lsm/task_alloc             first the verdict on the new task ("fork", and the
+ *                              scope's CLONE_INTO_CGROUP: lib/fork.bpf.h), then copies
+ *                              the creating task's state into the new task
  *                              (processes and threads alike), with a reference on each
  *                              of its layers; for a process created by a thread that
  *                              umbrellad armed (rfork), pushes the armed layer on the
@@ -20,7 +22,8 @@
  *   lsm/task_prctl             UMB_PRCTL_APPLY: a thread armed for itself
  *                              (restrict_self) pushes its layer; UMB_PRCTL_DISARM and
  *                              UMB_PRCTL_CARRIES tell rfork() whether the child got it.
- *   lsm/bprm_creds_for_exec    refuses an exec that could not take the pending layer.
+ *   (lsm/bprm_creds_for_exec   exec.bpf.c's program refuses an exec that could not
+ *                              take the pending layer.)
  *   lsm/bprm_committed_creds   pushes the pending layer once the exec cannot fail, then
  *                              the layer of the signed binary it runs (carried in
  *                              umb_exec by exec.bpf.c's bprm_check_security, which
@@ -37,6 +40,7 @@
  * see it freed drops them (the second finds it no longer UMB_TASK_COUNTED).
  */
 #include "maps.bpf.h"
+#include "lib/fork.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/protect.bpf.h"
 
@@ -163,10 +167,19 @@ static __always_inline struct umb_task_state *parent_state(void)
 
 	if (state || !current->bpf_storage)
 		return state;
+	/* 6.1: remove when 6.1 goes (a lookup that fails on a busy storage lock: the retry). */
 	state = umb_state_create(current);
 	return state ?: UMB_STATE_UNKNOWN;
 }
 
+/*
+ * The one program on task_alloc: the verdict, then the inheritance. In this order
+ * because the inheritance has effects that a refused fork must not have: it takes the
+ * thread's arm out of umb_arm (an rfork's layer), and UMB_PRCTL_DISARM would then tell
+ * the caller that its child got the layer, of a fork that failed. (Two programs on the
+ * hook, as before, ran in the order of their links, which an upgrade that kept one
+ * link and replaced the other could reverse.)
+ */
 SEC("lsm/task_alloc")
 int BPF_PROG(umb_task_alloc, struct task_struct *task, unsigned long clone_flags, int ret)
 {
@@ -182,6 +195,9 @@ int BPF_PROG(umb_task_alloc, struct task_struct *task, unsigned long clone_flags
 	parent = parent_state();
 	if (parent == UMB_STATE_UNKNOWN)
 		return -EAGAIN;
+	r = umb_fork_verdict(parent, clone_flags);
+	if (r)
+		return r;
 	if (!(clone_flags & CLONE_THREAD))
 		arm = current_arm(0);
 
@@ -234,7 +250,7 @@ static __always_inline void release_task(struct task_struct *task)
  * A tracing program, not an LSM hook: no LSM hook runs at exit.
  */
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(umb_task_exit, struct task_struct *p)
+int BPF_PROG(umb_sched_process_exit, struct task_struct *p)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 
@@ -262,8 +278,8 @@ static __always_inline bool carries(const struct umb_task_state *state, __u32 id
 }
 
 SEC("lsm/task_prctl")
-int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3,
-	     unsigned long arg4, unsigned long arg5, int ret)
+int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3, unsigned long arg4,
+	     unsigned long arg5, int ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct umb_task_state *state;
@@ -308,23 +324,6 @@ int BPF_PROG(umb_task_prctl, int option, unsigned long arg2, unsigned long arg3,
 	return apply_arm(state, &taken) ?: -UMB_PRCTL_YES;
 }
 
-SEC("lsm/bprm_creds_for_exec")
-int BPF_PROG(umb_bprm_creds_for_exec, struct linux_binprm *bprm, int ret)
-{
-	struct umb_task_state *state;
-
-	if (ret)
-		return ret;
-	state = umb_current_state();
-	if (!state || !state->pending_layer)
-		return 0;
-	/* The pending layer must be pushed once the exec is committed, where nothing can
-	 * fail any more: refuse the exec now if it would not fit (fail closed). */
-	if (state->layer_count >= UMB_MAX_LAYERS)
-		return -EPERM;
-	return 0;
-}
-
 SEC("lsm/bprm_committed_creds")
 int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 {
@@ -338,7 +337,8 @@ int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 			return 0; /* unrestricted, and no signed binary's layer (it makes a state) */
 		/* A lookup that failed (Linux 6.1 under contention, see parent_state()) must
 		 * not run the new program without its layers: ask again; the exec is past its
-		 * point of no return, so if that fails too it is killed. */
+		 * point of no return, so if that fails too it is killed.
+		 * 6.1: remove when 6.1 goes (the lookup no longer fails: no retry, no kill). */
 		state = umb_state_create(task);
 		if (!state) {
 			bpf_send_signal(9 /* SIGKILL */);
@@ -348,8 +348,8 @@ int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 	if (state->pending_layer) {
 		pending = state->pending_layer;
 		state->pending_layer = 0;
-		/* Checked in bprm_creds_for_exec; the pending layer's reference becomes the
-		 * stack's. */
+		/* Checked in bprm_creds_for_exec (exec.bpf.c); the pending layer's reference
+		 * becomes the stack's. */
 		if (umb_push_layer(state, pending)) {
 			umb_layer_put(pending);
 			bpf_send_signal(9 /* SIGKILL */);

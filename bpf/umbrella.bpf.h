@@ -13,32 +13,32 @@
 
 /* UAPI constants that vmlinux.h (types only) lacks and whose UAPI headers clash with it.
  * Values from include/uapi/linux/sched.h and include/uapi/asm-generic/mman-common.h. */
-#define CLONE_THREAD 0x00010000
-#define PROT_EXEC 0x4
+#define CLONE_THREAD	0x00010000
+#define PROT_EXEC	0x4
 /* Signal-driven I/O (fcntl(2), ioctl(2)): include/uapi/asm-generic/fcntl.h (FASYNC,
  * F_SETOWN_EX), include/uapi/linux/sockios.h, include/uapi/asm-generic/ioctls.h.
  * And the capable() option (kernel-internal, include/linux/security.h). For proc.bpf.c
  * and system.bpf.c. */
-#define F_SETFL 4
-#define F_SETOWN 8
-#define F_SETSIG 10
-#define F_SETOWN_EX 15
-#define FASYNC 020000
-#define FIOSETOWN 0x8901
-#define SIOCSPGRP 0x8902
-#define FIOASYNC 0x5452
+#define F_SETFL		4
+#define F_SETOWN	8
+#define F_SETSIG	10
+#define F_SETOWN_EX	15
+#define FASYNC		020000
+#define FIOSETOWN	0x8901
+#define SIOCSPGRP	0x8902
+#define FIOASYNC	0x5452
 #define CAP_OPT_NOAUDIT 0x2
 /* Kernel-internal flags (include/linux/fs.h, include/linux/mm.h) and UAPI file types
  * (include/uapi/linux/stat.h), for the file system hooks (file.bpf.c). */
-#define FMODE_READ 0x1
-#define FMODE_WRITE 0x2
-#define FMODE_EXEC 0x20
-#define FMODE_PATH 0x4000 /* an O_PATH file (the same bit in 6.1 and 6.12) */
-#define VM_EXEC 0x4
-#define S_IFMT 00170000
-#define S_IFREG 0100000
-#define S_IFCHR 0020000
-#define S_IFBLK 0060000
+#define FMODE_READ	0x1
+#define FMODE_WRITE	0x2
+#define FMODE_EXEC	0x20
+#define FMODE_PATH	0x4000 /* an O_PATH file (the same bit in 6.1 and 6.12) */
+#define VM_EXEC		0x4
+#define S_IFMT		00170000
+#define S_IFREG		0100000
+#define S_IFCHR		0020000
+#define S_IFBLK		0060000
 
 /*
  * Kernel fields read through CO-RE (keep this list complete, so a kernel upgrade can

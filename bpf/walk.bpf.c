@@ -6,7 +6,10 @@
  * Rules name objects, not strings (DESIGN.md section 2): umb_fs_inodes holds restricted
  * inodes, umb_fs_names restricted names in directories. An object is denied when it, or
  * any directory above it, carries a deny slot of one of the task's layers for the
- * requested access, or when one of the names on the way up does.
+ * requested access, or when one of the names on the way up does. A permissive layer's
+ * match (UMB_LAYER_PERMISSIVE) is only recorded: an enforcing layer comes first at each
+ * level, and the walk goes on past a permissive match for an enforcing one further up,
+ * so a permissive layer never hides an enforcing one.
  *
  * The walk goes from the object's dentry through d_parent to the root of its file
  * system, then, when the caller knows the mount, from that mount's mount point on in
@@ -39,6 +42,7 @@
  * a concurrent rename can make one check see a mix of the old and the new tree.
  */
 #include "walk.bpf.h"
+#include "lib/layers.bpf.h"
 
 /*
  * Whether kernel memory can be read with plain loads through bpf_core_cast()
@@ -95,12 +99,13 @@ __noinline __u64 umb_fs_name_hash(__u64 dentry)
  * umb_fs_level_match() - (walk.bpf.h) Each layer's rules are its own entries (struct
  * umb_fs_key), so one lookup per layer of the task that has fs rules
  * (state->fs_layers); the name is hashed at most once, and only where a layer
- * restricts names in this directory.
+ * restricts names in this directory. The first enforcing layer that denies ends the
+ * search; a permissive one is kept only until then.
  */
 __noinline __u64 umb_fs_level_match(const struct umb_task_state *state, __u32 dev, __u64 ino,
 				    __u64 child, __u32 requested)
 {
-	__u64 name_hash = 0;
+	__u64 name_hash = 0, permissive = 0;
 
 	if (!state)
 		return 0;
@@ -118,18 +123,21 @@ __noinline __u64 umb_fs_level_match(const struct umb_task_state *state, __u32 de
 		if (!rule)
 			continue;
 		access = rule->access & requested;
-		if (access)
-			return (__u64)access << 32 | key.dir.layer;
-		if (!(rule->flags & UMB_FS_HAS_NAMES) || !child)
+		if (!access && (rule->flags & UMB_FS_HAS_NAMES) && child) {
+			if (!name_hash)
+				name_hash = umb_fs_name_hash(child);
+			key.name_hash = name_hash;
+			rule = bpf_map_lookup_elem(&umb_fs_names, &key);
+			access = rule ? rule->access & requested : 0;
+		}
+		if (!access)
 			continue;
-		if (!name_hash)
-			name_hash = umb_fs_name_hash(child);
-		key.name_hash = name_hash;
-		rule = bpf_map_lookup_elem(&umb_fs_names, &key);
-		if (rule && (access = rule->access & requested))
+		if (!umb_layer_permissive(key.dir.layer))
 			return (__u64)access << 32 | key.dir.layer;
+		if (!permissive)
+			permissive = UMB_MATCH_PERMISSIVE | (__u64)access << 32 | key.dir.layer;
 	}
-	return 0;
+	return permissive;
 }
 
 /*
@@ -204,7 +212,7 @@ static __always_inline void umb_kread_mount(__u64 m, __u64 *parent, __u64 *mount
  * w->dentry (and the name of w->child in it) against the rules, then its parent; at the
  * root of a file system, or at once on one with no rule, the mount point in the parent
  * mount. Returns 0 to go on (@w moved), 1 when the walk has ended (@w tells how: done,
- * denied, or neither, which denies).
+ * denied by an enforcing layer, or neither, which denies).
  *
  * A global function of its own, so that the loop in umb_fs_walk_up() holds nothing
  * but a counter: the verifier checks a level once, not along every path through 64 of
@@ -245,11 +253,10 @@ __noinline int umb_walk_level(struct umb_walk *w, const struct umb_task_state *s
 
 			if (umb_fs_filter_has(filter, dev, ino)) {
 				match = umb_fs_level_match(state, dev, ino, w->child, w->requested);
-				if (match) {
-					w->deny_layer = (__u32)match;
-					w->deny_access = match >> 32;
+				/* An enforcing layer's match ends the walk; a permissive one's
+				 * is kept, and the walk goes on for an enforcing one above. */
+				if (match && umb_walk_match(w, match))
 					return 1;
-				}
 			}
 		}
 		if (parent && parent != d) {

@@ -23,6 +23,9 @@
 /* Directory levels (file system roots and mount points count as one each). */
 #define UMB_WALK_MAX 64
 
+/* umb_fs_level_match(): the match is a permissive layer's (UMB_LAYER_PERMISSIVE). */
+#define UMB_MATCH_PERMISSIVE (1ULL << 63)
+
 /* Longest name a dentry holds (NAME_MAX). */
 #define UMB_NAME_MAX 255
 
@@ -30,11 +33,11 @@
 struct umb_walk {
 	/* where the walk is: kernel pointers, as numbers (on Linux 6.1 the hook's own
 	 * ones are pointers the verifier knows in lib/walk-typed.bpf.h) */
-	__u64 mnt;    /* struct vfsmount * of dentry; 0: do not leave its file system.
+	__u64 mnt;	  /* struct vfsmount * of dentry; 0: do not leave its file system.
 		       * Right before dentry: umb_walk_cross() reads struct mount's
 		       * mnt_parent and mnt_mountpoint into both at once. */
-	__u64 dentry; /* struct dentry *: the level to look at next */
-	__u64 child;  /* struct dentry * the walk came from: its name is looked up (0:
+	__u64 dentry;	  /* struct dentry *: the level to look at next */
+	__u64 child;	  /* struct dentry * the walk came from: its name is looked up (0:
 		       * none) */
 	__u32 child_next; /* 6.1's typed walk: the child is valid in the step whose
 			   * index + 1 is this */
@@ -44,11 +47,12 @@ struct umb_walk {
 	__u32 need_dev;	  /* umb_walk_level(): dev is to be read (a new super block) */
 	/* what is asked */
 	const struct umb_task_state *state; /* the task's layers (6.1's typed walk) */
-	__u32 requested; /* UMB_FS_* */
+	__u32 requested;		    /* UMB_FS_* */
 	/* outcome */
 	__u32 done;	   /* UMB_WALK_DONE, UMB_WALK_FS_ROOT or 0 (not done) */
 	__u32 deny_layer;  /* the layer that denies; 0: none (or the walk was too deep) */
 	__u32 deny_access; /* the UMB_FS_* it denies */
+	__u32 permissive;  /* deny_layer is UMB_LAYER_PERMISSIVE: the denial is only recorded */
 };
 
 /* umb_walk.done: the walk reached the root of the mount tree (or of the only file
@@ -65,19 +69,40 @@ _Static_assert(__builtin_offsetof(struct umb_walk, dentry) ==
  * inode (@dev, @ino), or at the name of @child in it (walk.bpf.c)
  * @child: the struct dentry the walk came from, as a number (0: none, or not valid)
  *
+ * A layer that enforces comes first: a permissive layer's match (UMB_LAYER_PERMISSIVE) is
+ * returned only when no other layer denies here, with UMB_MATCH_PERMISSIVE, and the
+ * walk then goes on up for an enforcing one.
+ *
  * Return: 0, or the denying layer in the low 32 bits and the access it denies in the
- * high 32 bits.
+ * high 32 bits (with UMB_MATCH_PERMISSIVE).
  */
 extern __u64 umb_fs_level_match(const struct umb_task_state *state, __u32 dev, __u64 ino,
 				__u64 child, __u32 requested);
 
 /*
  * umb_fs_walk_up() - the walk from @w->dentry (a number) through @w->mnt up to the root
- * of the mount tree, for @state's layers and @w->requested (walk.bpf.c). Sets w->done,
- * or w->deny_layer and w->deny_access; neither: the walk could not end (too deep, an
- * unreadable mount, a disconnected dentry), which the caller denies. Returns 0.
+ * of the mount tree, for @state's layers and @w->requested (walk.bpf.c). Sets
+ * w->deny_layer and w->deny_access (and w->permissive) of a match; an enforcing one ends
+ * the walk, a permissive one does not (an enforcing layer further up comes first).
+ * Sets w->done when the walk reached its end; not done: the walk could not end (too
+ * deep, an unreadable mount, a disconnected dentry), which the caller denies. Returns 0.
  */
 extern int umb_fs_walk_up(struct umb_walk *w, const struct umb_task_state *state);
+
+/*
+ * umb_walk_match() - keeps in @w the match @match of umb_fs_level_match() (not 0).
+ * Returns 1 when its layer enforces (the walk ends, denied), 0 when it only records
+ * (the walk goes on: a layer further up may enforce, and its match then replaces this
+ * one). Sets fields only: no decision here reads @w (Linux 6.1's bpf_loop() callback
+ * in lib/walk-typed.bpf.h).
+ */
+static __always_inline int umb_walk_match(struct umb_walk *w, __u64 match)
+{
+	w->deny_layer = (__u32)match;
+	w->deny_access = (match >> 32) & UMB_FS_ALL;
+	w->permissive = !!(match & UMB_MATCH_PERMISSIVE);
+	return !(match & UMB_MATCH_PERMISSIVE);
+}
 
 /* The bitmap umb_fs_filter, or NULL (cannot happen: an array always has its entry). */
 static __always_inline const struct umb_fs_filter *umb_fs_filter_get(void)

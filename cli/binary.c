@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * umbrella-cli binary - sign an ELF file (its execute restrictions and the signature
- * sections, include/umbrella/signed-elf.h), and verify or inspect one as umbrellad will
+ * sections, include/umbrella/signed-elf-format.h), and verify or inspect one as umbrellad will
  * at exec: the same reader and the same key ring code (libumbrella's umbrella-signing).
  */
 #include <elf.h>
@@ -26,31 +26,33 @@
 #include "key.h"
 #include "keyring.h"
 #include "signed-elf.h"
+#include "signed-elf-sign.h"
 
 static int binary_help(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	return cli_help("Usage: umbrella-cli [-j|-p] binary sign --key KEYFILE [-r ITEM]... FILE...\n"
-		     "       umbrella-cli [-j|-p] binary sign --key KEYFILE --no-policy FILE...\n"
-		     "       umbrella-cli [-j|-p] binary sign --key KEYFILE [--no-policy] --tree DIR [FILE]...\n"
-		     "       umbrella-cli [-j|-p] [--keyring DIR] binary verify FILE\n"
-		     "       umbrella-cli [-j|-p] [--keyring DIR] binary inspect FILE\n"
-		     "       umbrella-cli binary help\n"
-		     "\n"
-		     "sign writes FILE's signature with the private key KEYFILE (from \"key\n"
-		     "generate\"); -r replaces the execute restrictions FILE carries (several -r\n"
-		     "are joined). A FILE without restrictions of its own is signed only with\n"
-		     "--no-policy. A shared library (ET_DYN with a soname) is signed without\n"
-		     "restrictions. With several files or --tree DIR (every file under DIR,\n"
-		     "links not followed), what is not ELF is skipped, --no-policy applies to\n"
-		     "programs without restrictions of their own, and each file is reported.\n"
-		     "verify exits 0 only for a valid signature by a key in the\n"
-		     "ring that is not revoked: 5 for an unsigned file, 6 for one that umbrellad\n"
-		     "refuses. The ring is --keyring DIR, else $UMBRELLA_KEYRING, else\n"
-		     KEYRING_DIR_DEFAULT ". Signing writes a new file renamed over FILE: it\n"
-		     "keeps FILE's owner, mode, file capabilities and other extended\n"
-		     "attributes, and refuses a FILE with other hard links.\n");
+	return cli_help(
+		"Usage: umbrella-cli [-j|-p] binary sign --key KEYFILE [-r ITEM]... FILE...\n"
+		"       umbrella-cli [-j|-p] binary sign --key KEYFILE --no-policy FILE...\n"
+		"       umbrella-cli [-j|-p] binary sign --key KEYFILE [--no-policy] --tree DIR [FILE]...\n"
+		"       umbrella-cli [-j|-p] [--keyring DIR] binary verify FILE\n"
+		"       umbrella-cli [-j|-p] [--keyring DIR] binary inspect FILE\n"
+		"       umbrella-cli binary help\n"
+		"\n"
+		"sign writes FILE's signature with the private key KEYFILE (from \"key\n"
+		"generate\"); -r replaces the execute restrictions FILE carries (several -r\n"
+		"are joined). A FILE without restrictions of its own is signed only with\n"
+		"--no-policy. A shared library (ET_DYN with a soname) is signed without\n"
+		"restrictions. With several files or --tree DIR (every file under DIR,\n"
+		"links not followed), what is not ELF is skipped, --no-policy applies to\n"
+		"programs without restrictions of their own, and each file is reported.\n"
+		"verify exits 0 only for a valid signature by a key in the\n"
+		"ring that is not revoked: 5 for an unsigned file, 6 for one that umbrellad\n"
+		"refuses. The ring is --keyring DIR, else $UMBRELLA_KEYRING, else\n" KEYRING_DIR_DEFAULT
+		". Signing writes a new file renamed over FILE: it\n"
+		"keeps FILE's owner, mode, file capabilities and other extended\n"
+		"attributes, and refuses a FILE with other hard links.\n");
 }
 
 static EVP_PKEY *load_private_key(const char *path)
@@ -105,15 +107,14 @@ struct sign_ctx {
 	char hex[KEY_ID_HEX_LEN + 1];
 	const char *items;
 	unsigned int flags;
-	bool many;	/* several files or a tree: skip what is not ELF, go on after errors */
+	bool many; /* several files or a tree: skip what is not ELF, go on after errors */
 	size_t signed_count, skipped, failed;
 	json_writer_t *jw; /* --json: an array of the files (many) or the one file's object */
 };
 
 /* Reports what became of @file: @result "signed", "skipped" or "failed" (its error is
  * on stderr already), with @note in words. */
-static void sign_report(struct sign_ctx *s, const char *file, const char *result,
-			const char *note)
+static void sign_report(struct sign_ctx *s, const char *file, const char *result, const char *note)
 {
 	if (!s->jw) {
 		if (!strcmp(result, "signed"))
@@ -183,8 +184,9 @@ static void sign_one(struct sign_ctx *s, const char *file)
 	close(fd);
 	if (library) {
 		if (s->items) {
-			cli_error("%s: a shared library carries no restrictions (-r is for programs)",
-				  file);
+			cli_error(
+				"%s: a shared library carries no restrictions (-r is for programs)",
+				file);
 			sign_report(s, file, "failed", "");
 			s->failed++;
 			return;
@@ -282,9 +284,9 @@ static int binary_sign(char **files, int n, const char *tree, const char *key_pa
 /* What verify and inspect found. */
 struct check {
 	struct signed_elf e;
-	int read_result;	/* signed_elf_read()'s */
+	int read_result; /* signed_elf_read()'s */
 	char *read_error;
-	int verdict;		/* UMB_VERDICT_*, 0: unknown (the ring did not load) */
+	int verdict; /* UMB_VERDICT_*, 0: unknown (the ring did not load) */
 	const char *reason;
 	char *ring_error;
 };
@@ -480,8 +482,10 @@ static int binary_command(int argc, char **argv)
 		case 'T':
 			if (!is_sign) {
 				cli_error("binary %s: %s: only for binary sign", cmd,
-					  c == 'K' ? "--key" : c == 'r' ? "-r" :
-					  c == 'T' ? "--tree" : "--no-policy");
+					  c == 'K' ? "--key" :
+					  c == 'r' ? "-r" :
+					  c == 'T' ? "--tree" :
+						     "--no-policy");
 				ret = EXIT_USAGE;
 				goto out;
 			}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "json-writer.h"
+#include "macro.h" /* ARRAY_SIZE, _cleanup_ */
 
 /* Exit codes, listed by "umbrella-cli help". "run" exits with the command's status (run.c). */
 enum {
@@ -25,9 +26,6 @@ extern bool arg_json;		/* -j, --json: JSON on stdout */
 extern bool arg_pretty;		/* -p, --pretty: indented JSON (implies --json) */
 extern const char *arg_pin_dir; /* --pin-dir DIR: where umbrellad pins (for tests) */
 extern const char *arg_keyring; /* --keyring DIR: the key ring, NULL for the default */
-
-/* The number of elements of the array @a. */
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Prints "umbrella-cli: MESSAGE" on stderr: every error is one such line. With --json,
  * the first error is also {"error": "MESSAGE"} on stdout. */

@@ -184,8 +184,8 @@ static void print_text(sd_journal *j, enum entry_kind kind, uint64_t usec)
 		       F(UMB_FIELD_HOOK, hook), F(UMB_FIELD_RESTRICTION, item),
 		       F(UMB_FIELD_LAYER, layer),
 		       cli_printable(F(UMB_FIELD_OBJECT, object), safe_object, sizeof(safe_object)),
-		       strcmp(F(UMB_FIELD_PERMISSIVE, flag), "1") == 0 ? " (permissive: allowed)"
-								       : "");
+		       strcmp(F(UMB_FIELD_PERMISSIVE, flag), "1") == 0 ? " (permissive: allowed)" :
+									 "");
 		break;
 	case ENTRY_SUPPRESSED:
 		printf("%s -- %s denials not logged (rate limit)\n", stamp,
@@ -306,7 +306,7 @@ static uint64_t parse_since(const char *s)
 			return 0;
 		if (s[0] == '@')
 			return *num_end ? 0 : (uint64_t)n * 1000000;
-		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 			if (strcmp(num_end, units[i].unit))
 				continue;
 			clock_gettime(CLOCK_REALTIME, &now);
@@ -364,8 +364,9 @@ static int parse_args(int argc, char **argv, struct events_args *a)
 		case OPT_PID:
 		case OPT_LAYER:
 			if (!is_id(optarg)) {
-				cli_error("events: %s %s: not a %s", c == OPT_PID ? "--pid" : "--layer",
-					  optarg, c == OPT_PID ? "process id" : "layer id");
+				cli_error("events: %s %s: not a %s",
+					  c == OPT_PID ? "--pid" : "--layer", optarg,
+					  c == OPT_PID ? "process id" : "layer id");
 				return -EINVAL;
 			}
 			*(c == OPT_PID ? &a->pid : &a->layer) = optarg;
@@ -373,9 +374,10 @@ static int parse_args(int argc, char **argv, struct events_args *a)
 		case OPT_SINCE:
 			a->since = parse_since(optarg);
 			if (!a->since) {
-				cli_error("events: --since %s: not a time (@SECONDS, -N{s,min,h,d}, "
-					  "YYYY-MM-DD[ HH:MM[:SS]])",
-					  optarg);
+				cli_error(
+					"events: --since %s: not a time (@SECONDS, -N{s,min,h,d}, "
+					"YYYY-MM-DD[ HH:MM[:SS]])",
+					optarg);
 				return -EINVAL;
 			}
 			break;

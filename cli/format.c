@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include <umbrella/bpf-abi.h>
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
 #include "format.h"
 

@@ -24,10 +24,10 @@
 #include "json-writer.h"
 
 struct json_writer {
-	FILE		*out;	/* output file */
-	unsigned	depth;  /* nesting */
-	bool		pretty; /* optional whitepace */
-	char		sep;	/* either nul or comma */
+	FILE *out;	/* output file */
+	unsigned depth; /* nesting */
+	bool pretty;	/* optional whitepace */
+	char sep;	/* either nul or comma */
 };
 
 /* indentation for pretty print */
@@ -55,7 +55,6 @@ static void jsonw_eor(json_writer_t *self)
 		putc(self->sep, self->out);
 	self->sep = ',';
 }
-
 
 /* Output JSON encoded string */
 /* Handles C escapes, does not do Unicode */
@@ -151,7 +150,6 @@ static void jsonw_end(json_writer_t *self, int c)
 	self->sep = ',';
 }
 
-
 /* Add a JSON property name */
 void jsonw_name(json_writer_t *self, const char *name)
 {
@@ -227,7 +225,7 @@ void jsonw_hu(json_writer_t *self, unsigned short num)
 
 void jsonw_uint(json_writer_t *self, uint64_t num)
 {
-	jsonw_printf(self, "%"PRIu64, num);
+	jsonw_printf(self, "%" PRIu64, num);
 }
 
 void jsonw_lluint(json_writer_t *self, unsigned long long int num)
@@ -237,7 +235,7 @@ void jsonw_lluint(json_writer_t *self, unsigned long long int num)
 
 void jsonw_int(json_writer_t *self, int64_t num)
 {
-	jsonw_printf(self, "%"PRId64, num);
+	jsonw_printf(self, "%" PRId64, num);
 }
 
 /* Basic name/value objects */
@@ -265,9 +263,7 @@ void jsonw_hu_field(json_writer_t *self, const char *prop, unsigned short num)
 	jsonw_hu(self, num);
 }
 
-void jsonw_lluint_field(json_writer_t *self,
-			const char *prop,
-			unsigned long long int num)
+void jsonw_lluint_field(json_writer_t *self, const char *prop, unsigned long long int num)
 {
 	jsonw_name(self, prop);
 	jsonw_lluint(self, num);

@@ -38,10 +38,9 @@ void jsonw_reset(json_writer_t *self);
 void jsonw_name(json_writer_t *self, const char *name);
 
 /* Add value  */
-void __attribute__((format(printf, 2, 0)))
-jsonw_vprintf_enquote(json_writer_t *self, const char *fmt, va_list ap);
-void __attribute__((format(printf, 2, 3)))
-jsonw_printf(json_writer_t *self, const char *fmt, ...);
+void __attribute__((format(printf, 2, 0))) jsonw_vprintf_enquote(json_writer_t *self,
+								 const char *fmt, va_list ap);
+void __attribute__((format(printf, 2, 3))) jsonw_printf(json_writer_t *self, const char *fmt, ...);
 void jsonw_string(json_writer_t *self, const char *value);
 void jsonw_bool(json_writer_t *self, bool value);
 void jsonw_uint(json_writer_t *self, uint64_t number);
@@ -57,8 +56,7 @@ void jsonw_uint_field(json_writer_t *self, const char *prop, uint64_t num);
 void jsonw_hu_field(json_writer_t *self, const char *prop, unsigned short num);
 void jsonw_int_field(json_writer_t *self, const char *prop, int64_t num);
 void jsonw_null_field(json_writer_t *self, const char *prop);
-void jsonw_lluint_field(json_writer_t *self, const char *prop,
-			unsigned long long int num);
+void jsonw_lluint_field(json_writer_t *self, const char *prop, unsigned long long int num);
 
 /* Collections */
 void jsonw_start_object(json_writer_t *self);

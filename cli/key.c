@@ -4,7 +4,7 @@
  *
  * "generate" makes a vendor's key pair (the private half never enters the ring); the
  * other commands edit the ring umbrellad trusts: KEYID.pem files and the revocation list
- * (libumbrella/keyring.h). umbrellad watches the directory and drops its cached verdicts
+ * (signing/keyring.h). umbrellad watches the directory and drops its cached verdicts
  * on any change, so an edit here takes effect at the next exec.
  *
  * The name and date given at "generate" travel with the public key as comment lines
@@ -67,8 +67,8 @@ static int key_help(int argc, char **argv)
 		"labelled with NAME and the date; add puts a public key into the ring as\n"
 		"ID.pem, with its label; list shows the keys, their labels and whether they\n"
 		"are revoked. revoke adds ID to the ring's file \"revoked\", unrevoke takes it\n"
-		"out. The ring is --keyring DIR, else $UMBRELLA_KEYRING, else\n"
-		KEYRING_DIR_DEFAULT ". ID is a key's id: 64 hex digits, the SHA-256 of its\n"
+		"out. The ring is --keyring DIR, else $UMBRELLA_KEYRING, else\n" KEYRING_DIR_DEFAULT
+		". ID is a key's id: 64 hex digits, the SHA-256 of its\n"
 		"raw public key, or a prefix of the id of one key of the ring (or, for\n"
 		"unrevoke, of the revocation list).\n");
 }
@@ -150,8 +150,8 @@ static int write_pem(const char *path, EVP_PKEY *pkey, bool private_key,
 	if (ok && fflush(f) != 0)
 		ok = 0;
 	bio = ok ? BIO_new_fp(f, BIO_NOCLOSE) : NULL;
-	ok = bio && (private_key ? PEM_write_bio_PrivateKey(bio, pkey, NULL, NULL, 0, NULL, NULL)
-				 : PEM_write_bio_PUBKEY(bio, pkey));
+	ok = bio && (private_key ? PEM_write_bio_PrivateKey(bio, pkey, NULL, NULL, 0, NULL, NULL) :
+				   PEM_write_bio_PUBKEY(bio, pkey));
 	BIO_free(bio);
 	if (f ? fclose(f) != 0 : close(fd) != 0)
 		ok = 0;
@@ -172,8 +172,8 @@ static int key_generate(const char *name, const char *dir)
 	int ret = EXIT_ERROR;
 
 	if (!key_name_ok(name)) {
-		cli_error("key generate %s: a name is 1 to %d printable characters, no '/'",
-			  name, KEY_NAME_MAX);
+		cli_error("key generate %s: a name is 1 to %d printable characters, no '/'", name,
+			  KEY_NAME_MAX);
 		return EXIT_USAGE;
 	}
 	snprintf(label.name, sizeof(label.name), "%s", name);
@@ -400,7 +400,8 @@ static int resolve_key_id(const char *cmd, const char *arg, const struct keyring
 	char found[KEY_ID_HEX_LEN + 1] = "", other[KEY_ID_HEX_LEN + 1] = "";
 	size_t arg_len = strlen(arg), count = keyring_count(k);
 
-	if (!arg_len || arg_len > KEY_ID_HEX_LEN || strspn(arg, "0123456789abcdefABCDEF") != arg_len) {
+	if (!arg_len || arg_len > KEY_ID_HEX_LEN ||
+	    strspn(arg, "0123456789abcdefABCDEF") != arg_len) {
 		cli_error("key %s %s: not a key id (64 hex digits, or a prefix of one)", cmd, arg);
 		return EXIT_USAGE;
 	}
@@ -412,8 +413,9 @@ static int resolve_key_id(const char *cmd, const char *arg, const struct keyring
 	if (revoked_too)
 		count += keyring_revoked_count(k);
 	for (size_t i = 0; i < count; i++) {
-		const uint8_t *id = i < keyring_count(k) ? keyring_key_id(k, i) :
-							  keyring_revoked_id(k, i - keyring_count(k));
+		const uint8_t *id = i < keyring_count(k) ?
+					    keyring_key_id(k, i) :
+					    keyring_revoked_id(k, i - keyring_count(k));
 		char hex[KEY_ID_HEX_LEN + 1];
 
 		key_id_to_hex(id, hex);

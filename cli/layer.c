@@ -179,8 +179,7 @@ static void layer_json(json_writer_t *jw, const struct layer_view *v)
 	jsonw_uint_field(jw, "fs_rules", v->layer.fs_rule_count);
 	/* false: fs rules are a count only, their paths were not recorded */
 	jsonw_bool_field(jw, "described", v->described);
-	jsonw_bool_field(jw, "truncated",
-			 v->described && v->desc.flags & UMB_DESC_TEXT_TRUNCATED);
+	jsonw_bool_field(jw, "truncated", v->described && v->desc.flags & UMB_DESC_TEXT_TRUNCATED);
 	jsonw_end_object(jw);
 }
 
@@ -195,7 +194,8 @@ static void layer_text(const struct layer_view *v, const char *in)
 	if (v->described) {
 		printf("%s\tcreator:      pid %u (%s)\n", in, v->layer.creator_pid,
 		       v->desc.creator_comm[0] ?
-			       cli_printable(v->desc.creator_comm, safe, sizeof(safe)) : "?");
+			       cli_printable(v->desc.creator_comm, safe, sizeof(safe)) :
+			       "?");
 		if (v->desc.origin_path[0])
 			printf("%s\t%-13s %s%s\n", in,
 			       v->desc.origin == UMB_ORIGIN_SIGNED_BINARY ? "binary:" : "exe:",
@@ -253,14 +253,16 @@ static void layer_row(const struct layer_view *v)
 
 	snprintf(creator, sizeof(creator), "%u (%s)", v->layer.creator_pid,
 		 v->described && v->desc.creator_comm[0] ?
-			 cli_printable(v->desc.creator_comm, comm, sizeof(comm)) : "?");
+			 cli_printable(v->desc.creator_comm, comm, sizeof(comm)) :
+			 "?");
 	cli_time_text(v->described ? v->desc.created_ns : 0, false, when, sizeof(when));
 	printf("%-8u %-14s %-24s %-24s ", v->id, origin_name(v->layer.origin), creator,
 	       when[0] ? when : "-");
 	if (v->described) {
 		printf("%s%s\n",
-		       v->desc.text[0] ? cli_printable(v->desc.text, text_shown, sizeof(text_shown)) :
-					 "(none)",
+		       v->desc.text[0] ?
+			       cli_printable(v->desc.text, text_shown, sizeof(text_shown)) :
+			       "(none)",
 		       v->desc.flags & UMB_DESC_TEXT_TRUNCATED ? ",..." : "");
 	} else {
 		char *text = NULL;
@@ -351,7 +353,8 @@ static int layer_show(const struct pinned_maps *m, char **args)
 	if (r < 0) {
 		if (r == -ENOENT)
 			cli_error("layer %u: no such layer (never made, or freed when its last "
-				  "process exited)", id);
+				  "process exited)",
+				  id);
 		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_ERROR;
 	}
 	if (arg_json && !(jw = cli_json_new()))

@@ -26,20 +26,87 @@
 
 #include "cli.h"
 #include "command.h"
+#include "daemon-pid.h"
 #include "metrics.h"
 #include "pinned-maps.h"
 #include "status.h"
 
 static const unsigned long long latency_bounds_us[] = UMB_GATE_LATENCY_BOUNDS_US;
 
-static void family(FILE *out, const char *name, const char *type, const char *help)
+/*
+ * Where the figures go: Prometheus' text, or (--json) an array of the same families,
+ * [{"name", "type", "help", "samples": [{"name", "labels": {...}, "value"}]}], so that
+ * both forms name the same things and a reader of one can find them in the other.
+ */
+struct metrics_out {
+	FILE *text;	   /* the text form, or NULL */
+	json_writer_t *jw; /* the JSON form, or NULL */
+	bool in_family;	   /* JSON: a family's object and samples array are open */
+};
+
+static void family(struct metrics_out *o, const char *name, const char *type, const char *help)
 {
-	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	if (o->text) {
+		fprintf(o->text, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+		return;
+	}
+	if (o->in_family) {
+		jsonw_end_array(o->jw);
+		jsonw_end_object(o->jw);
+	}
+	jsonw_start_object(o->jw);
+	jsonw_string_field(o->jw, "name", name);
+	jsonw_string_field(o->jw, "type", type);
+	jsonw_string_field(o->jw, "help", help);
+	jsonw_name(o->jw, "samples");
+	jsonw_start_array(o->jw);
+	o->in_family = true;
 }
 
-static void sample(FILE *out, const char *name, unsigned long long value)
+/*
+ * One sample of the current family: @name, the label pairs @labels (name, value, ...,
+ * NULL) and @value. @seconds: @value is in microseconds and shown in seconds.
+ */
+static void sample_labels(struct metrics_out *o, const char *name, const char *const *labels,
+			  unsigned long long value, bool seconds)
 {
-	fprintf(out, "%s %llu\n", name, value);
+	if (o->text) {
+		fputs(name, o->text);
+		for (size_t i = 0; labels[i]; i += 2)
+			fprintf(o->text, "%s%s=\"%s\"", i ? "," : "{", labels[i], labels[i + 1]);
+		if (labels[0])
+			fputc('}', o->text);
+		if (seconds)
+			fprintf(o->text, " %.6f\n", (double)value / 1e6);
+		else
+			fprintf(o->text, " %llu\n", value);
+		return;
+	}
+	jsonw_start_object(o->jw);
+	jsonw_string_field(o->jw, "name", name);
+	jsonw_name(o->jw, "labels");
+	jsonw_start_object(o->jw);
+	for (size_t i = 0; labels[i]; i += 2)
+		jsonw_string_field(o->jw, labels[i], labels[i + 1]);
+	jsonw_end_object(o->jw);
+	jsonw_name(o->jw, "value");
+	if (seconds)
+		jsonw_printf(o->jw, "%.6f", (double)value / 1e6);
+	else
+		jsonw_lluint(o->jw, value);
+	jsonw_end_object(o->jw);
+}
+
+static void sample(struct metrics_out *o, const char *name, unsigned long long value)
+{
+	sample_labels(o, name, (const char *const[]){ NULL }, value, false);
+}
+
+/* A sample with the one label @label="@value". */
+static void sample1(struct metrics_out *o, const char *name, const char *label,
+		    const char *label_value, unsigned long long value)
+{
+	sample_labels(o, name, (const char *const[]){ label, label_value, NULL }, value, false);
 }
 
 /* The map's max_entries, or 0 (with the error printed). */
@@ -55,7 +122,7 @@ static __u32 max_entries(int fd, const char *name)
 	return info.max_entries;
 }
 
-static int print_state(FILE *out, const struct pinned_maps *m)
+static int print_state(struct metrics_out *out, const struct pinned_maps *m)
 {
 	struct umb_ctl ctl;
 	__u32 inode_rules, name_rules, *ids = NULL;
@@ -66,7 +133,7 @@ static int print_state(FILE *out, const struct pinned_maps *m)
 		return r;
 	family(out, "umbrella_daemon_running", "gauge",
 	       "Whether umbrellad runs (the pinned programs enforce either way).");
-	sample(out, "umbrella_daemon_running", status_is_umbrellad(ctl.daemon_tgid));
+	sample(out, "umbrella_daemon_running", daemon_pid_is_umbrellad(ctl.daemon_tgid));
 	family(out, "umbrella_permissive", "gauge",
 	       "Whether the system mode is permissive (denials recorded, not enforced).");
 	sample(out, "umbrella_permissive", !!(ctl.flags & UMB_CTL_PERMISSIVE));
@@ -90,17 +157,17 @@ static int print_state(FILE *out, const struct pinned_maps *m)
 		return r;
 	family(out, "umbrella_fs_rules", "gauge",
 	       "File system rules held, by map: inode (an existing object) or name.");
-	fprintf(out, "umbrella_fs_rules{map=\"inode\"} %u\n", inode_rules);
-	fprintf(out, "umbrella_fs_rules{map=\"name\"} %u\n", name_rules);
+	sample1(out, "umbrella_fs_rules", "map", "inode", inode_rules);
+	sample1(out, "umbrella_fs_rules", "map", "name", name_rules);
 	family(out, "umbrella_fs_rules_limit", "gauge", "The most rules each map holds.");
-	fprintf(out, "umbrella_fs_rules_limit{map=\"inode\"} %u\n",
+	sample1(out, "umbrella_fs_rules_limit", "map", "inode",
 		max_entries(m->fs_inodes, "umb_fs_inodes"));
-	fprintf(out, "umbrella_fs_rules_limit{map=\"name\"} %u\n",
+	sample1(out, "umbrella_fs_rules_limit", "map", "name",
 		max_entries(m->fs_names, "umb_fs_names"));
 	return 0;
 }
 
-static int print_drops(FILE *out, const struct pinned_maps *m)
+static int print_drops(struct metrics_out *out, const struct pinned_maps *m)
 {
 	static const struct {
 		__u32 stat;
@@ -119,15 +186,14 @@ static int print_drops(FILE *out, const struct pinned_maps *m)
 
 		if (r < 0)
 			return r;
-		fprintf(out, "umbrella_records_dropped_total{ring=\"%s\"} %llu\n", drops[i].ring,
-			(unsigned long long)value);
+		sample1(out, "umbrella_records_dropped_total", "ring", drops[i].ring, value);
 	}
 	return 0;
 }
 
 /* The BPF programs' counters (umb_counters); zeros when umbrellad has not pinned the
  * map yet. Denials are listed for the (hook, kind) pairs that have any. */
-static int print_counters(FILE *out)
+static int print_counters(struct metrics_out *out)
 {
 	__u64 hits = 0, misses = 0, value;
 	int fd, r = 0;
@@ -145,10 +211,11 @@ static int print_counters(FILE *out)
 			if (r < 0)
 				goto out;
 			if (value)
-				fprintf(out,
-					"umbrella_denials_total{hook=\"%s\",kind=\"%s\"} %llu\n",
-					umb_hook_name(hook), umb_item_kind_name(kind),
-					(unsigned long long)value);
+				sample_labels(
+					out, "umbrella_denials_total",
+					(const char *const[]){ "hook", umb_hook_name(hook), "kind",
+							       umb_item_kind_name(kind), NULL },
+					value, false);
 		}
 	}
 	if (fd >= 0) {
@@ -172,7 +239,7 @@ out:
 }
 
 /* The exec gate's figures (umb_gate_stats, written by umbrellad). */
-static int print_gate(FILE *out)
+static int print_gate(struct metrics_out *out)
 {
 	struct umb_gate_stats s = {};
 	unsigned long long cumulative = 0;
@@ -194,47 +261,81 @@ static int print_gate(FILE *out)
 	family(out, "umbrella_gate_verifications_total", "counter",
 	       "Files the exec gate read, by result: signed (verified), unsigned, refused "
 	       "(bad signature, unknown or revoked key, malformed), error (not verified).");
-	fprintf(out, "umbrella_gate_verifications_total{result=\"signed\"} %llu\n",
-		(unsigned long long)s.signed_ok);
-	fprintf(out, "umbrella_gate_verifications_total{result=\"unsigned\"} %llu\n",
-		(unsigned long long)s.unsigned_);
-	fprintf(out, "umbrella_gate_verifications_total{result=\"refused\"} %llu\n",
-		(unsigned long long)s.refused);
-	fprintf(out, "umbrella_gate_verifications_total{result=\"error\"} %llu\n",
-		(unsigned long long)s.errors);
+	sample1(out, "umbrella_gate_verifications_total", "result", "signed", s.signed_ok);
+	sample1(out, "umbrella_gate_verifications_total", "result", "unsigned", s.unsigned_);
+	sample1(out, "umbrella_gate_verifications_total", "result", "refused", s.refused);
+	sample1(out, "umbrella_gate_verifications_total", "result", "error", s.errors);
 
 	family(out, "umbrella_gate_wait_seconds", "histogram",
 	       "How long an exec waited for the gate to read its file.");
 	for (size_t i = 0; i < UMB_GATE_LATENCY_BUCKETS; i++) {
+		char le[32] = "+Inf";
+
 		cumulative += s.latency_buckets[i];
 		if (i < UMB_GATE_LATENCY_BUCKETS - 1)
-			fprintf(out, "umbrella_gate_wait_seconds_bucket{le=\"%g\"} %llu\n",
-				(double)latency_bounds_us[i] / 1e6, cumulative);
-		else
-			fprintf(out, "umbrella_gate_wait_seconds_bucket{le=\"+Inf\"} %llu\n",
-				cumulative);
+			snprintf(le, sizeof(le), "%g", (double)latency_bounds_us[i] / 1e6);
+		sample1(out, "umbrella_gate_wait_seconds_bucket", "le", le, cumulative);
 	}
-	fprintf(out, "umbrella_gate_wait_seconds_sum %.6f\n", (double)s.latency_sum_us / 1e6);
-	fprintf(out, "umbrella_gate_wait_seconds_count %llu\n", cumulative);
+	sample_labels(out, "umbrella_gate_wait_seconds_sum", (const char *const[]){ NULL },
+		      s.latency_sum_us, true);
+	sample(out, "umbrella_gate_wait_seconds_count", cumulative);
 	return 0;
 }
 
-static int print_metrics(FILE *out)
+/*
+ * Writes the figures to @f. The JSON form is made in memory and written once complete:
+ * a failure half-way is then the one {"error": ...} object on stdout, not a torn array.
+ */
+static int print_metrics(FILE *f)
 {
+	struct metrics_out out = { .text = arg_json ? NULL : f };
+	char *json = NULL;
+	size_t json_size = 0;
+	FILE *mem = NULL;
 	struct pinned_maps m;
 	int r;
 
+	if (arg_json) {
+		mem = open_memstream(&json, &json_size);
+		out.jw = mem ? jsonw_new(mem) : NULL;
+		if (!out.jw) {
+			if (mem)
+				fclose(mem);
+			free(json);
+			cli_error("metrics: %s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		jsonw_pretty(out.jw, arg_pretty);
+		jsonw_start_array(out.jw);
+	}
 	r = pinned_maps_open(&m);
-	if (r < 0)
+	if (r == 0) {
+		r = print_state(&out, &m);
+		if (r == 0)
+			r = print_drops(&out, &m);
+		pinned_maps_close(&m);
+	}
+	if (r == 0)
+		r = print_counters(&out);
+	if (r == 0)
+		r = print_gate(&out);
+	if (!out.jw)
 		return r;
-	r = print_state(out, &m);
-	if (r == 0)
-		r = print_drops(out, &m);
-	pinned_maps_close(&m);
-	if (r == 0)
-		r = print_counters(out);
-	if (r == 0)
-		r = print_gate(out);
+	if (out.in_family) {
+		jsonw_end_array(out.jw);
+		jsonw_end_object(out.jw);
+	}
+	jsonw_end_array(out.jw);
+	jsonw_destroy(&out.jw); /* ends the line */
+	if (fclose(mem) != 0 && r == 0) {
+		r = -errno;
+		cli_error("metrics: %s", strerror(-r));
+	}
+	if (r == 0 && fwrite(json, 1, json_size, f) != json_size) {
+		r = -errno;
+		cli_error("metrics: %s", strerror(-r));
+	}
+	free(json);
 	return r;
 }
 
@@ -280,21 +381,20 @@ static int write_file(const char *path)
 
 static int metrics_help(void)
 {
-	return cli_help("Usage: umbrella-cli metrics [-o FILE]\n"
+	return cli_help("Usage: umbrella-cli [-j|-p] metrics [-o FILE]\n"
 			"\n"
 			"Prints Umbrella's figures in the Prometheus text format, read from the\n"
 			"pinned maps (as root). -o FILE writes them to FILE (through a temporary\n"
 			"file renamed over it), as node_exporter's textfile collector wants.\n"
-			"There is no JSON form: --json is an error.\n");
+			"With --json, the same families as a JSON array: name, type, help and\n"
+			"samples, each with its name, labels and value.\n");
 }
 
 int cli_metrics(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	static const struct option options[] = { { "output", required_argument, NULL, 'o' },
+						 { "help", no_argument, NULL, 'h' },
+						 {} };
 	const char *output = NULL;
 	int c, r;
 
@@ -309,7 +409,8 @@ int cli_metrics(int argc, char **argv)
 			return metrics_help();
 		default:
 			cli_error("metrics: %s: %s (try 'umbrella-cli metrics help')",
-				  argv[optind - 1], c == ':' ? "missing argument" : "unknown option");
+				  argv[optind - 1],
+				  c == ':' ? "missing argument" : "unknown option");
 			return EXIT_USAGE;
 		}
 	}
@@ -317,10 +418,6 @@ int cli_metrics(int argc, char **argv)
 		return metrics_help();
 	if (optind < argc) {
 		cli_error("metrics: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
-	if (arg_json) {
-		cli_error("metrics: the output is Prometheus' text format, not JSON");
 		return EXIT_USAGE;
 	}
 	r = output ? write_file(output) : print_metrics(stdout);

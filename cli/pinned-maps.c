@@ -114,8 +114,13 @@ int pinned_maps_open(struct pinned_maps *m)
 {
 	int r;
 
-	*m = (struct pinned_maps){ .task = -1, .layers = -1, .layer_desc = -1, .ctl = -1,
-				   .stats = -1, .fs_inodes = -1, .fs_names = -1 };
+	*m = (struct pinned_maps){ .task = -1,
+				   .layers = -1,
+				   .layer_desc = -1,
+				   .ctl = -1,
+				   .stats = -1,
+				   .fs_inodes = -1,
+				   .fs_names = -1 };
 	if (!pinned_state_exists()) {
 		cli_error("%s: nothing pinned (umbrellad has not run since boot, or its pins "
 			  "were reset)",

@@ -22,14 +22,17 @@
 #include <umbrella/protocol.h>
 
 #include "daemon-socket.h"
+#include "macro.h"
 #include "printable.h"
 #include "run-explain.h"
 
 /* Sends a UMB_OP_FOLLOW request with @flags; the kernel adds our credentials. */
 static int send_follow(int fd, __u32 flags)
 {
-	struct umb_request req = { .version = UMB_PROTOCOL_VERSION, .op = UMB_OP_FOLLOW,
-				   .tid = (__u32)gettid(), .flags = flags };
+	struct umb_request req = { .version = UMB_PROTOCOL_VERSION,
+				   .op = UMB_OP_FOLLOW,
+				   .tid = (__u32)gettid(),
+				   .flags = flags };
 
 	return send(fd, &req, sizeof(req), MSG_NOSIGNAL) == sizeof(req) ? 0 : -errno;
 }
@@ -85,8 +88,10 @@ static uint32_t fs_access(const char *restriction)
 	if (strncmp(restriction, "fs:", 3) != 0)
 		return 0;
 	for (const char *c = restriction + 3; *c; c++)
-		access |= *c == 'r' ? UMB_FS_READ : *c == 'w' ? UMB_FS_WRITE :
-			  *c == 'x' ? UMB_FS_EXEC : 0;
+		access |= *c == 'r' ? UMB_FS_READ :
+			  *c == 'w' ? UMB_FS_WRITE :
+			  *c == 'x' ? UMB_FS_EXEC :
+				      0;
 	return access;
 }
 
@@ -96,8 +101,8 @@ static uint32_t fs_access(const char *restriction)
  * restriction ("fs:r" when the path is not known or was reached by another name,
  * "net:inet4", "signal").
  */
-static const char *rule_text(const struct run_explain *x, const struct umb_denial *d,
-			     char *buf, size_t size)
+static const char *rule_text(const struct run_explain *x, const struct umb_denial *d, char *buf,
+			     size_t size)
 {
 	uint32_t access = fs_access(d->restriction);
 	const struct umb_item *best = NULL;
@@ -132,17 +137,27 @@ static const char *operation(const char *hook)
 	static const struct {
 		const char *hook, *word;
 	} words[] = {
-		{ "bprm_creds_for_exec", "exec" }, { "bprm_check_security", "exec" },
+		{ "bprm_creds_for_exec", "exec" },
+		{ "bprm_check_security", "exec" },
 		{ "bprm_creds_from_file", "exec" },
-		{ "socket_create", "socket" },	   { "task_alloc", "fork" },
-		{ "task_kill", "kill" },	   { "mmap_file", "mmap" },
+		{ "key_alloc", "request_key" },
+		/* The object says what: "socket inet6". */
+		{ "socket_create", "create" },
+		{ "task_alloc", "fork" },
+		{ "task_kill", "kill" },
+		{ "mmap_file", "mmap" },
+		/* Also open(O_CREAT) of a new file. */
+		{ "path_mknod", "create" },
+		{ "task_fix_setuid", "setuid" },
+		{ "task_fix_setgid", "setgid" },
+		{ "task_fix_setgroups", "setgroups" },
 	};
 	static const char *const prefixes[] = { "file_", "inode_", "path_" };
 
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
 		if (!strcmp(hook, words[i].hook))
 			return words[i].word;
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(hook, prefixes[i], strlen(prefixes[i])))
 			return hook + strlen(prefixes[i]);
 	return hook;
@@ -165,8 +180,8 @@ static void print_denial(struct run_explain *x, struct umb_denial *d)
 	}
 	/* Without memory, the line is counted (and its denial in the journal). */
 	if (asprintf(&x->lines[x->shown], "umbrella: %s %s %s (%s, layer %u)",
-		     d->flags & UMB_EVENT_PERMISSIVE ? "would deny" : "denied",
-		     operation(d->hook), cli_printable(d->object, object, sizeof(object)),
+		     d->flags & UMB_EVENT_PERMISSIVE ? "would deny" : "denied", operation(d->hook),
+		     cli_printable(d->object, object, sizeof(object)),
 		     cli_printable(rule_text(x, d, rule, sizeof(rule)), rule_shown,
 				   sizeof(rule_shown)),
 		     d->layer) < 0) {
@@ -234,8 +249,9 @@ void run_explain_finish(struct run_explain *x)
 		fprintf(stderr, "umbrella: %u more denial%s, see umbrella-cli events --layer %u\n",
 			x->more, x->more == 1 ? "" : "s", x->layer);
 	if (dropped)
-		fprintf(stderr, "umbrella: %u more denial%s not passed on (too many at once), "
-				"see umbrella-cli events --layer %u\n",
+		fprintf(stderr,
+			"umbrella: %u more denial%s not passed on (too many at once), "
+			"see umbrella-cli events --layer %u\n",
 			dropped, dropped == 1 ? "" : "s", x->layer);
 	if (r < 0)
 		fprintf(stderr, "umbrella: umbrellad ended the list of denials early: "

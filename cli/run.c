@@ -11,6 +11,11 @@
  * on stderr what the layer denied (run-explain.h); with --no-fork nothing is left to
  * tell.
  *
+ * With --permissive the layer only records its denials, and run tells them as what it
+ * "would deny": the list is tried out on CMD. Only run's own new layer is permissive,
+ * for the child run starts (UMB_RFORK_PERMISSIVE): every layer run itself carries
+ * still enforces on CMD, so a restricted task gains nothing by it.
+ *
  * run's own failures exit 125, a CMD that cannot be executed 126 and one that is not
  * found 127, as env(1) does, so that they never pass for CMD's own status.
  */
@@ -31,6 +36,7 @@
 #include <umbrella/umbrella.h>
 
 #include "cli.h"
+#include "command.h"
 #include "run-explain.h"
 #include "run.h"
 
@@ -42,9 +48,10 @@ enum {
 	EXIT_CMD_NOT_FOUND = 127,
 };
 
-static int run_usage(FILE *out)
+/* Help is null under --json, as for every command. */
+static int run_help(void)
 {
-	fprintf(out,
+	return cli_help(
 		"Usage: umbrella-cli run [OPTIONS] [--] CMD [ARG]...\n"
 		"\n"
 		"Runs CMD under a new layer denying the restrictions given.\n"
@@ -52,8 +59,11 @@ static int run_usage(FILE *out)
 		"  -r @FILE            the restrictions listed in FILE (a profile)\n"
 		"  --profile NAME      the profile " PROFILE_DIR_DEFAULT "/NAME\n"
 		"  --no-fork           become CMD: the layer takes effect at its exec\n"
+		"  --permissive        record what the layer denies, do not enforce it\n"
 		"  --die-with-parent   kill CMD (SIGKILL) when run's parent dies\n"
 		"  -q, --quiet         do not tell on stderr what the layer denied\n"
+		"  -j, --json          run's own errors as JSON on stdout (CMD's output is\n"
+		"                      CMD's; what the layer denied stays text on stderr)\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"A profile holds items separated by commas or newlines; a line whose first\n"
@@ -64,7 +74,6 @@ static int run_usage(FILE *out)
 		"\n"
 		"Exit status: CMD's (128+N when signal N killed it); 125 when run failed,\n"
 		"126 when CMD could not be executed, 127 when CMD was not found.\n");
-	return out == stdout ? EXIT_OK : EXIT_RUN_FAILED;
 }
 
 /* Adds the restrictions of the list @text to @r; @origin names it in an error. */
@@ -200,7 +209,7 @@ static void forward_signals(void)
 				.sa_flags = SA_SIGINFO | SA_RESTART };
 
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(forwarded_signals[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded_signals); i++)
 		(void)sigaction(forwarded_signals[i], &sa, NULL);
 }
 
@@ -234,7 +243,7 @@ static void explain_while_waiting(struct run_explain *x, pid_t pid)
 /* Starts CMD as a restricted child, waits for it and returns its status as the shell
  * gives it; with @explain, tells what its layer denied. */
 static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool die_with,
-			 bool explain)
+			 bool explain, bool permissive)
 {
 	struct run_explain x = { .fd = -1 };
 	pid_t self = getpid(), pid;
@@ -249,7 +258,7 @@ static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool di
 	 * came then would be lost for CMD. */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	pid = umb_rfork(r, UMB_RFORK_ON_EXEC);
+	pid = umb_rfork(r, UMB_RFORK_ON_EXEC | (permissive ? UMB_RFORK_PERMISSIVE : 0));
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (die_with && !die_with_parent(self))
@@ -282,17 +291,22 @@ static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool di
 
 int cli_run(int argc, char *argv[])
 {
-	enum { OPT_PROFILE = 0x100, OPT_NO_FORK, OPT_DIE_WITH_PARENT };
+	enum { OPT_PROFILE = 0x100, OPT_NO_FORK, OPT_DIE_WITH_PARENT, OPT_PERMISSIVE };
 	static const struct option options[] = {
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "no-fork", no_argument, NULL, OPT_NO_FORK },
 		{ "die-with-parent", no_argument, NULL, OPT_DIE_WITH_PARENT },
+		{ "permissive", no_argument, NULL, OPT_PERMISSIVE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		/* The global options, here too: main() leaves run's arguments alone, since
+		 * those after CMD are CMD's. */
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
 		{}
 	};
 	struct umb_restrictions *r = umb_restrictions__new();
-	bool no_fork = false, die_with = false, quiet = false;
+	bool no_fork = false, die_with = false, quiet = false, permissive = false;
 	pid_t parent = getppid();
 	int c, ret = EXIT_RUN_FAILED;
 
@@ -302,7 +316,7 @@ int cli_run(int argc, char *argv[])
 	}
 	optind = 1;
 	opterr = 0; /* one line of our own for each mistake */
-	while ((c = getopt_long(argc, argv, "+:r:qh", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "+:r:qhjp", options, NULL)) >= 0) {
 		switch (c) {
 		case 'r':
 			if ((optarg[0] == '@' ? add_profile(r, optarg + 1) :
@@ -319,11 +333,21 @@ int cli_run(int argc, char *argv[])
 		case OPT_DIE_WITH_PARENT:
 			die_with = true;
 			break;
+		case OPT_PERMISSIVE:
+			permissive = true;
+			break;
 		case 'q':
 			quiet = true;
 			break;
+		case 'p':
+			arg_pretty = true;
+			arg_json = true; /* --pretty implies --json */
+			break;
+		case 'j':
+			arg_json = true;
+			break;
 		case 'h':
-			ret = run_usage(stdout);
+			ret = run_help();
 			goto out;
 		default:
 			cli_error("run: %s: %s (try 'umbrella-cli run help')", argv[optind - 1],
@@ -337,14 +361,21 @@ int cli_run(int argc, char *argv[])
 	}
 	/* "run help" is help; a program named help runs as "run -- help". */
 	if (!strcmp(argv[optind], "help") && strcmp(argv[optind - 1], "--")) {
-		ret = run_usage(stdout);
+		ret = run_help();
 		goto out;
 	}
 
+	/* A permissive layer is for a child (umbrellad refuses it on the caller itself),
+	 * and in place nobody would be left to tell what it would deny. */
+	if (permissive && no_fork) {
+		cli_error("run: --permissive and --no-fork do not go together: run tells what "
+			  "the layer would deny once CMD has exited");
+		goto out;
+	}
 	if (die_with && !die_with_parent(parent))
 		goto out;
 	if (!no_fork) {
-		ret = fork_and_wait(r, argv + optind, die_with, !quiet);
+		ret = fork_and_wait(r, argv + optind, die_with, !quiet, permissive);
 		goto out;
 	}
 	c = umb_restrict_self_on_exec(r);

@@ -22,46 +22,33 @@
 
 #include "cli.h"
 #include "command.h"
+#include "daemon-pid.h"
 #include "daemon-socket.h"
 #include "key.h"
 #include "keyring.h"
 #include "pinned-maps.h"
 #include "status.h"
 
-#define PROG_PREFIX "umb_" /* programs are umb_<lsm hook> */
-#define FS_RULES_MAX 65536 /* max_entries of umb_fs_inodes and umb_fs_names */
+#define PROG_PREFIX    "umb_" /* programs are umb_<hook> */
+/* 6.1: remove when 6.1 goes (inode_setattr without the idmap, up to 6.2): the variant's
+ * program is umb_inode_setattr_noidmap, on the hook inode_setattr. */
+#define VARIANT_SUFFIX "_noidmap"
+#define FS_RULES_MAX   65536 /* max_entries of umb_fs_inodes and umb_fs_names */
 
 struct status {
-	bool pinned;	       /* umb_meta exists: umbrellad has run */
-	int unreadable;	       /* -errno: this user cannot see the pins (not root) */
+	bool pinned;	/* umb_meta exists: umbrellad has run */
+	int unreadable; /* -errno: this user cannot see the pins (not root) */
 	struct umb_ctl ctl;
 	bool daemon_running;
-	char **hooks;	       /* the attached programs' hooks, sorted */
+	char **hooks; /* the attached programs' hooks, sorted */
 	size_t hook_count;
-	__u32 layers;	       /* live layers in umb_layers */
+	__u32 layers;		       /* live layers in umb_layers */
 	__u32 inode_rules, name_rules; /* entries of umb_fs_inodes and umb_fs_names */
 	__u64 denials, dropped, releases_dropped;
 	struct umb_meta meta;
 	const char *keyring_dir;
 	struct keyring *keyring; /* NULL if it could not be read (out of memory) */
 };
-
-bool status_is_umbrellad(__u32 pid)
-{
-	char path[64], comm[UMB_COMM_LEN] = "";
-	FILE *f;
-
-	if (!pid)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (fgets(comm, sizeof(comm), f))
-		comm[strcspn(comm, "\n")] = '\0';
-	fclose(f);
-	return strcmp(comm, "umbrellad") == 0;
-}
 
 static int name_compare(const void *a, const void *b)
 {
@@ -84,6 +71,16 @@ static bool link_attached(const char *path)
 	attached = bpf_link_get_info_by_fd(fd, &info, &len) == 0 && info.prog_id != 0;
 	close(fd);
 	return attached;
+}
+
+/* The hook of the program named @name (without PROG_PREFIX): @name, cut before
+ * VARIANT_SUFFIX. */
+static void strip_variant(char *name)
+{
+	size_t len = strlen(name), suffix = strlen(VARIANT_SUFFIX);
+
+	if (len > suffix && !strcmp(name + len - suffix, VARIANT_SUFFIX))
+		name[len - suffix] = '\0';
 }
 
 /* Collects the hooks of the pinned, attached links. Return: 0 or -errno (printed). */
@@ -110,8 +107,8 @@ static int read_links(struct status *s)
 		if (!link_attached(path))
 			continue;
 		if (s->hook_count == capacity) {
-			char **more = reallocarray(s->hooks, capacity ? 2 * capacity : 64,
-						   sizeof(*more));
+			char **more =
+				reallocarray(s->hooks, capacity ? 2 * capacity : 64, sizeof(*more));
 
 			if (!more) {
 				closedir(d);
@@ -127,6 +124,7 @@ static int read_links(struct status *s)
 			cli_error("status: %s", strerror(ENOMEM));
 			return -ENOMEM;
 		}
+		strip_variant(s->hooks[s->hook_count]);
 		s->hook_count++;
 	}
 	closedir(d);
@@ -194,7 +192,7 @@ static int read_status(struct status *s)
 	pinned_maps_close(&m);
 	if (r < 0)
 		return r;
-	s->daemon_running = status_is_umbrellad(s->ctl.daemon_tgid);
+	s->daemon_running = daemon_pid_is_umbrellad(s->ctl.daemon_tgid);
 	return read_links(s);
 }
 
@@ -386,7 +384,7 @@ static void status_text(const struct status *s)
 	       s->ctl.verdict_epoch);
 	if (s->hook_count) {
 		printf("programs: %zu attached, on the hooks (LSM, and the exit tracepoint "
-		       "task_exit):\n",
+		       "sched_process_exit):\n",
 		       s->hook_count);
 		print_wrapped(s->hooks, s->hook_count);
 	} else {
@@ -394,8 +392,8 @@ static void status_text(const struct status *s)
 	}
 	printf("layers: %u live of %u, %llu freed; fs rules: %u on objects, %u on names "
 	       "(of %u each)\n",
-	       s->layers, UMB_LAYER_SLOTS, (unsigned long long)s->meta.layers_freed,
-	       s->inode_rules, s->name_rules, FS_RULES_MAX);
+	       s->layers, UMB_LAYER_SLOTS, (unsigned long long)s->meta.layers_freed, s->inode_rules,
+	       s->name_rules, FS_RULES_MAX);
 	printf("denials: %llu (%llu not reported: ring buffer full)\n",
 	       (unsigned long long)s->denials, (unsigned long long)s->dropped);
 	keyring_text(s);

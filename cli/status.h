@@ -11,7 +11,4 @@
  * and programs are attached, EXIT_NOT_RUNNING when either is not so. */
 int cli_status(int argc, char **argv);
 
-/* Is the process @pid an umbrellad (its comm says so)? */
-bool status_is_umbrellad(__u32 pid);
-
 #endif /* UMBRELLA_CLI_STATUS_H */

@@ -48,7 +48,7 @@ _umbrella_cli_restrictions()
 		word=${cur##*,}
 	fi
 	items='fs: net net:all net:unix net: signal fork exec exec-unsigned ptrace mount module
-		setid cap:'
+		setid keys cap:'
 	case $word in
 	net:*)
 		items='net:all net:unix net:inet net:inet4 net:inet6 net:netlink
@@ -254,7 +254,7 @@ _umbrella_cli()
 			COMPREPLY=($(compgen -W "$(ls "$dir" 2>/dev/null)" -- "$cur"))
 			;;
 		*)
-			COMPREPLY=($(compgen -W '-r --profile --no-fork --die-with-parent --help --' \
+			COMPREPLY=($(compgen -W '-r --profile --no-fork --die-with-parent --permissive --quiet --help --' \
 				-- "$cur"))
 			;;
 		esac

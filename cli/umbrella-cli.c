@@ -137,7 +137,7 @@ static const char usage_text[] =
 	"\"verdict list\", \"key\" alone \"key list\". A process is shown by its main thread.\n"
 	"\n"
 	"ITEM is a restriction in the text form (fs:PATH[:MODES], net, net:FAMILY,\n"
-	"signal, fork, exec, exec-unsigned, ptrace, mount, module, setid, cap:NAME);\n"
+	"signal, fork, exec, exec-unsigned, ptrace, mount, module, setid, keys, cap:NAME);\n"
 	"-r takes one item or a comma-separated list and may be repeated.\n"
 	"\n"
 	"Exit status:\n"
@@ -197,33 +197,23 @@ static int cmd_events(int argc, char **argv)
 }
 
 /* The objects: argv[0] is the object's name. */
-static const struct cmd objects[] = {
-	{ "status", cli_status },
-	{ "task", cli_task },
-	{ "layer", cli_layer },
-	{ "events", cmd_events },
-	{ "metrics", cli_metrics },
-	{ "binary", cli_binary },
-	{ "key", cli_key },
-	{ "verdict", cli_verdict },
-	{ "run", cli_run },
-	{ "version", cmd_version },
-	{ "help", cmd_help },
-	{}
-};
+static const struct cmd objects[] = { { "status", cli_status },	  { "task", cli_task },
+				      { "layer", cli_layer },	  { "events", cmd_events },
+				      { "metrics", cli_metrics }, { "binary", cli_binary },
+				      { "key", cli_key },	  { "verdict", cli_verdict },
+				      { "run", cli_run },	  { "version", cmd_version },
+				      { "help", cmd_help },	  {} };
 
 /* The global options with a value, as getopt_long() and strip_global_options() see them. */
 enum { OPT_PIN_DIR = 0x100, OPT_KEYRING, OPT_VERSION };
 
-static const struct option global_options[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "pretty", no_argument, NULL, 'p' },
-	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
-	{ "keyring", required_argument, NULL, OPT_KEYRING },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{}
-};
+static const struct option global_options[] = { { "json", no_argument, NULL, 'j' },
+						{ "pretty", no_argument, NULL, 'p' },
+						{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
+						{ "keyring", required_argument, NULL, OPT_KEYRING },
+						{ "help", no_argument, NULL, 'h' },
+						{ "version", no_argument, NULL, OPT_VERSION },
+						{} };
 
 /* Sets a global option from @c. Return: false for a character that is none. */
 static bool global_option(int c, const char *value)

@@ -121,8 +121,9 @@ static int verdict_list(void)
 			continue; /* deleted meanwhile */
 		rec.path[sizeof(rec.path) - 1] = '\0';
 		rec.reason[sizeof(rec.reason) - 1] = '\0';
-		f = rec.epoch == ctl.verdict_epoch ? in_force(verdicts_fd, ctl.verdict_epoch, &key, &rec) :
-						     IN_FORCE_NO;
+		f = rec.epoch == ctl.verdict_epoch ?
+			    in_force(verdicts_fd, ctl.verdict_epoch, &key, &rec) :
+			    IN_FORCE_NO;
 		if (cli_key_id_set(rec.key_id))
 			key_id_to_hex(rec.key_id, key_hex);
 		count++;
@@ -178,7 +179,8 @@ out:
 /* Asks umbrellad to forget every verdict (UMB_OP_FLUSH_VERDICTS). */
 static int verdict_flush(void)
 {
-	struct umb_request req = { .version = UMB_PROTOCOL_VERSION, .op = UMB_OP_FLUSH_VERDICTS,
+	struct umb_request req = { .version = UMB_PROTOCOL_VERSION,
+				   .op = UMB_OP_FLUSH_VERDICTS,
 				   .tid = (__u32)gettid() };
 	char buf[sizeof(struct umb_reply) + 512];
 	struct umb_reply rep;

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 
 #include "arm.h"
+#include "macro.h"
 #include "thread-start.h"
 
 int arm_take(struct layers *l, uint32_t tid)
@@ -28,8 +29,9 @@ int arm_take(struct layers *l, uint32_t tid)
 int arm_thread_at(struct layers *l, uint32_t tid, uint32_t tgid, uint64_t start, uint32_t layer,
 		  uint32_t flags)
 {
-	struct umb_arm arm = { .layer = layer, .flags = flags, .tgid = tgid,
-			       .state = UMB_ARM_ARMED, .start = start };
+	struct umb_arm arm = {
+		.layer = layer, .flags = flags, .tgid = tgid, .state = UMB_ARM_ARMED, .start = start
+	};
 	int r;
 
 	r = layers_hold(l, layer);
@@ -82,8 +84,7 @@ unsigned int arm_sweep(struct layers *l)
 	unsigned int count = 0, taken = 0;
 
 	/* Collected first: deleting while walking the keys would restart the walk. */
-	while (count < sizeof(tids) / sizeof(tids[0]) &&
-	       bpf_map_get_next_key(l->maps.arm, prev, &key) == 0) {
+	while (count < ARRAY_SIZE(tids) && bpf_map_get_next_key(l->maps.arm, prev, &key) == 0) {
 		struct umb_arm arm;
 
 		prev = &key;

@@ -51,7 +51,8 @@ int arm_take(struct layers *l, uint32_t tid);
 
 /* arm_sweep() - take back the arms of threads that are gone, or whose thread id another
  * thread has now (the kernel deletes them at the thread's exit, but Linux 6.1 may fail
- * that under contention). Return: how many. */
+ * that under contention). Return: how many.
+ * 6.1: remove when 6.1 goes (the whole sweep: only 6.1 leaves such arms). */
 unsigned int arm_sweep(struct layers *l);
 
 #endif /* UMBRELLA_ARM_H */

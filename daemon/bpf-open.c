@@ -34,7 +34,8 @@ int umbrella_bpf_open_for_kernel(struct umbrella_bpf **ret_skel)
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux)
 		return -errno;
-	/* inode_setattr: (dentry, iattr) up to 6.2, (idmap, dentry, iattr) since 6.3. */
+	/* inode_setattr: (dentry, iattr) up to 6.2, (idmap, dentry, iattr) since 6.3.
+	 * 6.1: remove when 6.1 goes (the choice: the idmap program always). */
 	setattr_params = func_param_count(vmlinux, "bpf_lsm_inode_setattr");
 	/* file_ioctl_compat: since 6.8 the 32-bit ioctl(2) has a hook of its own. */
 	ioctl_compat = func_param_count(vmlinux, "bpf_lsm_file_ioctl_compat") >= 0;

@@ -27,13 +27,12 @@ int umbrella_bpf_open_for_kernel(struct umbrella_bpf **ret_skel);
 
 /* The initializer of a struct layer_maps (layer-install.h) with the maps of the loaded
  * skeleton @skel: umbrellad, the VM tests and the benchmark open layers with it. */
-#define LAYER_MAPS_OF(skel)                                                   \
-	.layers = bpf_map__fd((skel)->maps.umb_layers),                       \
-	.fs_inodes = bpf_map__fd((skel)->maps.umb_fs_inodes),                 \
-	.fs_names = bpf_map__fd((skel)->maps.umb_fs_names),                   \
-	.layer_desc = bpf_map__fd((skel)->maps.umb_layer_desc),               \
-	.fs_filter = bpf_map__fd((skel)->maps.umb_fs_filter),                 \
-	.arm = bpf_map__fd((skel)->maps.umb_arm),                             \
-	.live = bpf_map__fd((skel)->maps.umb_live)
+#define LAYER_MAPS_OF(skel)                                     \
+	.layers = bpf_map__fd((skel)->maps.umb_layers),         \
+	.fs_inodes = bpf_map__fd((skel)->maps.umb_fs_inodes),   \
+	.fs_names = bpf_map__fd((skel)->maps.umb_fs_names),     \
+	.layer_desc = bpf_map__fd((skel)->maps.umb_layer_desc), \
+	.fs_filter = bpf_map__fd((skel)->maps.umb_fs_filter),   \
+	.arm = bpf_map__fd((skel)->maps.umb_arm), .live = bpf_map__fd((skel)->maps.umb_live)
 
 #endif /* UMBRELLA_BPF_OPEN_H */

@@ -31,13 +31,15 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "fileio.h"
+#include "macro.h"
 
 /* Bigger than any sensible configuration: a file this large is a mistake. */
 #define CONFIG_SIZE_MAX (1 << 20)
 
 /* log_rate_limit bounds: a burst beyond this is no limit, an interval beyond a day is a
  * typo. */
-#define LOG_BURST_MAX 1000000
+#define LOG_BURST_MAX	 1000000
 #define LOG_INTERVAL_MAX 86400
 
 /* The message of a key's parser, to which config_parse() adds the file and line. */
@@ -167,8 +169,9 @@ static int parse_log_rate_limit(const char *value, struct config *c, struct mess
 	return 0;
 
 invalid:
-	return fail(m, "'log_rate_limit' must be BURST/SECONDS (at most %d/%d, for example "
-		       "%d/%d) or off, not '%s'",
+	return fail(m,
+		    "'log_rate_limit' must be BURST/SECONDS (at most %d/%d, for example "
+		    "%d/%d) or off, not '%s'",
 		    LOG_BURST_MAX, LOG_INTERVAL_MAX, CONFIG_LOG_BURST_DEFAULT,
 		    CONFIG_LOG_INTERVAL_DEFAULT, shown(value, buf));
 }
@@ -185,7 +188,7 @@ static const struct key {
 	{ "log_rate_limit", parse_log_rate_limit },
 };
 
-#define KEY_COUNT (sizeof(keys) / sizeof(keys[0]))
+#define KEY_COUNT ARRAY_SIZE(keys)
 
 void config_init(struct config *c)
 {
@@ -299,68 +302,20 @@ int config_parse(const char *text, const char *name, struct config *ret, char **
 	return 0;
 }
 
-/* The contents of @fd, NUL-terminated, in @ret_text. */
-static int read_all(int fd, char **ret_text, size_t *ret_size)
-{
-	size_t size = 0, capacity = 4096;
-	char *text = malloc(capacity + 1), *grown;
-	ssize_t n;
-
-	if (!text)
-		return -ENOMEM;
-	for (;;) {
-		if (size == capacity) {
-			if (capacity >= CONFIG_SIZE_MAX) {
-				free(text);
-				return -EFBIG;
-			}
-			capacity *= 2;
-			grown = realloc(text, capacity + 1);
-			if (!grown) {
-				free(text);
-				return -ENOMEM;
-			}
-			text = grown;
-		}
-		n = read(fd, text + size, capacity - size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-
-			free(text);
-			return r;
-		}
-		if (n == 0)
-			break;
-		size += (size_t)n;
-	}
-	text[size] = '\0';
-	*ret_text = text;
-	*ret_size = size;
-	return 0;
-}
-
 int config_load(const char *path, bool required, struct config *ret, char **ret_error)
 {
 	char *text = NULL;
 	const char *nul;
 	size_t size = 0;
-	int fd, r;
+	int r;
 
 	if (ret_error)
 		*ret_error = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT && !required) {
+	r = read_full_file_at(AT_FDCWD, path, 0, CONFIG_SIZE_MAX, &text, &size);
+	if (r == -ENOENT && !required) {
 		config_init(ret);
 		return 1;
 	}
-	if (fd < 0) {
-		r = -errno;
-		goto fail;
-	}
-	r = read_all(fd, &text, &size);
-	close(fd);
 	if (r < 0)
 		goto fail;
 	/* A NUL would end the text early: whatever followed would be silently ignored. */
@@ -371,8 +326,8 @@ int config_load(const char *path, bool required, struct config *ret, char **ret_
 		for (const char *p = text; p < nul; p++)
 			line_no += *p == '\n';
 		free(text);
-		if (ret_error && asprintf(ret_error, "%s:%u: a NUL byte (not a text file?)", path,
-					  line_no) < 0)
+		if (ret_error &&
+		    asprintf(ret_error, "%s:%u: a NUL byte (not a text file?)", path, line_no) < 0)
 			*ret_error = NULL;
 		return -EINVAL;
 	}

@@ -30,6 +30,7 @@
 #include "events.h"
 #include "follow.h"
 #include "log.h"
+#include "time-util.h"
 
 const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 {
@@ -57,22 +58,22 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 	case UMB_ITEM_VERDICT:
 		/* The verdict of the file run, or none (a miss). */
 		snprintf(buf, size, "verdict:%s",
-			 e->item == UMB_VERDICT_UNSIGNED ? "unsigned" :
-			 e->item == UMB_VERDICT_REFUSED	 ? "refused" :
-			 e->item == UMB_VERDICT_PENDING	 ? "pending" :
-			 e->item == UMB_VERDICT_STALE	 ? "stale" :
+			 e->item == UMB_VERDICT_UNSIGNED   ? "unsigned" :
+			 e->item == UMB_VERDICT_REFUSED	   ? "refused" :
+			 e->item == UMB_VERDICT_PENDING	   ? "pending" :
+			 e->item == UMB_VERDICT_STALE	   ? "stale" :
 			 e->item == UMB_VERDICT_UNVERIFIED ? "unverified" :
-			 e->item == 0			 ? "none" :
-							   "unknown");
+			 e->item == 0			   ? "none" :
+							     "unknown");
 		return buf;
 	case UMB_ITEM_SCOPE:
 		/* What every layer forbids (enum umb_scope). */
 		snprintf(buf, size, "scope:%s",
-			 e->item == UMB_SCOPE_PROCESS  ? "process" :
-			 e->item == UMB_SCOPE_KERNEL   ? "kernel" :
-			 e->item == UMB_SCOPE_TERMINAL ? "terminal" :
+			 e->item == UMB_SCOPE_PROCESS	? "process" :
+			 e->item == UMB_SCOPE_KERNEL	? "kernel" :
+			 e->item == UMB_SCOPE_TERMINAL	? "terminal" :
 			 e->item == UMB_SCOPE_PRIVILEGE ? "privilege" :
-							 "unknown");
+							  "unknown");
 		return buf;
 	case UMB_ITEM_LINUX_CAP:
 		name = umb_linux_cap_name((int)e->item);
@@ -97,14 +98,6 @@ static uint64_t rl_interval_usec = 5 * 1000000ULL;
 static uint64_t rl_window_start;
 static unsigned int rl_window_count;
 static unsigned long long rl_suppressed;
-
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 /*
  * Under systemd stderr is a stream to the journal, and a line there would log each
@@ -137,7 +130,7 @@ static void log_gap(const char *message_id, const char *field, unsigned long lon
 			      LOG_WARNING, "SYSLOG_IDENTIFIER=umbrellad", "%s=%llu", field, n,
 			      NULL);
 	if (log_to_stderr())
-		log_msg(LOG_WARNING, "%s\n", text);
+		log_warning("%s", text);
 }
 
 void events_flush_suppressed(bool now)
@@ -179,8 +172,8 @@ struct field {
 	char text[UMB_EVENT_PATH_MAX + 256]; /* MESSAGE: the line, with a whole path */
 };
 
-static void __attribute__((format(printf, 3, 4)))
-field_set(struct iovec *iov, struct field *f, const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4))) field_set(struct iovec *iov, struct field *f,
+							    const char *fmt, ...)
 {
 	va_list ap;
 	int len;
@@ -197,7 +190,16 @@ field_set(struct iovec *iov, struct field *f, const char *fmt, ...)
 /* What @e's record denied (UMB_FIELD_OBJECT), in @buf; @inode: its inode's text. */
 static void object_text(const struct umb_event *e, const char *inode, char *buf, size_t size)
 {
-	if (e->path[0])
+	const char *family;
+
+	if (e->hook == UMB_HOOK_SOCKET_CREATE) {
+		/* The family asked for, by its name in "net:FAMILY" items. */
+		family = umb_net_family_name((int)e->family);
+		if (family)
+			snprintf(buf, size, "socket %s", family);
+		else
+			snprintf(buf, size, "socket %u", e->family);
+	} else if (e->path[0])
 		snprintf(buf, size, "%.*s", UMB_EVENT_PATH_MAX, e->path);
 	else if (e->ino)
 		snprintf(buf, size, "inode %s", inode);
@@ -210,7 +212,9 @@ static void object_text(const struct umb_event *e, const char *inode, char *buf,
 /* @e to the connections that follow its layer (follow.h), as the journal has it. */
 static void follow_record(struct follows *f, const struct umb_event *e)
 {
-	struct umb_denial d = { .kind = UMB_DENIAL_RECORD, .layer = e->layer, .pid = e->pid,
+	struct umb_denial d = { .kind = UMB_DENIAL_RECORD,
+				.layer = e->layer,
+				.pid = e->pid,
 				.flags = e->flags & UMB_EVENT_PERMISSIVE };
 	char inode[48] = "";
 
@@ -265,10 +269,9 @@ static int log_event(void *ctx, void *data, size_t size)
 	object_text(e, inode, object, sizeof(object));
 
 	if (log_to_stderr())
-		log_msg(LOG_NOTICE,
-			"denied: pid=%u tid=%u comm=%s hook=%s "
-			"restriction=%s layer=%u object=%s%s\n",
-			e->pid, e->tid, comm, hook, item, e->layer, object, mode);
+		log_notice("denied: pid=%u tid=%u comm=%s hook=%s "
+			   "restriction=%s layer=%u object=%s%s",
+			   e->pid, e->tid, comm, hook, item, e->layer, object, mode);
 
 	f = fields;
 	field_set(&iov[F_MESSAGE], &f[F_MESSAGE],
@@ -288,7 +291,7 @@ static int log_event(void *ctx, void *data, size_t size)
 	if (e->ino) {
 		field_set(&iov[n], &f[n], UMB_FIELD_INODE "=%s", inode);
 		n++;
-	} else if (e->target_pid) {
+	} else if (e->target_pid && e->hook != UMB_HOOK_SOCKET_CREATE) {
 		field_set(&iov[n], &f[n], UMB_FIELD_TARGET_PID "=%u", e->target_pid);
 		n++;
 	}
@@ -338,10 +341,9 @@ void events_log_refused_binary(const char *path, unsigned int pid, const char *r
 			       const char *key_id, const char *verdict)
 {
 	if (log_to_stderr())
-		log_msg(LOG_WARNING,
-			"refused binary: pid=%u path=%s key=%s "
-			"verdict=%s reason=%s\n",
-			pid, path, key_id, verdict, reason);
+		log_warning("refused binary: pid=%u path=%s key=%s "
+			    "verdict=%s reason=%s",
+			    pid, path, key_id, verdict, reason);
 	/* Without journald (the plain test VM) this fails at once; stderr had the line. */
 	(void)sd_journal_send("MESSAGE=refused binary: pid=%u path=%s key=%s verdict=%s reason=%s",
 			      pid, path, key_id, verdict, reason, "MESSAGE_ID=%s",

@@ -11,24 +11,25 @@
 #include "pin.h"
 
 /* Reading a signed file gives up after this long (the exec is denied, nothing cached). */
-#define GATE_DEADLINE_USEC (10 * 1000000ULL)
+#define GATE_DEADLINE_USEC   (10 * 1000000ULL)
 /* How much of one file is hashed before the others' turn: the longest that another
  * owner's exec, or a request on the socket, waits on a large signed file. */
-#define GATE_STEP_BYTES (1024 * 1024)
+#define GATE_STEP_BYTES	     (1024 * 1024)
 /* Execs held while their files are read, per owner of the file, and in all for owners
  * other than root (each held descriptor, and the one read per owner, costs memory: up
  * to some MiB for a file with a huge section table): past these an exec is refused at
  * once (nothing cached) rather than held. Root's files count only against the first. */
 #define GATE_QUEUE_OWNER_MAX 32
-#define GATE_QUEUE_MAX 64
+#define GATE_QUEUE_MAX	     64
 
 /* The maps the gate reads and writes (file descriptors). */
 struct exec_gate_maps {
-	int verdicts;	 /* umb_verdicts (inode storage: the key is a file descriptor) */
-	int verdict_log; /* umb_verdict_log: what "umbrella-cli verdict list" shows */
-	int ctl;	 /* umb_ctl: verdict_epoch */
-	int invalidated; /* umb_invalidated (ring buffer) */
-	int gate_stats;	 /* umb_gate_stats: the figures of "umbrella-cli metrics" */
+	int verdicts;	       /* umb_verdicts (inode storage: the key is a file descriptor) */
+	int verdict_log;       /* umb_verdict_log: what "umbrella-cli verdict list" shows */
+	int ctl;	       /* umb_ctl: verdict_epoch */
+	int invalidated;       /* umb_invalidated (ring buffer) */
+	int gate_stats;	       /* umb_gate_stats: the figures of "umbrella-cli metrics" */
+	int policies;	       /* umb_policies: the layers of signed policies, by digest and key */
 	struct layers *layers; /* the layers of signed policies: made, and held, here */
 };
 

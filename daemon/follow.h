@@ -11,7 +11,7 @@
 
 /* At most this many follow connections at once (the rest of SERVER_MAX_CLIENTS stays
  * for requests), and UMB_FOLLOW_PER_UID per uid. */
-#define FOLLOW_MAX 64
+#define FOLLOW_MAX    64
 /* Layers one connection follows: "umbrella-cli run" needs one. */
 #define FOLLOW_LAYERS 16
 

@@ -25,25 +25,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fdinfo.h"
 #include "fs-mounts.h"
 #include "mountinfo.h"
 
 /* The mount id of descriptor @fd (its fdinfo's mnt_id), or -errno. */
 static int fd_mount_id(int fd)
 {
-	char path[64], line[256];
-	int id = -EOPNOTSUPP;
-	FILE *f;
+	uint64_t id;
+	int r;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "mnt_id: %d", &id) == 1)
-			break;
-	fclose(f);
-	return id;
+	r = fdinfo_read(fd, 1, (const char *const[]){ "mnt_id" }, &id);
+	return r < 0 ? r : (int)id;
 }
 
 /* Whether the mount point @point is below the directory @dir (both canonical). */
@@ -56,8 +49,7 @@ static int is_below(const char *point, const char *dir)
 	return !strncmp(point, dir, len) && point[len] == '/';
 }
 
-int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, void *arg),
-		    void *arg)
+int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, void *arg), void *arg)
 {
 	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |

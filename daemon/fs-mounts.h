@@ -11,7 +11,6 @@
  * A mount hidden under another mount on the same mount point is not reached. Return: 0,
  * what @fn returned, or -errno.
  */
-int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, void *arg),
-		    void *arg);
+int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, void *arg), void *arg);
 
 #endif

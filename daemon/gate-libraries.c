@@ -44,36 +44,42 @@
 #include "events.h"
 #include "gate-libraries.h"
 #include "gate-mounts.h"
+#include "gate-verify.h"
 #include "keyring.h"
 #include "log.h"
 #include "signed-elf.h"
 
 /* How long one exec's closure may take to read. */
 #define GATE_LIBS_DEADLINE_USEC (2 * 1000000ULL)
-#define LD_SO_CACHE "/etc/ld.so.cache"
-#define LD_SO_CACHE_MAX (4 * 1024 * 1024)
+#define LD_SO_CACHE		"/etc/ld.so.cache"
+#define LD_SO_CACHE_MAX		(4 * 1024 * 1024)
 
 /* Where ld.so looks last (its system directories, with the multiarch ones). */
 static const char *const default_dirs[] = {
 #if defined(__x86_64__)
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+	"/lib/x86_64-linux-gnu",
+	"/usr/lib/x86_64-linux-gnu",
 #elif defined(__aarch64__)
-	"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+	"/lib/aarch64-linux-gnu",
+	"/usr/lib/aarch64-linux-gnu",
 #endif
-	"/lib64", "/usr/lib64", "/lib", "/usr/lib",
+	"/lib64",
+	"/usr/lib64",
+	"/lib",
+	"/usr/lib",
 };
 
 /* An object whose DT_NEEDED remain to be resolved. */
 struct object {
 	struct elf_dynamic dyn;
-	char *origin;	  /* its directory in the process's root, or NULL: unknown */
-	char *rpath;	  /* the DT_RPATH directories of it and its loaders, ':'-separated */
+	char *origin; /* its directory in the process's root, or NULL: unknown */
+	char *rpath;  /* the DT_RPATH directories of it and its loaders, ':'-separated */
 };
 
 struct closure {
 	struct gate_libraries *libs;
 	const struct gate_libraries_env *env;
-	int root;	  /* the exec'ing process's root directory */
+	int root; /* the exec'ing process's root directory */
 	pid_t pid;
 	const char *program;
 	uint16_t machine; /* the program's e_machine: ld.so skips a library of another */
@@ -83,10 +89,10 @@ struct closure {
 	size_t n_names;
 	struct stat seen[GATE_LIBS_MAX]; /* the files already verified (st_dev, st_ino) */
 	size_t n_seen;
-	uint64_t bytes;	  /* of signed libraries hashed */
+	uint64_t bytes; /* of signed libraries hashed */
 	uint64_t deadline;
 	bool limit_said;
-	char *cache;	  /* /etc/ld.so.cache, read at the first name it is needed for */
+	char *cache; /* /etc/ld.so.cache, read at the first name it is needed for */
 	size_t cache_len;
 	bool cache_read;
 };
@@ -269,17 +275,9 @@ static bool verify_library(struct closure *c, int fd, const char *path, const st
 	(void)fcntl(fd, F_SETLEASE, F_UNLCK);
 	r = signed_elf_read(fd, c->deadline, &e, &error);
 	c->bytes += (uint64_t)st->st_size;
-	if (r == -EBADMSG) {
-		state = UMB_VERDICT_REFUSED;
-		reason = error ? error : "malformed ELF file";
-	} else if (r == -EFBIG) {
-		state = UMB_VERDICT_REFUSED;
-		reason = "a signature section in a file larger than 1 GiB";
-	} else if (r < 0) {
+	state = gate_verdict_of_read(env->keyring, &e, r, error, &reason);
+	if (state < 0)
 		goto uncached;
-	} else {
-		state = keyring_verify(env->keyring, &e, &reason);
-	}
 	if (state == UMB_VERDICT_SIGNED && e.has_policy) {
 		/* Its restrictions are pushed when it is exec'd, and a task may map it only
 		 * with them (exec_unsigned_map()): that verdict is the exec's to write. */
@@ -323,7 +321,8 @@ static void add_dirs(char **out, const char *list, const char *origin)
 	if (!list)
 		return;
 	copy = strdup(list);
-	for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
+	for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d;
+	     d = strtok_r(NULL, ":", &save)) {
 		const char *rest = NULL;
 		char *joined = NULL;
 
@@ -506,20 +505,6 @@ static bool seen(struct closure *c, const struct stat *st)
 }
 
 /* Verifies the file @path of the process's root and, if signed, queues its libraries. */
-static void add_file(struct closure *c, struct found *f, const struct object *parent)
-{
-	struct elf_dynamic dyn;
-
-	if (c->n_seen >= GATE_LIBS_MAX || seen(c, &f->st)) {
-		close(f->fd);
-		return;
-	}
-	watch_dir(c, f->path);
-	if (verify_library(c, f->fd, f->path, &f->st) && elf_dynamic_read(f->fd, &dyn) == 0)
-		enqueue(c, &dyn, f->path, parent);
-	close(f->fd);
-}
-
 /* Whether @name was looked up already (ld.so loads a name once); else notes it. */
 static bool name_done(struct closure *c, const char *name)
 {
@@ -529,6 +514,26 @@ static bool name_done(struct closure *c, const char *name)
 	if (c->n_names < GATE_LIBS_MAX)
 		c->names[c->n_names++] = strdup(name);
 	return false;
+}
+
+static void add_file(struct closure *c, struct found *f, const struct object *parent)
+{
+	struct elf_dynamic dyn;
+
+	if (c->n_seen >= GATE_LIBS_MAX || seen(c, &f->st)) {
+		close(f->fd);
+		return;
+	}
+	watch_dir(c, f->path);
+	if (verify_library(c, f->fd, f->path, &f->st) && elf_dynamic_read(f->fd, &dyn) == 0) {
+		/* ld.so takes an object it has loaded for any later DT_NEEDED of its soname:
+		 * libc's "ld-linux-x86-64.so.2" is the interpreter, wherever PT_INTERP put
+		 * it, and is not looked for in the library path. */
+		if (dyn.soname)
+			(void)name_done(c, dyn.soname);
+		enqueue(c, &dyn, f->path, parent);
+	}
+	close(f->fd);
 }
 
 /* Whether the process @pid has umbrellad's root and mount namespace: then the path of
@@ -561,8 +566,12 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 		free(c);
 		return;
 	}
-	*c = (struct closure){ .libs = libs, .env = env, .pid = pid, .program = path,
-			       .machine = dyn.machine, .deadline = now_usec() + GATE_LIBS_DEADLINE_USEC };
+	*c = (struct closure){ .libs = libs,
+			       .env = env,
+			       .pid = pid,
+			       .program = path,
+			       .machine = dyn.machine,
+			       .deadline = now_usec() + GATE_LIBS_DEADLINE_USEC };
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	c->root = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (c->root < 0) {

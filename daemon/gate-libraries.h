@@ -21,7 +21,7 @@ struct gate_mounts;
 struct keyring;
 
 /* Per exec: at most this many files of the closure (the program's own included)... */
-#define GATE_LIBS_MAX 64
+#define GATE_LIBS_MAX	    64
 /* ...and this many bytes of signed libraries hashed (cached verdicts cost nothing): a
  * bound on how long one exec holds the gate. Beyond either, a library is not verified
  * and its mapping refused. */
@@ -32,8 +32,8 @@ struct keyring;
 
 /* What the gate tells the closure code. */
 struct gate_libraries_env {
-	int verdicts;			/* umb_verdicts */
-	__u32 epoch;			/* the verdict epoch in force */
+	int verdicts; /* umb_verdicts */
+	__u32 epoch;  /* the verdict epoch in force */
 	const struct keyring *keyring;
 	const struct gate_mounts *mounts;
 	/* Whether a job of the gate is reading the inode (its PENDING is not ours). */
@@ -58,7 +58,7 @@ struct gate_libraries {
 	 * a rename (as package managers install) is a new inode without a verdict, and
 	 * no invalidation says so. -1: none. */
 	int inotify_fd;
-	size_t watches;	/* directories watched (IN_IGNORED ends one) */
+	size_t watches; /* directories watched (IN_IGNORED ends one) */
 	int max_wd;	/* the highest watch descriptor so far: a higher one is new */
 	bool watch_warned;
 };

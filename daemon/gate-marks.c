@@ -110,8 +110,8 @@ int gate_marks_add(struct gate_marks *m, int fd, uint32_t kdev, uint64_t ino)
 	} else {
 		m->count++;
 	}
-	if (fanotify_mark(m->fan_fd, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN_EXEC_PERM,
-			  fd, NULL) < 0) {
+	if (fanotify_mark(m->fan_fd, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN_EXEC_PERM, fd,
+			  NULL) < 0) {
 		r = -errno;
 		marked_free(marked_take(m, kdev, ino));
 		return r;

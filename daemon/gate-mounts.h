@@ -9,11 +9,11 @@
 
 /* One line of /proc/self/mountinfo. */
 struct gate_mount {
-	int id;		/* the mount id (statx's stx_mnt_id, name_to_handle_at()'s) */
-	uint32_t kdev;	/* the super block's s_dev, as the BPF programs key inodes */
-	bool cacheable; /* a file system type the gate caches, on no loop device */
+	int id;		 /* the mount id (statx's stx_mnt_id, name_to_handle_at()'s) */
+	uint32_t kdev;	 /* the super block's s_dev, as the BPF programs key inodes */
+	bool cacheable;	 /* a file system type the gate caches, on no loop device */
 	const char *why; /* !cacheable: why not ("on a loop device", ...) */
-	char *path;	/* its mount point, unescaped */
+	char *path;	 /* its mount point, unescaped */
 };
 
 struct gate_mounts {

@@ -42,7 +42,7 @@ struct install {
 	const struct layer_maps *maps;
 	struct fs_filter *filter;
 	uint32_t layer;
-	struct layer_rules *rules; /* what it wrote, to take back or to free with the layer */
+	struct layer_rules *rules;  /* what it wrote, to take back or to free with the layer */
 	const struct fs_refs *refs; /* the caller's descriptors of the fs items, or NULL */
 	int peer;		    /* the caller's pid, or 0 */
 };
@@ -223,8 +223,8 @@ static int install_mount_root(int fd, void *arg)
  * @name (NULL for "/") in its directory, with the directory's UMB_FS_HAS_NAMES entry,
  * and the marks of the directories above (install_ancestors()). For a directory, also
  * the roots of the mounts below @path (canonical, as the caller sees it). */
-static int install_fs_ref(struct install *in, const struct umb_item *item,
-			  const struct fs_ref *ref, const char *path, const char *name)
+static int install_fs_ref(struct install *in, const struct umb_item *item, const struct fs_ref *ref,
+			  const char *path, const char *name)
 {
 	struct mount_rule mounts = { .in = in, .item = item };
 	struct stat st;
@@ -324,15 +324,17 @@ static int install_fs(struct install *in, const struct umb_item *item, size_t fs
 	if ((name && (!name[0] || !strcmp(name, ".") || !strcmp(name, "..") || ref->dir_fd < 0)) ||
 	    (!name && (ref->obj_fd < 0 || ref->dir_fd >= 0))) {
 		if (ret_error)
-			(void)asprintf(ret_error, "fs:%s: not a canonical path, or its descriptors "
-						  "do not match it",
+			(void)asprintf(ret_error,
+				       "fs:%s: not a canonical path, or its descriptors "
+				       "do not match it",
 				       item->path);
 		return -EINVAL;
 	}
 	r = install_fs_ref(in, item, ref, item->path, name);
 	if (r == -ENOENT && ret_error)
-		(void)asprintf(ret_error, "fs:%s: its mount is in no mount namespace umbrellad "
-					  "can read (a detached mount?)",
+		(void)asprintf(ret_error,
+			       "fs:%s: its mount is in no mount namespace umbrellad "
+			       "can read (a detached mount?)",
 			       item->path);
 	return r;
 }
@@ -399,7 +401,7 @@ static int describe(const struct layer_maps *maps, uint32_t id, const struct umb
 	struct timespec now;
 	int ret;
 
-	if (maps->layer_desc <= 0)
+	if (maps->layer_desc < 0)
 		return 0;
 	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
 		desc.created_ns = (uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec;
@@ -417,8 +419,12 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 		  uint32_t creator_pid, uint32_t origin, struct umb_layer *ret_layer,
 		  struct layer_rules *ret_rules, char **ret_error)
 {
-	struct install in = { .maps = maps, .filter = filter, .layer = id, .rules = ret_rules,
-			      .refs = refs, .peer = refs ? refs->peer : 0 };
+	struct install in = { .maps = maps,
+			      .filter = filter,
+			      .layer = id,
+			      .rules = ret_rules,
+			      .refs = refs,
+			      .peer = refs ? refs->peer : 0 };
 	size_t fs_index = 0;
 	struct umb_layer layer = { .creator_pid = creator_pid, .origin = origin };
 	int ret = 0;

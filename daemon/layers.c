@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 
 #include "layers.h"
+#include "state.h"
 
 /* Non-root users together may fill at most this share of a map (numerator of 4), so
  * that many users cannot keep root from making layers either. */
@@ -119,12 +120,15 @@ static int check_limits(struct layers *l, uint32_t uid, unsigned int rules, char
 	}
 	if (!what)
 		return 0;
-	if (ret_error &&
-	    (uid == LAYER_UID_RESTRICTED_ROOT ?
-		     asprintf(ret_error, "restricted root processes have reached the limit of "
-					 "%u %s; it frees up as they exit", limit, what) :
-		     asprintf(ret_error, "uid %u has reached the limit of %u %s; it frees up "
-					 "as the restricted processes exit", uid, limit, what)) < 0)
+	if (ret_error && (uid == LAYER_UID_RESTRICTED_ROOT ?
+				  asprintf(ret_error,
+					   "restricted root processes have reached the limit of "
+					   "%u %s; it frees up as they exit",
+					   limit, what) :
+				  asprintf(ret_error,
+					   "uid %u has reached the limit of %u %s; it frees up "
+					   "as the restricted processes exit",
+					   uid, limit, what)) < 0)
 		*ret_error = NULL;
 	return -ENOSPC;
 }
@@ -137,7 +141,7 @@ static void *map_mmap(int fd, size_t size)
 }
 
 #define SLOTS_SIZE ((size_t)UMB_LAYER_SLOTS * sizeof(struct umb_layer))
-#define LIVE_SIZE 4096 /* one page: a mapping of an array map is page-sized */
+#define LIVE_SIZE  4096 /* one page: a mapping of an array map is page-sized */
 
 int layers_open(struct layers *l, const struct layer_maps *maps, int meta_fd)
 {
@@ -163,8 +167,8 @@ int layers_open(struct layers *l, const struct layer_maps *maps, int meta_fd)
 	if (r < 0)
 		goto fail;
 	/* Read once: umbrellad writes umb_meta from this one thread, and only its count of
-	 * freed layers changes after pin.c made it. */
-	if (meta_fd > 0 && bpf_map_lookup_elem(meta_fd, &(__u32){ 0 }, &l->meta) < 0) {
+	 * freed layers changes after state_meta_create() made it. */
+	if (meta_fd >= 0 && bpf_map_lookup_elem(meta_fd, &(__u32){ 0 }, &l->meta) < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -186,7 +190,7 @@ void layers_close(struct layers *l)
 	if (l->live)
 		munmap(l->live, LIVE_SIZE);
 	fs_filter_close(&l->filter);
-	*l = (struct layers){};
+	*l = (struct layers){ .meta_fd = -1 };
 }
 
 const struct umb_layer *layers_get(const struct layers *l, uint32_t id)
@@ -194,15 +198,6 @@ const struct umb_layer *layers_get(const struct layers *l, uint32_t id)
 	const struct umb_layer *slot = &l->slots[umb_layer_slot(id)];
 
 	return id && __atomic_load_n(&slot->id, __ATOMIC_ACQUIRE) == id ? slot : NULL;
-}
-
-static void meta_count_freed(struct layers *l)
-{
-	__u32 zero = 0;
-
-	l->meta.layers_freed++;
-	if (l->meta_fd > 0)
-		(void)bpf_map_update_elem(l->meta_fd, &zero, &l->meta, BPF_EXIST);
 }
 
 /* Frees the live layer in @slot_index, which nobody holds. */
@@ -214,11 +209,12 @@ static void layer_free(struct layers *l, uint32_t slot_index)
 	uint32_t id = slot->id;
 
 	layer_rules_remove(&l->maps, &l->filter, rules);
-	if (l->maps.layer_desc > 0)
+	if (l->maps.layer_desc >= 0)
 		(void)bpf_map_delete_elem(l->maps.layer_desc, &id);
 	usage_sub(l, slot->uid, count);
 	__atomic_store_n(&slot->id, 0, __ATOMIC_RELEASE);
-	meta_count_freed(l);
+	/* A metric: the layer is freed whether or not the count is written. */
+	(void)state_meta_count_freed(l->meta_fd, &l->meta);
 }
 
 /* Frees the layer @id if it is live and nobody holds it. */
@@ -264,8 +260,8 @@ void layers_put(struct layers *l, uint32_t id)
 {
 	const struct umb_layer *slot = layers_get(l, id);
 
-	if (slot && __atomic_fetch_sub(&l->slots[umb_layer_slot(id)].refs, 1,
-				       __ATOMIC_SEQ_CST) == 1)
+	if (slot &&
+	    __atomic_fetch_sub(&l->slots[umb_layer_slot(id)].refs, 1, __ATOMIC_SEQ_CST) == 1)
 		layer_free(l, umb_layer_slot(id));
 }
 
@@ -287,12 +283,12 @@ static int slot_find(struct layers *l, uint32_t *ret_slot)
 int layers_create(struct layers *l, const struct umb_restrictions *r, uint32_t creator_pid,
 		  uint32_t uid, uint32_t origin, uint32_t *ret_id, char **ret_error)
 {
-	return layers_create_at(l, r, NULL, creator_pid, uid, origin, ret_id, ret_error);
+	return layers_create_at(l, r, NULL, creator_pid, uid, origin, 0, ret_id, ret_error);
 }
 
-int layers_create_at(struct layers *l, const struct umb_restrictions *r,
-		     const struct fs_refs *refs, uint32_t creator_pid, uint32_t uid,
-		     uint32_t origin, uint32_t *ret_id, char **ret_error)
+int layers_create_at(struct layers *l, const struct umb_restrictions *r, const struct fs_refs *refs,
+		     uint32_t creator_pid, uint32_t uid, uint32_t origin, uint32_t flags,
+		     uint32_t *ret_id, char **ret_error)
 {
 	struct umb_layer layer;
 	struct layer_rules rules;
@@ -317,8 +313,8 @@ int layers_create_at(struct layers *l, const struct umb_restrictions *r,
 	gen = slot->gen >= UMB_LAYER_GEN_MAX ? 1 : slot->gen + 1;
 	id = gen << UMB_LAYER_SLOT_BITS | index;
 
-	ret = layer_install(&l->maps, &l->filter, id, r, refs, creator_pid, origin, &layer,
-			    &rules, ret_error);
+	ret = layer_install(&l->maps, &l->filter, id, r, refs, creator_pid, origin, &layer, &rules,
+			    ret_error);
 	if (ret < 0)
 		return ret == -E2BIG ? -ENOSPC : ret; /* a full map: as full slots */
 	entries = (unsigned int)(rules.inode_count + rules.name_count);
@@ -327,6 +323,7 @@ int layers_create_at(struct layers *l, const struct umb_restrictions *r,
 	layer.refs = 0;
 	layer.uid = uid;
 	layer.gen = gen;
+	layer.flags = flags;
 	layer.id = 0;
 	*slot = layer;
 	l->rules[index] = rules;
@@ -380,7 +377,7 @@ int layers_adopt(struct layers *l)
 	r = map_keys(l->maps.fs_inodes, sizeof(*inodes), (void **)&inodes, &inode_count);
 	if (r == 0)
 		r = map_keys(l->maps.fs_names, sizeof(*names), (void **)&names, &name_count);
-	if (r == 0 && l->maps.layer_desc > 0)
+	if (r == 0 && l->maps.layer_desc >= 0)
 		r = map_keys(l->maps.layer_desc, sizeof(*descs), (void **)&descs, &desc_count);
 	if (r < 0)
 		goto out;
@@ -426,6 +423,7 @@ out:
 
 void layers_stats(const struct layers *l, struct layer_stats *ret)
 {
-	*ret = (struct layer_stats){ .live = l->live_count, .rules = l->rule_count,
+	*ret = (struct layer_stats){ .live = l->live_count,
+				     .rules = l->rule_count,
 				     .freed = l->meta.layers_freed };
 }

@@ -31,9 +31,9 @@ struct layer_usage {
 
 /* Figures for umbrella-cli status (and the benchmark's soak). */
 struct layer_stats {
-	unsigned int live;    /* layers alive */
-	unsigned int rules;   /* their fs entries (umb_fs_inodes + umb_fs_names) */
-	uint64_t freed;	      /* layers freed since the maps were created */
+	unsigned int live;  /* layers alive */
+	unsigned int rules; /* their fs entries (umb_fs_inodes + umb_fs_names) */
+	uint64_t freed;	    /* layers freed since the maps were created */
 };
 
 /*
@@ -46,10 +46,10 @@ struct layer_stats {
  */
 struct layers {
 	struct layer_maps maps;
-	int meta_fd;		   /* umb_meta (layers_freed); 0: none (tests) */
-	struct umb_meta meta;	   /* its value: layers_freed is ours to count */
-	struct umb_layer *slots;   /* umb_layers, mapped */
-	struct umb_live *live;	   /* umb_live, mapped */
+	int meta_fd;		 /* umb_meta (layers_freed); -1: none (tests) */
+	struct umb_meta meta;	 /* its value: layers_freed is ours to count */
+	struct umb_layer *slots; /* umb_layers, mapped */
+	struct umb_live *live;	 /* umb_live, mapped */
 	struct fs_filter filter;
 	struct layer_rules *rules; /* [UMB_LAYER_SLOTS]: each live layer's fs entries */
 	struct layer_usage *usage; /* per uid, unsorted */
@@ -84,10 +84,11 @@ int layers_create(struct layers *l, const struct umb_restrictions *r, uint32_t c
 		  uint32_t uid, uint32_t origin, uint32_t *ret_id, char **ret_error);
 
 /* layers_create() of a caller's request, whose fs items the caller resolved: @refs
- * (layer_install()); layers_create() resolves them in umbrellad's mount namespace. */
-int layers_create_at(struct layers *l, const struct umb_restrictions *r,
-		     const struct fs_refs *refs, uint32_t creator_pid, uint32_t uid,
-		     uint32_t origin, uint32_t *ret_id, char **ret_error);
+ * (layer_install()); layers_create() resolves them in umbrellad's mount namespace.
+ * @flags: UMB_LAYER_* (UMB_LAYER_PERMISSIVE: the request's UMB_ARM_PERMISSIVE). */
+int layers_create_at(struct layers *l, const struct umb_restrictions *r, const struct fs_refs *refs,
+		     uint32_t creator_pid, uint32_t uid, uint32_t origin, uint32_t flags,
+		     uint32_t *ret_id, char **ret_error);
 
 /* Takes a reference on the live layer @id (umbrellad's own holders: the exec gate). */
 int layers_hold(struct layers *l, uint32_t id);

@@ -39,8 +39,8 @@ const char *lsm_probe_hint(int r)
 	static char hint[128];
 
 	if (r == -ENOENT)
-		return "the BPF LSM is not active: boot with lsm= set to the list in "
-		       LSM_LIST " followed by ',bpf' (keep every LSM listed there) on a "
+		return "the BPF LSM is not active: boot with lsm= set to the list in " LSM_LIST
+		       " followed by ',bpf' (keep every LSM listed there) on a "
 		       "kernel with CONFIG_BPF_LSM=y";
 	if (r == -ENODEV)
 		return "cannot read " LSM_LIST ": it does not exist, is securityfs mounted? "

@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fdinfo.h"
 #include "peer.h"
 #include "thread-start.h"
 
@@ -35,20 +36,16 @@
  * -ESRCH when it has exited. */
 static pid_t pidfd_pid(int pidfd)
 {
-	char path[64], line[128];
-	pid_t pid = -ESRCH;
-	FILE *f;
+	uint64_t pid;
+	int r;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Pid: %d", &pid) == 1)
-			break;
-	}
-	fclose(f);
-	return pid > 0 ? pid : -ESRCH;
+	r = fdinfo_read(pidfd, 1, (const char *const[]){ "Pid" }, &pid);
+	if (r == -EOPNOTSUPP)
+		return -ESRCH;
+	if (r < 0)
+		return r;
+	/* -1 once it has been reaped, 0 when it is in no namespace of ours. */
+	return (int64_t)pid > 0 ? (pid_t)pid : -ESRCH;
 }
 
 /* Whether the process behind @pidfd has not exited (a zombie has: it runs nothing). */
@@ -163,8 +160,9 @@ int peer_identify(int sock, const struct msghdr *msg, struct peer *ret, const ch
 	r = connector_pidfd(sock, cred.pid, &exact, ret_error);
 	if (r < 0)
 		return r;
-	*ret = (struct peer){ .pid = cred.pid, .uid = cred.uid, .gid = cred.gid, .pidfd = r,
-			      .proc_fd = -1 };
+	*ret = (struct peer){
+		.pid = cred.pid, .uid = cred.uid, .gid = cred.gid, .pidfd = r, .proc_fd = -1
+	};
 	/* The pidfd's process had the pid before this open and still runs after it: the
 	 * directory is that process's (a pid is not reused while its process lives). */
 	snprintf(path, sizeof(path), "/proc/%d", cred.pid);

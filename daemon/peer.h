@@ -15,8 +15,8 @@
  * it alive.
  */
 struct peer {
-	pid_t pid;   /* the calling process, in umbrellad's pid namespace */
-	uid_t uid;   /* its uids and gids when it connected (SO_PEERCRED) */
+	pid_t pid; /* the calling process, in umbrellad's pid namespace */
+	uid_t uid; /* its uids and gids when it connected (SO_PEERCRED) */
 	gid_t gid;
 	int pidfd;   /* the calling process */
 	int proc_fd; /* its /proc/PID directory */

@@ -28,22 +28,23 @@
 #include <linux/magic.h>
 #include <umbrella/kdev.h>
 
+#include "daemon-pid.h"
 #include "log.h"
 #include "pin.h"
+#include "state.h"
 
-#define LINKS_DIR "links"
-#define META_NAME "umb_meta"
-#define CTL_NAME "umb_ctl"
+#define LINKS_DIR  "links"
+#define META_NAME  "umb_meta"
+#define CTL_NAME   "umb_ctl"
 /* bpffs refuses names with a dot; no program name has a dash. */
 #define NEW_PREFIX "new-"
 
 static void log_recovery(const char *dir)
 {
-	log_msg(LOG_ERR,
-		"To replace it, which drops every restriction in force, stop umbrellad "
-		"and run 'umbrellad --reset-pins --pin-dir %s' (or remove the directory), "
-		"then start umbrellad again.\n",
-		dir);
+	log_error("To replace it, which drops every restriction in force, stop umbrellad "
+		  "and run 'umbrellad --reset-pins --pin-dir %s' (or remove the directory), "
+		  "then start umbrellad again.",
+		  dir);
 }
 
 /* A directory stream on a copy of @fd (the caller keeps @fd). NULL with errno set. */
@@ -90,7 +91,6 @@ static __u32 pinned_daemon(const char *dir)
 	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
 	struct umb_ctl ctl = {};
 	char path[PATH_MAX];
-	__u32 zero = 0;
 	int fd;
 
 	if (snprintf(path, sizeof(path), "%s/" CTL_NAME, dir) >= (int)sizeof(path))
@@ -98,26 +98,10 @@ static __u32 pinned_daemon(const char *dir)
 	fd = bpf_obj_get_opts(path, &opts);
 	if (fd < 0)
 		return 0;
-	if (bpf_map_lookup_elem(fd, &zero, &ctl) < 0)
+	if (state_ctl_read(fd, &ctl) < 0)
 		ctl.daemon_tgid = 0;
 	close(fd);
 	return ctl.daemon_tgid;
-}
-
-/* Whether process @pid is an umbrellad (also one that has exited, not yet reaped). */
-static bool is_umbrellad(__u32 pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return !strcmp(comm, "umbrellad\n");
 }
 
 /*
@@ -139,14 +123,13 @@ static int wait_daemon_gone(const char *dir)
 			return 0;
 		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH && i >= 10)
 			return 0;
-		if (kill((pid_t)pid, 0) == 0 && !is_umbrellad(pid))
+		if (kill((pid_t)pid, 0) == 0 && !daemon_pid_is_umbrellad(pid))
 			return 0; /* the pid was reused since */
 		usleep(100 * 1000);
 	}
-	log_msg(LOG_ERR,
-		"another umbrellad (pid %u) holds the objects pinned in '%s' "
-		"(it has exited but was not reaped yet?)\n",
-		pid, dir);
+	log_error("another umbrellad (pid %u) holds the objects pinned in '%s' "
+		  "(it has exited but was not reaped yet?)",
+		  pid, dir);
 	return -EBUSY;
 }
 
@@ -165,30 +148,15 @@ int pin_identify(const struct pin *p, struct umb_ctl *ctl)
 	return 0;
 }
 
-void pin_release(int ctl_fd)
-{
-	struct umb_ctl ctl;
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(ctl_fd, &zero, &ctl) < 0 || ctl.daemon_tgid != (__u32)getpid())
-		return;
-	ctl.daemon_tgid = 0;
-	if (bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY) < 0)
-		log_msg(LOG_WARNING, "Failed to unregister from umb_ctl: %s\n", strerror(errno));
-}
-
 /* Creates umb_meta for this ABI and pins it: the first thing in a new pin directory. */
 static int meta_create(struct pin *p, const char *path)
 {
-	__u32 zero = 0;
 	int fd;
 
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, META_NAME, sizeof(__u32), sizeof(p->meta), 1,
-			    NULL);
+	fd = state_meta_create(META_NAME, &p->meta);
 	if (fd < 0)
-		return -errno;
-	p->meta = (struct umb_meta){ .abi_version = UMB_ABI_VERSION };
-	if (bpf_map_update_elem(fd, &zero, &p->meta, BPF_ANY) < 0 || bpf_obj_pin(fd, path) < 0) {
+		return fd;
+	if (bpf_obj_pin(fd, path) < 0) {
 		int r = -errno;
 
 		close(fd);
@@ -207,30 +175,29 @@ static int meta_check(struct pin *p, int fd)
 	int r;
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
-		return -errno;
+		return log_error_errno(errno, "Failed to read what '%s/" META_NAME "' is: %m",
+				       p->dir);
 	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != sizeof(__u32) ||
 	    info.value_size < sizeof(__u32) || info.value_size > 4096 || info.max_entries < 1) {
-		log_msg(LOG_ERR,
-			"'%s/" META_NAME "' is not a map umbrellad made "
-			"(type %u, value size %u): refusing to use '%s'.\n",
-			p->dir, info.type, info.value_size, p->dir);
+		log_error("'%s/" META_NAME "' is not a map umbrellad made "
+			  "(type %u, value size %u): refusing to use '%s'.",
+			  p->dir, info.type, info.value_size, p->dir);
 		log_recovery(p->dir);
 		return -EPROTO;
 	}
 	value = calloc(1, info.value_size);
 	if (!value)
-		return -ENOMEM;
+		return log_error_errno(ENOMEM, "Failed to read '%s/" META_NAME "': %m", p->dir);
 	if (bpf_map_lookup_elem(fd, &zero, value) < 0) {
-		r = -errno;
+		r = log_error_errno(errno, "Failed to read '%s/" META_NAME "': %m", p->dir);
 		free(value);
 		return r;
 	}
 	if (value[0] != UMB_ABI_VERSION || info.value_size != sizeof(p->meta)) {
-		log_msg(LOG_ERR,
-			"'%s' holds BPF state pinned by an umbrellad of ABI "
-			"version %u; this umbrellad has ABI version %d: refusing to mix them. "
-			"The programs pinned there keep enforcing the restrictions in force.\n",
-			p->dir, value[0], UMB_ABI_VERSION);
+		log_error("'%s' holds BPF state pinned by an umbrellad of ABI "
+			  "version %u; this umbrellad has ABI version %d: refusing to mix them. "
+			  "The programs pinned there keep enforcing the restrictions in force.",
+			  p->dir, value[0], UMB_ABI_VERSION);
 		log_recovery(p->dir);
 		free(value);
 		return -EPROTO;
@@ -250,40 +217,37 @@ int pin_open(const char *dir, struct pin *p)
 
 	*p = (struct pin){ .dir = dir, .dir_fd = -1, .meta_fd = -1 };
 	if (snprintf(path, sizeof(path), "%s/" META_NAME, dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
+		return log_error_errno(ENAMETOOLONG, "Pin directory '%s': %m", dir);
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		r = -errno;
-		log_msg(LOG_ERR, "Failed to create pin directory '%s': %s%s\n", dir, strerror(-r),
-			r == -ENOENT
-				? " (is a bpf file system mounted? mount -t bpf bpf /sys/fs/bpf)"
-				: "");
-		return r;
-	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return log_error_errno(
+			errno, "Failed to create pin directory '%s': %m%s", dir,
+			errno == ENOENT ?
+				" (is a bpf file system mounted? mount -t bpf bpf /sys/fs/bpf)" :
+				"");
 	p->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (p->dir_fd < 0) {
-		r = -errno;
-		log_msg(LOG_ERR, "Failed to open pin directory '%s': %s\n", dir, strerror(-r));
+	if (p->dir_fd < 0)
+		return log_error_errno(errno, "Failed to open pin directory '%s': %m", dir);
+	if (fstatfs(p->dir_fd, &sfs) < 0) {
+		r = log_error_errno(errno, "Failed to read the file system of '%s': %m", dir);
+		pin_close(p);
 		return r;
 	}
-	if (fstatfs(p->dir_fd, &sfs) < 0 || sfs.f_type != BPF_FS_MAGIC) {
-		log_msg(LOG_ERR,
-			"Pin directory '%s' is not on a bpf file system "
-			"(mount -t bpf bpf /sys/fs/bpf).\n",
-			dir);
+	if (sfs.f_type != BPF_FS_MAGIC) {
+		log_error("Pin directory '%s' is not on a bpf file system "
+			  "(mount -t bpf bpf /sys/fs/bpf).",
+			  dir);
 		pin_close(p);
 		return -EXDEV;
 	}
 	if (flock(p->dir_fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		if (r == -EBUSY)
-			log_msg(LOG_ERR,
-				"Failed to lock pin directory '%s': another "
-				"umbrellad is using it (pid %u holds its maps and links)\n",
-				dir, pinned_daemon(dir));
+			log_error("Failed to lock pin directory '%s': another "
+				  "umbrellad is using it (pid %u holds its maps and links)",
+				  dir, pinned_daemon(dir));
 		else
-			log_msg(LOG_ERR, "Failed to lock pin directory '%s': %s\n", dir,
-				strerror(-r));
+			log_error_errno(r, "Failed to lock pin directory '%s': %m", dir);
 		pin_close(p);
 		return r;
 	}
@@ -299,22 +263,22 @@ int pin_open(const char *dir, struct pin *p)
 		if (r < 0)
 			close(fd);
 	} else if (errno != ENOENT) {
-		r = -errno;
-		log_msg(LOG_ERR, "Failed to open '%s': %s\n", path, strerror(-r));
+		r = log_error_errno(errno, "Failed to open '%s': %m", path);
 	} else {
 		r = dir_is_empty(p->dir_fd);
-		if (r == 0) {
-			log_msg(LOG_ERR,
-				"'%s' holds objects but no " META_NAME ": not "
-				"state pinned by an umbrellad of ABI version %d or later, "
-				"refusing to mix it with ours.\n",
-				dir, UMB_ABI_VERSION);
+		if (r < 0) {
+			log_error_errno(r, "Failed to read pin directory '%s': %m", dir);
+		} else if (r == 0) {
+			log_error("'%s' holds objects but no " META_NAME ": not "
+				  "state pinned by an umbrellad of ABI version %d or later, "
+				  "refusing to mix it with ours.",
+				  dir, UMB_ABI_VERSION);
 			log_recovery(dir);
 			r = -EPROTO;
 		} else if (r > 0) {
 			r = meta_create(p, path);
 			if (r < 0)
-				log_msg(LOG_ERR, "Failed to create '%s': %s\n", path, strerror(-r));
+				log_error_errno(r, "Failed to create '%s': %m", path);
 		}
 	}
 	if (r < 0) {
@@ -374,7 +338,7 @@ static int remove_stale_links(const struct bpf_object_skeleton *s, int links_fd)
 		if (unlinkat(links_fd, de->d_name, 0) < 0 && errno != ENOENT)
 			r = -errno;
 		else
-			log_msg(LOG_INFO, "removed the stale link '%s'\n", de->d_name);
+			log_info("removed the stale link '%s'", de->d_name);
 	}
 	closedir(d);
 	return r;
@@ -438,14 +402,16 @@ int pin_attach(struct pin *p, const struct bpf_object_skeleton *s)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/" LINKS_DIR "/%s", p->dir,
 			     bpf_program__name(prog)) >= (int)sizeof(path))
-			return -ENAMETOOLONG;
+			return log_error_errno(ENAMETOOLONG, "Failed to attach %s: %m",
+					       bpf_program__name(prog));
 		link = same_pinned_link(path, prog);
 		if (link) {
 			p->kept++;
 		} else {
 			link = bpf_program__attach(prog);
 			if (!link)
-				return -errno;
+				return log_error_errno(errno, "Failed to attach %s: %m",
+						       bpf_program__name(prog));
 		}
 		*ps->link = link;
 	}
@@ -458,10 +424,10 @@ int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
 	int links_fd, replaced = 0, r = 0;
 
 	if (mkdirat(p->dir_fd, LINKS_DIR, 0700) < 0 && errno != EEXIST)
-		return -errno;
+		return log_error_errno(errno, "Failed to create '%s/" LINKS_DIR "': %m", p->dir);
 	links_fd = openat(p->dir_fd, LINKS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (links_fd < 0)
-		return -errno;
+		return log_error_errno(errno, "Failed to open '%s/" LINKS_DIR "': %m", p->dir);
 
 	for (int i = 0; i < s->prog_cnt && r == 0; i++) {
 		const struct bpf_prog_skeleton *ps =
@@ -475,7 +441,7 @@ int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/" LINKS_DIR "/%s", p->dir, name) >=
 		    (int)sizeof(path)) {
-			r = -ENAMETOOLONG;
+			r = log_error_errno(ENAMETOOLONG, "Failed to pin the link of %s: %m", name);
 			break;
 		}
 		snprintf(tmp, sizeof(tmp), "%s/" LINKS_DIR "/" NEW_PREFIX "%s", p->dir, name);
@@ -484,15 +450,19 @@ int pin_links(struct pin *p, const struct bpf_object_skeleton *s)
 		/* rename() over the old link: the old program stays attached until the new
 		 * one's link is in its place. */
 		if (bpf_obj_pin(bpf_link__fd(*ps->link), tmp) < 0 || rename(tmp, path) < 0) {
-			r = -errno;
-			log_msg(LOG_ERR, "Failed to pin link '%s': %s\n", path, strerror(-r));
+			r = log_error_errno(errno, "Failed to pin link '%s': %m", path);
 			(void)unlink(tmp);
 			break;
 		}
 		replaced += existed;
 	}
-	if (r == 0)
+	if (r == 0) {
 		r = remove_stale_links(s, links_fd);
+		if (r < 0)
+			log_error_errno(r,
+					"Failed to remove a stale link in '%s/" LINKS_DIR "': %m",
+					p->dir);
+	}
 	close(links_fd);
 	return r < 0 ? r : replaced;
 }
@@ -551,22 +521,19 @@ int pin_reset(const char *dir)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT) {
-			log_msg(LOG_INFO, "nothing pinned in '%s'\n", dir);
+			log_info("nothing pinned in '%s'", dir);
 			return 0;
 		}
-		r = -errno;
-		log_msg(LOG_ERR, "Failed to open '%s': %s\n", dir, strerror(-r));
-		return r;
+		return log_error_errno(errno, "Failed to open '%s': %m", dir);
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		if (r == -EBUSY)
-			log_msg(LOG_ERR,
-				"Failed to lock '%s': an umbrellad (pid %u) is "
-				"using it; stop it first\n",
-				dir, pinned_daemon(dir));
+			log_error("Failed to lock '%s': an umbrellad (pid %u) is "
+				  "using it; stop it first",
+				  dir, pinned_daemon(dir));
 		else
-			log_msg(LOG_ERR, "Failed to lock '%s': %s\n", dir, strerror(-r));
+			log_error_errno(r, "Failed to lock '%s': %m", dir);
 		close(fd);
 		return r;
 	}
@@ -579,13 +546,10 @@ int pin_reset(const char *dir)
 	close(fd);
 	if (r == 0 && rmdir(dir) < 0)
 		r = -errno;
-	if (r < 0) {
-		log_msg(LOG_ERR, "Failed to remove '%s': %s\n", dir, strerror(-r));
-		return r;
-	}
-	log_msg(LOG_NOTICE,
-		"removed '%s': its programs are detached, its restrictions "
-		"gone\n",
-		dir);
+	if (r < 0)
+		return log_error_errno(r, "Failed to remove '%s': %m", dir);
+	log_notice("removed '%s': its programs are detached, its restrictions "
+		   "gone",
+		   dir);
 	return 0;
 }

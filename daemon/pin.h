@@ -50,7 +50,7 @@ int pin_maps(struct pin *p, const struct bpf_object_skeleton *s);
  * same tag (the same instructions: an umbrellad of the same build), that link is kept
  * and becomes the program's link in @s (the new program is left unattached); otherwise
  * the program is attached. Replaced links are swapped by pin_links().
- * Return: 0 or -errno.
+ * Return: 0 or -errno (logged, naming the program).
  */
 int pin_attach(struct pin *p, const struct bpf_object_skeleton *s);
 
@@ -60,7 +60,7 @@ int pin_attach(struct pin *p, const struct bpf_object_skeleton *s);
  * Each link is pinned under a temporary name and renamed over the old one, so that a
  * program is never without a pinned link; pinned links of programs @s no longer has
  * are removed after. Call once every program of @s is attached.
- * Return: the number of old links replaced (>= 0), or -errno.
+ * Return: the number of old links replaced (>= 0), or -errno (logged).
  */
 int pin_links(struct pin *p, const struct bpf_object_skeleton *s);
 
@@ -69,13 +69,10 @@ void pin_close(struct pin *p);
 /*
  * Self-protection (bpf/lib/protect.bpf.h): while umb_ctl.daemon_tgid names a live
  * umbrellad, only it may write the maps, detach the links or change the pin directory.
- * pin_identify() fills @ctl's pin_dev and pin_ino with the pin directory's inode (the
- * caller sets daemon_tgid and writes @ctl); pin_release() clears daemon_tgid in the
- * umb_ctl map @ctl_fd if it is ours, at a clean exit (the BPF side clears it when
- * umbrellad dies). pin_identify() returns 0 or -errno.
+ * pin_identify() fills @ctl's pin_dev and pin_ino with the pin directory's inode, which
+ * the caller registers with state_register_daemon() (state.h). Return: 0 or -errno.
  */
 int pin_identify(const struct pin *p, struct umb_ctl *ctl);
-void pin_release(int ctl_fd);
 
 /*
  * pin_reset() - remove everything umbrellad pinned in @dir, and @dir

@@ -65,9 +65,9 @@ static bool fd_is_path(int fd, bool dir)
 	       (stx.stx_mask & STATX_TYPE) && S_ISDIR(stx.stx_mode);
 }
 
-int request_fs_refs(const struct umb_restrictions *r, const unsigned char *table,
-		    size_t table_len, const struct request_fds *fds, int peer,
-		    struct fs_ref **ret_items, struct fs_refs *ret_refs, char **ret_error)
+int request_fs_refs(const struct umb_restrictions *r, const unsigned char *table, size_t table_len,
+		    const struct request_fds *fds, int peer, struct fs_ref **ret_items,
+		    struct fs_refs *ret_refs, char **ret_error)
 {
 	struct fs_ref *items;
 	size_t fs_count = 0, next = 0;

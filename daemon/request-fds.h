@@ -44,8 +44,8 @@ void request_fds_close(struct request_fds *fds);
  * Every descriptor must be announced by the table and be O_PATH, and a directory
  * where the table says so. Return: 0, -EBADMSG when they do not match, or -ENOMEM.
  */
-int request_fs_refs(const struct umb_restrictions *r, const unsigned char *table,
-		    size_t table_len, const struct request_fds *fds, int peer,
-		    struct fs_ref **ret_items, struct fs_refs *ret_refs, char **ret_error);
+int request_fs_refs(const struct umb_restrictions *r, const unsigned char *table, size_t table_len,
+		    const struct request_fds *fds, int peer, struct fs_ref **ret_items,
+		    struct fs_refs *ret_refs, char **ret_error);
 
 #endif /* UMBRELLA_REQUEST_FDS_H */

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-
 #include <umbrella/protocol.h>
 
 #include "exec-gate.h"
@@ -31,7 +30,8 @@ void request_reply(int fd, int error, __u32 layer, const char *message)
 	*rep = (struct umb_reply){ .error = error, .layer = layer };
 	if (error < 0) {
 		len += snprintf(buf + len, sizeof(buf) - len, "%s",
-				message ? message : strerror(-error)) + 1;
+				message ? message : strerror(-error)) +
+		       1;
 		if (len > sizeof(buf))
 			len = sizeof(buf);
 	}
@@ -54,9 +54,17 @@ static void handle_arm(struct server *s, int fd, const struct peer *peer,
 		request_reply(fd, -ENOMEM, 0, NULL);
 		return;
 	}
-	if (req->flags & ~(__u32)UMB_ARM_ON_EXEC) {
+	if (req->flags & ~(__u32)(UMB_ARM_ON_EXEC | UMB_ARM_PERMISSIVE)) {
 		ret = -EINVAL;
 		error = strdup("unknown flags");
+		goto out;
+	}
+	/* A permissive layer is for a child its creator starts to try a list out; a task
+	 * has no use for one of its own, and refusing it keeps the rule simple. */
+	if (self && (req->flags & UMB_ARM_PERMISSIVE)) {
+		ret = -EINVAL;
+		error = strdup("a permissive layer is only for a child (rfork), not for the "
+			       "caller itself");
 		goto out;
 	}
 	/* An empty list is a valid, empty layer (the parser wants at least one item). */
@@ -66,8 +74,9 @@ static void handle_arm(struct server *s, int fd, const struct peer *peer,
 	/* umbrella.conf's limit, before a layer id is spent on the request. */
 	if (s->max_rules && umb_restrictions__count(r) > s->max_rules) {
 		ret = -E2BIG;
-		if (asprintf(&error, "%zu restrictions in one layer, more than the %u that "
-				     "umbrellad allows (max_rules_per_layer in umbrella.conf)",
+		if (asprintf(&error,
+			     "%zu restrictions in one layer, more than the %u that "
+			     "umbrellad allows (max_rules_per_layer in umbrella.conf)",
 			     umb_restrictions__count(r), s->max_rules) < 0)
 			error = NULL;
 		goto out;
@@ -82,14 +91,15 @@ static void handle_arm(struct server *s, int fd, const struct peer *peer,
 	free(ref_items);
 	if (ret < 0)
 		goto out;
-	log_msg(LOG_INFO, "pid %d: layer %u armed for %s (%s)\n", peer->pid, id,
-		self ? "itself" : "its next child", text[0] ? text : "no restrictions");
+	log_info("pid %d: %slayer %u armed for %s (%s)", peer->pid,
+		 req->flags & UMB_ARM_PERMISSIVE ? "permissive " : "", id,
+		 self ? "itself" : "its next child", text[0] ? text : "no restrictions");
 	request_reply(fd, 0, id, NULL);
 	umb_restrictions__free(r);
 	return;
 
 out:
-	log_msg(LOG_NOTICE, "pid %d: refused: %s\n", peer->pid, error ? error : strerror(-ret));
+	log_notice("pid %d: refused: %s", peer->pid, error ? error : strerror(-ret));
 	request_reply(fd, ret, 0, error);
 	free(error);
 	umb_restrictions__free(r);
@@ -113,8 +123,8 @@ static void handle_flush(struct server *s, int fd, const struct peer *peer)
 		return;
 	}
 	r = exec_gate_flush(s->gate);
-	log_msg(LOG_INFO, "pid %d: flushed the exec verdicts%s%s\n", peer->pid, r < 0 ? ": " : "",
-		r < 0 ? strerror(-r) : "");
+	log_info("pid %d: flushed the exec verdicts%s%s", peer->pid, r < 0 ? ": " : "",
+		 r < 0 ? strerror(-r) : "");
 	request_reply(fd, r, 0, NULL);
 }
 
@@ -141,8 +151,8 @@ static bool handle_follow(struct server *s, int fd, const struct peer *peer,
 		return false;
 	if (r < 0) {
 		if (r != -ENOENT)
-			log_msg(LOG_NOTICE, "pid %d: refused to follow layer %u: %s\n", peer->pid,
-				layer, error ? error : strerror(-r));
+			log_notice("pid %d: refused to follow layer %u: %s", peer->pid, layer,
+				   error ? error : strerror(-r));
 		request_reply(fd, r, 0, error);
 	} else if (!(req->flags & UMB_FOLLOW_END)) {
 		request_reply(fd, 0, layer, NULL);
@@ -156,7 +166,9 @@ static bool serve_client(struct server *s, int fd)
 	/* One control buffer for the caller's credentials (peer.h) and its descriptors. */
 	char buf[UMB_MSG_MAX + 1], *end, control[PEER_CMSG_SPACE + REQUEST_FDS_CMSG_SPACE];
 	struct iovec iov = { .iov_base = buf, .iov_len = UMB_MSG_MAX };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = control,
 			      .msg_controllen = sizeof(control) };
 	const char *why = NULL;
 	struct umb_request req;
@@ -184,14 +196,15 @@ static bool serve_client(struct server *s, int fd)
 	}
 	r = peer_identify(fd, &msg, &peer, &why);
 	if (r < 0) {
-		log_msg(LOG_NOTICE, "refused a request: %s\n", why);
+		log_notice("refused a request: %s", why);
 		request_reply(fd, r, 0, why);
 		return true;
 	}
 	r = peer_thread(&peer, req.tid, &start);
 	if (r < 0) {
 		request_reply(fd, r, 0,
-			      r == -EPERM ? "a caller may only restrict itself or its own children" :
+			      r == -EPERM ?
+				      "a caller may only restrict itself or its own children" :
 			      r == -ESRCH ? "the calling process has exited" :
 					    NULL);
 		peer_release(&peer);

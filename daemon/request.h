@@ -48,7 +48,7 @@ int server_arm(struct server *s, const struct peer *peer, const struct umb_reque
  *
  * Return: 0, or -errno (-EPIPE: the end record could not be sent; close @fd).
  */
-int server_follow(struct server *s, int fd, const struct peer *peer,
-		  const struct umb_request *req, __u32 layer, const char **ret_error);
+int server_follow(struct server *s, int fd, const struct peer *peer, const struct umb_request *req,
+		  __u32 layer, const char **ret_error);
 
 #endif /* UMBRELLA_REQUEST_H */

@@ -84,8 +84,7 @@ static bool restricted(const struct server *s, const struct peer *peer)
 {
 	struct umb_task_state state;
 
-	return bpf_map_lookup_elem(s->task_fd, &peer->pidfd, &state) == 0 &&
-	       state.layer_count > 0;
+	return bpf_map_lookup_elem(s->task_fd, &peer->pidfd, &state) == 0 && state.layer_count > 0;
 }
 
 /*
@@ -130,11 +129,15 @@ int server_arm(struct server *s, const struct peer *peer, const struct umb_reque
 	int ret;
 
 	ret = layers_create_at(s->layers, r, refs, (__u32)peer->pid, charged_uid(s, peer),
-			       self ? UMB_ORIGIN_RESTRICT_SELF : UMB_ORIGIN_RFORK, &id, ret_error);
+			       self ? UMB_ORIGIN_RESTRICT_SELF : UMB_ORIGIN_RFORK,
+			       req->flags & UMB_ARM_PERMISSIVE ? UMB_LAYER_PERMISSIVE : 0, &id,
+			       ret_error);
 	if (ret < 0)
 		return ret;
-	/* The arm is the layer's first holder. */
-	ret = arm_caller(s, peer, req->tid, start, id, req->flags | (self ? UMB_ARM_SELF : 0));
+	/* The arm is the layer's first holder. UMB_ARM_PERMISSIVE is the layer's, not the
+	 * kernel's arm's. */
+	ret = arm_caller(s, peer, req->tid, start, id,
+			 (req->flags & UMB_ARM_ON_EXEC) | (self ? UMB_ARM_SELF : 0));
 	if (ret < 0) {
 		*ret_error = strdup(ret == -EBUSY  ? "too many pending requests" :
 				    ret == -EEXIST ? "this thread has a request pending already" :
@@ -165,8 +168,8 @@ static bool may_follow(const struct server *s, const struct peer *peer, __u32 id
 	return l && l->creator_pid == (__u32)peer->pid && l->uid == charged_uid(s, peer);
 }
 
-int server_follow(struct server *s, int fd, const struct peer *peer,
-		  const struct umb_request *req, __u32 layer, const char **ret_error)
+int server_follow(struct server *s, int fd, const struct peer *peer, const struct umb_request *req,
+		  __u32 layer, const char **ret_error)
 {
 	int r;
 

@@ -16,10 +16,10 @@ struct ring_buffer;
 
 struct server {
 	int listen_fd;
-	struct layers *layers; /* new layers and their arms */
-	int task_fd;	       /* umb_task: whether a caller is restricted */
-	unsigned int max_rules; /* umbrella.conf max_rules_per_layer; 0: no limit */
-	struct exec_gate *gate; /* UMB_OP_FLUSH_VERDICTS; NULL: none (refused) */
+	struct layers *layers;		/* new layers and their arms */
+	int task_fd;			/* umb_task: whether a caller is restricted */
+	unsigned int max_rules;		/* umbrella.conf max_rules_per_layer; 0: no limit */
+	struct exec_gate *gate;		/* UMB_OP_FLUSH_VERDICTS; NULL: none (refused) */
 	struct request_fds request_fds; /* the request being served brought these */
 	int clients[SERVER_MAX_CLIENTS];
 	size_t client_count;

@@ -47,16 +47,18 @@
 #include "exec-gate.h"
 #include "keyring.h"
 #include "log.h"
+#include "time-util.h"
 #include "lsm-probe.h"
 #include "pin.h"
 #include "server.h"
+#include "state.h"
 #include "umbrella.skel.h"
 
 /* EX_CONFIG: restarting cannot help (the unit's RestartPreventExitStatus=). */
 #define EXIT_PINS_INCOMPATIBLE 78
 /* The same status for a configuration file with an error (or unreadable): both need an
  * administrator, and both leave the pinned programs as they were. */
-#define EXIT_BAD_CONFIG 78
+#define EXIT_BAD_CONFIG	       78
 
 static int ctl_fd = -1; /* umb_ctl: the mode (config_apply()) */
 static const char *arg_socket = UMB_SOCKET_PATH;
@@ -117,16 +119,16 @@ static int parse_argv(int argc, char *argv[])
 		ARG_CHECK_CONFIG,
 	};
 	static const struct option options[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{"socket", required_argument, NULL, ARG_SOCKET},
-		{"pin-dir", required_argument, NULL, ARG_PIN_DIR},
-		{"reset-pins", no_argument, NULL, ARG_RESET_PINS},
-		{"config", required_argument, NULL, ARG_CONFIG},
-		{"keyring", required_argument, NULL, ARG_KEYRING},
-		{"check-config", no_argument, NULL, ARG_CHECK_CONFIG},
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "socket", required_argument, NULL, ARG_SOCKET },
+		{ "pin-dir", required_argument, NULL, ARG_PIN_DIR },
+		{ "reset-pins", no_argument, NULL, ARG_RESET_PINS },
+		{ "config", required_argument, NULL, ARG_CONFIG },
+		{ "keyring", required_argument, NULL, ARG_KEYRING },
+		{ "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
 		/* Not in --help: for tests; wins over umbrella.conf's log_rate_limit. */
-		{"log-rate-limit", required_argument, NULL, ARG_LOG_RATE_LIMIT},
+		{ "log-rate-limit", required_argument, NULL, ARG_LOG_RATE_LIMIT },
 		{},
 	};
 	int c;
@@ -154,10 +156,9 @@ static int parse_argv(int argc, char *argv[])
 
 			/* BURST/INTERVAL: at most BURST denials logged per INTERVAL seconds. */
 			if (sscanf(optarg, "%u/%u%c", &burst, &interval, &end) != 2) {
-				log_msg(LOG_ERR,
-					"--log-rate-limit %s: expected "
-					"BURST/SECONDS\n",
-					optarg);
+				log_error("--log-rate-limit %s: expected "
+					  "BURST/SECONDS",
+					  optarg);
 				return -EINVAL;
 			}
 			events_set_rate_limit(burst, interval);
@@ -179,7 +180,7 @@ static int parse_argv(int argc, char *argv[])
 		}
 	}
 	if (optind < argc) {
-		log_msg(LOG_ERR, "unexpected argument '%s'\n", argv[optind]);
+		log_error("unexpected argument '%s'", argv[optind]);
 		return -EINVAL;
 	}
 	return 1;
@@ -225,12 +226,12 @@ static int check_config(void)
 
 	r = keyring_load(arg_keyring, &k, &error);
 	if (r < 0) {
-		log_msg(LOG_ERR, "%s\n", error ? error : strerror(-r));
+		log_error("%s", error ? error : strerror(-r));
 		free(error);
 		return EXIT_FAILURE;
 	}
 	for (size_t i = 0; i < keyring_rejected_count(k); i++) {
-		log_msg(LOG_ERR, "key ring: %s\n", keyring_rejected(k, i));
+		log_error("key ring: %s", keyring_rejected(k, i));
 		bad = true;
 	}
 	for (size_t i = 0; i < keyring_count(k); i++)
@@ -247,7 +248,8 @@ static int check_config(void)
 /* umb_ctl.flags for the configuration @c. */
 static __u32 ctl_flags(const struct config *c)
 {
-	return (c->permissive ? UMB_CTL_PERMISSIVE : 0) | (c->unsigned_deny ? UMB_CTL_UNSIGNED_DENY : 0);
+	return (c->permissive ? UMB_CTL_PERMISSIVE : 0) |
+	       (c->unsigned_deny ? UMB_CTL_UNSIGNED_DENY : 0);
 }
 
 /*
@@ -260,7 +262,6 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 	struct umbrella_bpf *skel;
 	struct umb_ctl ctl = {};
 	const char *what;
-	__u32 zero = 0;
 	int r;
 
 	what = "open the BPF object";
@@ -276,36 +277,31 @@ static int bpf_start(struct pin *pin, struct umbrella_bpf **ret_skel)
 	if (r < 0)
 		goto fail_destroy;
 
-	/* Keep what a previous umbrellad left (the verdict epoch), with us as the daemon. */
-	what = "configure the BPF object";
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl) < 0)
-		ctl = (struct umb_ctl){};
-	ctl.daemon_tgid = (__u32)getpid();
-	/* From here on the programs keep everyone else out of our maps and pins. */
+	/* Keep what a previous umbrellad left (the verdict epoch), with us as the daemon.
+	 * From here on the programs keep everyone else out of our maps and pins. */
+	what = "identify the pin directory";
 	r = pin_identify(pin, &ctl);
 	if (r < 0)
 		goto fail_destroy;
 	/* Before our programs attach: an adopted state runs with our mode from here on. */
-	ctl.flags = ctl_flags(&config);
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.umb_ctl), &zero, &ctl, BPF_ANY) < 0) {
-		r = -errno;
+	what = "register umbrellad in umb_ctl";
+	r = state_register_daemon(bpf_map__fd(skel->maps.umb_ctl), (__u32)getpid(), ctl.pin_dev,
+				  ctl.pin_ino, ctl_flags(&config));
+	if (r < 0)
 		goto fail_destroy;
-	}
-	what = "attach the BPF programs";
+	what = NULL; /* pin_attach() and pin_links() name what failed */
 	r = pin_attach(pin, skel->skeleton);
 	if (r < 0)
 		goto fail_destroy;
-	what = "pin the program links";
 	r = pin_links(pin, skel->skeleton);
 	if (r < 0)
 		goto fail_destroy;
 	if (pin->adopted)
-		log_msg(LOG_INFO,
-			"adopted the pinned state in %s (ABI %d), kept %d and "
-			"replaced %d program links\n",
-			pin->dir, UMB_ABI_VERSION, pin->kept, r);
+		log_info("adopted the pinned state in %s (ABI %d), kept %d and "
+			 "replaced %d program links",
+			 pin->dir, UMB_ABI_VERSION, pin->kept, r);
 	else
-		log_msg(LOG_INFO, "pinned new state in %s (ABI %d)\n", pin->dir, UMB_ABI_VERSION);
+		log_info("pinned new state in %s (ABI %d)", pin->dir, UMB_ABI_VERSION);
 	*ret_skel = skel;
 	return 0;
 
@@ -313,22 +309,14 @@ fail_destroy:
 	/* Links we pinned stay; the old ones were only replaced by attached programs. */
 	umbrella_bpf__destroy(skel);
 fail:
-	log_msg(LOG_ERR, "Failed to %s: %s\n", what, strerror(-r));
+	if (what)
+		log_error_errno(r, "Failed to %s: %m", what);
 	if (pin->adopted)
-		log_msg(LOG_ERR,
-			"the programs pinned in %s keep enforcing. If its maps "
-			"do not match this umbrellad's, 'umbrellad --reset-pins --pin-dir %s' "
-			"drops them and every restriction in force.\n",
-			pin->dir, pin->dir);
+		log_error("the programs pinned in %s keep enforcing. If its maps "
+			  "do not match this umbrellad's, 'umbrellad --reset-pins --pin-dir %s' "
+			  "drops them and every restriction in force.",
+			  pin->dir, pin->dir);
 	return r == -EPROTO ? -EIO : r;
-}
-
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 /* What the unit's status says of the files the key ring in force rejected, if any, in
@@ -357,17 +345,12 @@ static const char *mode_status(void)
  */
 static int config_apply(const struct config *c, struct server *s)
 {
-	struct umb_ctl ctl;
-	__u32 zero = 0;
 	char summary[160];
+	int r;
 
-	/* Read, modify, write: the other fields are bpf_start()'s and the gate's, and all
-	 * of them are written from this one thread. */
-	if (bpf_map_lookup_elem(ctl_fd, &zero, &ctl) < 0)
-		return -errno;
-	ctl.flags = ctl_flags(c);
-	if (bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY) < 0)
-		return -errno;
+	r = state_set_mode(ctl_fd, ctl_flags(c));
+	if (r < 0)
+		return r;
 	s->max_rules = c->max_rules_per_layer;
 	s->layers->limits = (struct layer_limits){
 		.user_layers = c->max_layers_per_user ?: CONFIG_MAX_LAYERS_PER_USER_DEFAULT,
@@ -376,8 +359,8 @@ static int config_apply(const struct config *c, struct server *s)
 	if (!arg_log_rate_limit)
 		events_set_rate_limit(c->log_burst, c->log_interval_sec);
 	config = *c;
-	log_msg(LOG_INFO, "configuration: %s%s\n", config_summary(c, summary, sizeof(summary)),
-		c->permissive ? " (denials are logged, not enforced)" : "");
+	log_info("configuration: %s%s", config_summary(c, summary, sizeof(summary)),
+		 c->permissive ? " (denials are logged, not enforced)" : "");
 	return 0;
 }
 
@@ -395,18 +378,18 @@ static void reload(struct server *s)
 
 	snprintf(status, sizeof(status), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, now_usec());
 	(void)sd_notify(0, status);
-	log_msg(LOG_INFO, "reloading the configuration from %s\n", arg_config);
+	log_info("reloading the configuration from %s", arg_config);
 	/* The key ring first: it keeps the one in force on error, and says so; once the
 	 * configuration's line is logged, the new verdict epoch has begun too. */
 	keyring_failed = s->gate && exec_gate_reload_keyring(s->gate) < 0;
 	r = config_load(arg_config, arg_config_given, &c, &error);
 	if (r == 1)
-		log_msg(LOG_INFO, "no %s: using the defaults\n", arg_config);
+		log_info("no %s: using the defaults", arg_config);
 	if (r >= 0)
 		r = config_apply(&c, s);
 	if (r < 0) {
-		if (!error && asprintf(&error, "Failed to apply the configuration: %s",
-				       strerror(-r)) < 0)
+		if (!error &&
+		    asprintf(&error, "Failed to apply the configuration: %s", strerror(-r)) < 0)
 			error = NULL;
 		const char *why = error ? error : strerror(-r);
 
@@ -479,7 +462,7 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 		/* Files being verified: a step each turn, between the other work. */
 		if (poll(fds, n, s->gate && exec_gate_busy(s->gate) ? 0 : timeout_ms) < 0 &&
 		    errno != EINTR)
-			return -errno;
+			return log_error_errno(errno, "Failed to wait for events (poll): %m");
 		if (watchdog_usec && now_usec() - last_ping >= watchdog_usec / 2) {
 			(void)sd_notify(0, "WATCHDOG=1");
 			last_ping = now_usec();
@@ -492,8 +475,7 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 				if (si.ssi_signo == SIGHUP) {
 					reload(s);
 				} else {
-					log_msg(LOG_INFO, "%s, stopping\n",
-						strsignal((int)si.ssi_signo));
+					log_info("%s, stopping", strsignal((int)si.ssi_signo));
 					return 0;
 				}
 			}
@@ -523,7 +505,7 @@ int main(int argc, char *argv[])
 	struct umbrella_bpf *skel = NULL;
 	struct ring_buffer *events = NULL;
 	struct exec_gate *gate = NULL;
-	struct server server = {};
+	struct server server = { .listen_fd = -1 };
 	struct layers layers = {};
 	struct pin pin = { .dir_fd = -1, .meta_fd = -1 };
 	char status[256], rejected[128], *config_error = NULL;
@@ -549,11 +531,11 @@ int main(int argc, char *argv[])
 		return EXIT_BAD_CONFIG;
 	}
 	if (r == 1)
-		log_msg(LOG_INFO, "no %s: using the defaults\n", arg_config);
+		log_info("no %s: using the defaults", arg_config);
 
 	r = lsm_probe_bpf_active();
 	if (r < 0) {
-		log_msg(LOG_ERR, "%s\n", lsm_probe_hint(r));
+		log_error("%s", lsm_probe_hint(r));
 		return EXIT_FAILURE;
 	}
 
@@ -564,7 +546,7 @@ int main(int argc, char *argv[])
 	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
 	signal_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
 	if (signal_fd < 0) {
-		log_msg(LOG_ERR, "signalfd: %s\n", strerror(errno));
+		log_error_errno(errno, "Failed to create the signalfd: %m");
 		return EXIT_FAILURE;
 	}
 
@@ -579,63 +561,65 @@ int main(int argc, char *argv[])
 	ctl_fd = bpf_map__fd(skel->maps.umb_ctl);
 	r = layers_open(&layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, pin.meta_fd);
 	if (r < 0) {
-		log_msg(LOG_ERR, "failed to map the layers: %s\n", strerror(-r));
+		log_error_errno(r, "failed to map the layers: %m");
 		goto out;
 	}
 	/* Before anything makes a layer: learn those a previous umbrellad left, and free
 	 * the ones nobody holds any more. */
 	r = layers_adopt(&layers);
 	if (r < 0) {
-		log_msg(LOG_ERR, "failed to read the pinned layers: %s\n", strerror(-r));
+		log_error_errno(r, "failed to read the pinned layers: %m");
 		goto out;
 	}
 	if (pin.adopted) {
 		struct layer_stats st;
 
 		layers_stats(&layers, &st);
-		log_msg(LOG_INFO,
-			"%u live layers with %u fs rules; freed %d "
-			"that nobody held\n",
-			st.live, st.rules, r);
+		log_info("%u live layers with %u fs rules; freed %d "
+			 "that nobody held",
+			 st.live, st.rules, r);
 	}
 
 	events = events_open(bpf_map__fd(skel->maps.umb_events), &server.follows);
-	if (!events || ring_buffer__add(events, bpf_map__fd(skel->maps.umb_released),
-					on_release, &layers) < 0) {
+	if (!events || ring_buffer__add(events, bpf_map__fd(skel->maps.umb_released), on_release,
+					&layers) < 0) {
 		r = -errno;
-		log_msg(LOG_ERR, "failed to read the ring buffers: %s\n", strerror(-r));
+		log_error_errno(r, "failed to read the ring buffers: %m");
 		goto out;
 	}
 
 	server = (struct server){ .layers = &layers,
 				  .task_fd = bpf_map__fd(skel->maps.umb_task),
-				  .events = events };
+				  .events = events,
+				  .listen_fd = -1 };
 	r = config_apply(&config, &server);
 	if (r < 0) {
-		log_msg(LOG_ERR, "Failed to apply the configuration: %s\n", strerror(-r));
+		log_error_errno(r, "Failed to apply the configuration: %m");
 		goto out;
 	}
 	/* Before the socket: once umbrellad is ready, its gate holds execs. */
-	r = exec_gate_new(&(struct exec_gate_maps){
-				  .verdicts = bpf_map__fd(skel->maps.umb_verdicts),
-				  .verdict_log = bpf_map__fd(skel->maps.umb_verdict_log),
-				  .ctl = ctl_fd,
-				  .invalidated = bpf_map__fd(skel->maps.umb_invalidated),
-				  .gate_stats = bpf_map__fd(skel->maps.umb_gate_stats),
-				  .layers = &layers,
-			  },
-			  arg_keyring, &gate);
+	r = exec_gate_new(
+		&(struct exec_gate_maps){
+			.verdicts = bpf_map__fd(skel->maps.umb_verdicts),
+			.verdict_log = bpf_map__fd(skel->maps.umb_verdict_log),
+			.ctl = ctl_fd,
+			.invalidated = bpf_map__fd(skel->maps.umb_invalidated),
+			.gate_stats = bpf_map__fd(skel->maps.umb_gate_stats),
+			.policies = bpf_map__fd(skel->maps.umb_policies),
+			.layers = &layers,
+		},
+		arg_keyring, &gate);
 	if (r < 0)
 		goto out;
 	server.gate = gate;
 	server.listen_fd = server_listen(arg_socket);
 	if (server.listen_fd < 0) {
 		r = server.listen_fd;
-		log_msg(LOG_ERR, "failed to listen on %s: %s\n", arg_socket, strerror(-r));
+		log_error_errno(r, "failed to listen on %s: %m", arg_socket);
 		goto out;
 	}
 
-	log_msg(LOG_INFO, "programs attached, listening on %s\n", arg_socket);
+	log_info("programs attached, listening on %s", arg_socket);
 	if (keyring_rejected_status(gate, rejected, sizeof(rejected)))
 		snprintf(status, sizeof(status), "READY=1\nSTATUS=%s (%s)", mode_status(),
 			 rejected);
@@ -653,7 +637,7 @@ int main(int argc, char *argv[])
 out:
 	for (size_t i = 0; i < server.client_count; i++)
 		close(server.clients[i]);
-	if (server.listen_fd > 0) {
+	if (server.listen_fd >= 0) {
 		close(server.listen_fd);
 		(void)unlink(arg_socket);
 	}
@@ -663,12 +647,15 @@ out:
 	exec_gate_free(gate);
 	layers_close(&layers);
 	if (skel)
-		log_msg(LOG_INFO,
-			"the programs stay attached through the links pinned in "
-			"%s\n",
-			pin.dir);
-	if (skel) /* the next umbrellad, or --reset-pins, may take over */
-		pin_release(bpf_map__fd(skel->maps.umb_ctl));
+		log_info("the programs stay attached through the links pinned in "
+			 "%s",
+			 pin.dir);
+	if (skel) { /* the next umbrellad, or --reset-pins, may take over */
+		int q = state_unregister_daemon(bpf_map__fd(skel->maps.umb_ctl), (__u32)getpid());
+
+		if (q < 0)
+			log_warning_errno(q, "Failed to unregister from umb_ctl: %m");
+	}
 	umbrella_bpf__destroy(skel); /* closes our fds: the pinned links and maps stay */
 	pin_close(&pin);
 	close(signal_fd);

@@ -65,7 +65,7 @@ int umb_path_canonical(const char *path, char canon[PATH_MAX], char **ret_error)
 	name = strrchr(parent, '/');
 	if (!name)
 		return -EINVAL; /* not absolute: the parser refuses it first */
-	*name++ = '\0'; /* parent: the directory ("" for the root), name: the last name */
+	*name++ = '\0';		/* parent: the directory ("" for the root), name: the last name */
 	if (!realpath(parent[0] ? parent : "/", real_parent)) {
 		int r = -errno;
 
@@ -147,8 +147,9 @@ int umb_caller_paths_open(const struct umb_restrictions *r, struct umb_caller_pa
 		fs_items += umb_restrictions__item(r, i)->kind == UMB_ITEM_FS;
 	if (fs_items > UMB_MAX_FS_ITEMS) {
 		if (ret_error)
-			(void)asprintf(ret_error, "%zu fs: items in one layer, more than the %u "
-						  "one request can carry",
+			(void)asprintf(ret_error,
+				       "%zu fs: items in one layer, more than the %u "
+				       "one request can carry",
 				       fs_items, UMB_MAX_FS_ITEMS);
 		return -E2BIG;
 	}

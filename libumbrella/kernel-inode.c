@@ -20,28 +20,20 @@
 
 #include <umbrella/kdev.h>
 
-/* mnt_id and ino of descriptor @fd of this process, from its fdinfo. */
-static int fdinfo_read(int fd, int *ret_mnt_id, uint64_t *ret_ino)
-{
-	char path[64], line[256];
-	bool have_mnt = false, have_ino = false;
-	unsigned long long ino;
-	FILE *f;
+#include "fdinfo.h"
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "mnt_id: %d", ret_mnt_id) == 1)
-			have_mnt = true;
-		else if (sscanf(line, "ino: %llu", &ino) == 1)
-			have_ino = true;
-	}
-	fclose(f);
-	if (!have_mnt || !have_ino)
-		return -EOPNOTSUPP; /* a kernel older than 5.14 */
-	*ret_ino = ino;
+/* mnt_id and ino of descriptor @fd of this process, from its fdinfo. */
+static int fdinfo_inode(int fd, int *ret_mnt_id, uint64_t *ret_ino)
+{
+	uint64_t v[2];
+	int r;
+
+	/* -EOPNOTSUPP: a kernel older than 5.14 (no "ino:"). */
+	r = fdinfo_read(fd, 2, (const char *const[]){ "mnt_id", "ino" }, v);
+	if (r < 0)
+		return r;
+	*ret_mnt_id = (int)v[0];
+	*ret_ino = v[1];
 	return 0;
 }
 
@@ -77,7 +69,7 @@ int umb_kernel_inode(int fd, int peer, uint32_t *ret_dev, uint64_t *ret_ino)
 	char path[64];
 	int mnt_id, ret;
 
-	ret = fdinfo_read(fd, &mnt_id, ret_ino);
+	ret = fdinfo_inode(fd, &mnt_id, ret_ino);
 	if (ret < 0)
 		return ret;
 	/* A mount id names one live mount, and @fd holds it: any mountinfo that lists it

@@ -7,6 +7,7 @@
 
 #include <umbrella/umbrella.h>
 
+#include "macro.h"
 #include "restriction-names.h"
 
 /*
@@ -19,23 +20,17 @@ static const struct {
 	const char *name;
 	uint64_t bit;
 } cap_restrictions[] = {
-	{ "net", UMB_CR_NET },
-	{ "net:all", UMB_CR_NET_ALL },
-	{ "signal", UMB_CR_SIGNAL },
-	{ "fork", UMB_CR_FORK },
-	{ "exec", UMB_CR_EXEC },
-	{ "exec-unsigned", UMB_CR_EXEC_UNSIGNED },
-	{ "ptrace", UMB_CR_PTRACE },
-	{ "mount", UMB_CR_MOUNT },
-	{ "module", UMB_CR_MODULE },
-	{ "setid", UMB_CR_SETID },
+	{ "net", UMB_CR_NET },	     { "net:all", UMB_CR_NET_ALL },
+	{ "signal", UMB_CR_SIGNAL }, { "fork", UMB_CR_FORK },
+	{ "exec", UMB_CR_EXEC },     { "exec-unsigned", UMB_CR_EXEC_UNSIGNED },
+	{ "ptrace", UMB_CR_PTRACE }, { "mount", UMB_CR_MOUNT },
+	{ "module", UMB_CR_MODULE }, { "setid", UMB_CR_SETID },
+	{ "keys", UMB_CR_KEYS },
 };
-
-#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 int umb_cap_restriction_from_name(const char *name, uint64_t *ret_bit)
 {
-	for (size_t i = 0; i < ELEMENTSOF(cap_restrictions); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cap_restrictions); i++) {
 		if (strcmp(name, cap_restrictions[i].name) == 0) {
 			*ret_bit = cap_restrictions[i].bit;
 			return 0;
@@ -46,7 +41,7 @@ int umb_cap_restriction_from_name(const char *name, uint64_t *ret_bit)
 
 const char *umb_cap_restriction_name(uint64_t bit)
 {
-	for (size_t i = 0; i < ELEMENTSOF(cap_restrictions); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cap_restrictions); i++) {
 		if (cap_restrictions[i].bit == bit)
 			return cap_restrictions[i].name;
 	}
@@ -109,7 +104,7 @@ static const char *const net_families[] = {
 
 const char *umb_net_family_name(int family)
 {
-	if (family < 0 || (size_t)family >= ELEMENTSOF(net_families))
+	if (family < 0 || (size_t)family >= ARRAY_SIZE(net_families))
 		return NULL;
 	return net_families[family]; /* NULL for AF_UNSPEC */
 }
@@ -121,7 +116,7 @@ int umb_net_families_from_name(const char *name, int ret_families[2])
 		ret_families[1] = AF_INET6;
 		return 2;
 	}
-	for (size_t i = 0; i < ELEMENTSOF(net_families); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(net_families); i++) {
 		if (net_families[i] && strcmp(name, net_families[i]) == 0) {
 			ret_families[0] = (int)i;
 			return 1;
@@ -176,18 +171,18 @@ static const char *const linux_caps[] = {
 };
 
 _Static_assert(CAP_CHECKPOINT_RESTORE == UMB_LINUX_CAP_LAST, "capability numbers");
-_Static_assert(ELEMENTSOF(linux_caps) == UMB_LINUX_CAP_LAST + 1, "a name for every capability");
+_Static_assert(ARRAY_SIZE(linux_caps) == UMB_LINUX_CAP_LAST + 1, "a name for every capability");
 
 const char *umb_linux_cap_name(int cap)
 {
-	if (cap < 0 || (size_t)cap >= ELEMENTSOF(linux_caps))
+	if (cap < 0 || (size_t)cap >= ARRAY_SIZE(linux_caps))
 		return NULL;
 	return linux_caps[cap];
 }
 
 int umb_linux_cap_from_name(const char *name, int *ret_cap)
 {
-	for (size_t i = 0; i < ELEMENTSOF(linux_caps); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(linux_caps); i++) {
 		if (strcmp(name, linux_caps[i]) == 0) {
 			*ret_cap = (int)i;
 			return 0;

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <umbrella/bpf-abi.h> /* the prctl answers, UMB_ARM_* */
 #include <umbrella/caller-paths.h>
 #include <umbrella/protocol.h>
 #include <umbrella/umbrella.h>
@@ -86,8 +87,9 @@ static int transport_error(const char *what, int err)
 static int call(int fd, __u32 op, __u32 flags, const char *text, const unsigned char *table,
 		size_t table_len, const int *fds, size_t fd_count, struct umb_reply *ret_reply)
 {
-	struct umb_request req = { .version = UMB_PROTOCOL_VERSION, .op = op,
-				   .tid = (__u32)gettid(), .flags = flags };
+	struct umb_request req = {
+		.version = UMB_PROTOCOL_VERSION, .op = op, .tid = (__u32)gettid(), .flags = flags
+	};
 	char buf[sizeof(struct umb_reply) + 512];
 	char control[CMSG_SPACE(sizeof(int) * UMB_MSG_MAX_FDS)] = {};
 	size_t text_len = text ? strlen(text) + 1 : 0;
@@ -178,11 +180,13 @@ pid_t umb_rfork(const struct umb_restrictions *r, unsigned int flags)
 	long layer;
 	pid_t pid;
 
-	if (flags & ~(unsigned int)UMB_RFORK_ON_EXEC) {
+	if (flags & ~(unsigned int)(UMB_RFORK_ON_EXEC | UMB_RFORK_PERMISSIVE)) {
 		errno = EINVAL;
 		return -1;
 	}
-	layer = arm(r, UMB_OP_ARM_CHILD, flags & UMB_RFORK_ON_EXEC ? UMB_ARM_ON_EXEC : 0);
+	layer = arm(r, UMB_OP_ARM_CHILD,
+		    (flags & UMB_RFORK_ON_EXEC ? UMB_ARM_ON_EXEC : 0) |
+			    (flags & UMB_RFORK_PERMISSIVE ? UMB_ARM_PERMISSIVE : 0));
 	if (layer < 0) {
 		errno = (int)-layer;
 		return -1;

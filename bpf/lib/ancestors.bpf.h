@@ -25,10 +25,12 @@
 #define UMB_DCACHE_MOUNTED 0x10000
 
 /* The layer of @state that marked the inode (@dev, @ino) as an ancestor of one of its
- * rules, or 0. */
-static __always_inline __u32 umb_fs_ancestor_layer(const struct umb_task_state *state,
-						   __u32 dev, __u64 ino)
+ * rules, or 0: the lowest that enforces, else the lowest permissive one. */
+static __always_inline __u32 umb_fs_ancestor_layer(const struct umb_task_state *state, __u32 dev,
+						   __u64 ino)
 {
+	__u32 permissive = 0;
+
 	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
 		struct umb_fs_key key = { .dev = dev, .ino = ino };
 		const struct umb_fs_rule *rule;
@@ -39,10 +41,14 @@ static __always_inline __u32 umb_fs_ancestor_layer(const struct umb_task_state *
 			continue;
 		key.layer = state->layers[i];
 		rule = bpf_map_lookup_elem(&umb_fs_inodes, &key);
-		if (rule && (rule->flags & UMB_FS_ANCESTOR))
+		if (!rule || !(rule->flags & UMB_FS_ANCESTOR))
+			continue;
+		if (!umb_layer_permissive(key.layer))
 			return key.layer;
+		if (!permissive)
+			permissive = key.layer;
 	}
-	return 0;
+	return permissive;
 }
 
 /*
@@ -74,7 +80,9 @@ static __always_inline int umb_fs_ancestor_check(const struct umb_task_state *st
 		if (!w.deny_layer)
 			return 0;
 	}
-	flags = umb_deny_flags();
+	/* A mount point names no layer: umb_fs_layer() answers for it. */
+	w.permissive = umb_layer_permissive(w.deny_layer ? w.deny_layer : umb_fs_layer(state));
+	flags = umb_walk_flags(&w);
 	e = umb_fs_event(&w, hook, dentry, flags);
 	if (e)
 		bpf_probe_read_kernel_str(e->path, sizeof(e->path),

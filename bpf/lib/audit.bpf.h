@@ -4,6 +4,7 @@
 #define UMBRELLA_AUDIT_BPF_H
 
 #include "../maps.bpf.h"
+#include "layers.bpf.h"
 
 static __always_inline void umb_stat_inc(__u32 stat)
 {
@@ -35,6 +36,13 @@ static __always_inline __u32 umb_deny_flags(void)
 	const struct umb_ctl *ctl = umb_ctl_get();
 
 	return ctl && (ctl->flags & UMB_CTL_PERMISSIVE) ? UMB_EVENT_PERMISSIVE : 0;
+}
+
+/* umb_layer_deny_flags() - umb_deny_flags() of a denial by layer @layer (0: by none),
+ * and UMB_EVENT_PERMISSIVE when that layer only records (UMB_LAYER_PERMISSIVE) */
+static __always_inline __u32 umb_layer_deny_flags(__u32 layer)
+{
+	return umb_deny_flags() | (umb_layer_permissive(layer) ? UMB_EVENT_PERMISSIVE : 0);
 }
 
 /*
@@ -104,8 +112,8 @@ static __always_inline void umb_event_submit(struct umb_event *e)
 
 /* Records a denial that has no object beyond its item (and maybe a target task) with
  * @flags, and returns the hook's verdict: -EPERM, or 0 with UMB_EVENT_PERMISSIVE. */
-static __always_inline int umb_deny_flagged(__u32 hook, __u32 layer, __u32 item_kind,
-					    __u64 item, __u32 target_pid, __u32 flags)
+static __always_inline int umb_deny_flagged(__u32 hook, __u32 layer, __u32 item_kind, __u64 item,
+					    __u32 target_pid, __u32 flags)
 {
 	struct umb_event *e = umb_event_begin(hook, layer, item_kind, item, flags);
 
@@ -115,11 +123,13 @@ static __always_inline int umb_deny_flagged(__u32 hook, __u32 layer, __u32 item_
 	return umb_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }
 
-/* A denial by a restriction: enforced, or in permissive mode only recorded. */
+/* A denial by a restriction of @layer: enforced, or in permissive mode or by a
+ * permissive layer only recorded. */
 static __always_inline int umb_deny(__u32 hook, __u32 layer, __u32 item_kind, __u64 item,
 				    __u32 target_pid)
 {
-	return umb_deny_flagged(hook, layer, item_kind, item, target_pid, umb_deny_flags());
+	return umb_deny_flagged(hook, layer, item_kind, item, target_pid,
+				umb_layer_deny_flags(layer));
 }
 
 /*
@@ -135,11 +145,11 @@ static __always_inline int umb_deny_strict(__u32 hook, __u32 layer, __u32 item_k
 	return umb_deny_flagged(hook, layer, item_kind, item, target_pid, 0);
 }
 
-/* A denial the kernel does not log either (a quiet capability probe): no record, the
- * verdict of umb_deny(). */
-static __always_inline int umb_deny_quiet(void)
+/* A denial by @layer that the kernel does not log either (a quiet capability probe):
+ * no record, the verdict of umb_deny(). */
+static __always_inline int umb_deny_quiet(__u32 layer)
 {
-	return umb_verdict(!(umb_deny_flags() & UMB_EVENT_PERMISSIVE));
+	return umb_verdict(!(umb_layer_deny_flags(layer) & UMB_EVENT_PERMISSIVE));
 }
 
 #endif /* UMBRELLA_AUDIT_BPF_H */

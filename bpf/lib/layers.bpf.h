@@ -186,14 +186,27 @@ enum umb_layer_set {
 	UMB_SET_CAPABILITIES, /* denied_capabilities */
 };
 
+/* Whether layer @id only records its denials (UMB_LAYER_PERMISSIVE). A layer that is
+ * gone (cannot happen while the task holds it) enforces: fail closed. */
+static __always_inline bool umb_layer_permissive(__u32 id)
+{
+	const struct umb_layer *layer = umb_layer_get(id);
+
+	return layer && (layer->flags & UMB_LAYER_PERMISSIVE);
+}
+
 /*
- * umb_layer_denying() - the id of the lowest layer of @state whose set @set intersects
- * @bits, for the audit record of a denial the task's unions already decided. Returns 0
- * if no layer is found (cannot happen while the task holds its layers).
+ * umb_layer_denying() - the id of the layer of @state whose set @set intersects @bits,
+ * for the record of a denial the task's unions already decided: the lowest one that
+ * enforces, else the lowest permissive one (whose denial is then only recorded). A
+ * permissive layer never hides the denial of an enforcing one. Returns 0 if no layer is
+ * found (cannot happen while the task holds its layers).
  */
 static __always_inline __u32 umb_layer_denying(const struct umb_task_state *state,
 					       enum umb_layer_set set, __u64 bits)
 {
+	__u32 permissive = 0;
+
 	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
 		const struct umb_layer *layer;
 		__u64 denied;
@@ -203,13 +216,70 @@ static __always_inline __u32 umb_layer_denying(const struct umb_task_state *stat
 		layer = umb_layer_get(state->layers[i]);
 		if (!layer)
 			continue;
-		denied = set == UMB_SET_CAPS	       ? layer->denied_caps :
+		denied = set == UMB_SET_CAPS	 ? layer->denied_caps :
 			 set == UMB_SET_FAMILIES ? layer->denied_families :
 						   layer->denied_capabilities;
-		if (denied & bits)
+		if (!(denied & bits))
+			continue;
+		if (!(layer->flags & UMB_LAYER_PERMISSIVE))
 			return state->layers[i];
+		if (!permissive)
+			permissive = state->layers[i];
 	}
-	return 0;
+	return permissive;
+}
+
+/*
+ * umb_fs_layer() - the layer that answers for a denial by @state's fs rules that no rule
+ * names (a walk that cannot end, a mount moved by name): the lowest layer with fs rules
+ * that enforces, else the lowest one (permissive); 0 when none has fs rules.
+ */
+static __always_inline __u32 umb_fs_layer(const struct umb_task_state *state)
+{
+	__u32 permissive = 0;
+
+	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
+		__u32 id;
+
+		if (i >= state->layer_count)
+			break;
+		if (!(state->fs_layers & (1U << i)))
+			continue;
+		id = state->layers[i];
+		if (!umb_layer_permissive(id))
+			return id;
+		if (!permissive)
+			permissive = id;
+	}
+	return permissive;
+}
+
+/*
+ * A hook that more than one restriction may deny (a socket: "net:all", "net",
+ * "net:FAMILY") tries each with umb_denial_pick(), and records the one picked: the first
+ * whose layer enforces, else the first found (permissive: only recorded).
+ */
+struct umb_denial_pick {
+	__u64 item;
+	__u32 item_kind;
+	__u32 layer;
+	bool found;
+};
+
+/* Keeps the denial by @layer (umb_layer_denying()) of @item in @p unless @p has one
+ * already and @layer is permissive. Returns whether @layer enforces: the search ends. */
+static __always_inline bool umb_denial_pick(struct umb_denial_pick *p, __u32 layer, __u32 item_kind,
+					    __u64 item)
+{
+	bool enforcing = !umb_layer_permissive(layer);
+
+	if (!p->found || enforcing) {
+		p->item = item;
+		p->item_kind = item_kind;
+		p->layer = layer;
+		p->found = true;
+	}
+	return enforcing;
 }
 
 #endif /* UMBRELLA_LAYERS_BPF_H */

@@ -30,10 +30,11 @@ enum umb_dentry_kind {
  * @kind: UMB_DENTRY_POINTER lets Linux 6.1 walk @dentry's file system with plain
  *	loads (lib/walk-typed.bpf.h); the verifier refuses the program if @dentry is
  *	then a number
- * @w: filled with the outcome (deny_layer, deny_access)
+ * @w: filled with the outcome (deny_layer, deny_access, permissive)
  *
  * @dentry may be negative: the name is then checked in its directory, and the walk
- * goes on from there. Returns 1 when denied, 0 when allowed.
+ * goes on from there. Returns 1 when denied, 0 when allowed; 1 too when only a
+ * permissive layer denies (w->permissive: the denial is only recorded).
  */
 static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32 requested,
 				       const struct dentry *dentry, const struct vfsmount *mnt,
@@ -51,6 +52,7 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 	w->done = 0;
 	w->deny_layer = 0;
 	w->deny_access = 0;
+	w->permissive = 0;
 
 	/* 6.1: remove when 6.1 goes (the typed start, lib/walk-typed.bpf.h) */
 	if (umb_walk_typed_needed() && kind == UMB_DENTRY_POINTER) {
@@ -59,15 +61,25 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 	} else {
 		umb_fs_walk_up(w, state);
 	}
-	if (w->deny_layer)
+	if (w->deny_layer && !w->permissive)
 		return 1;
 	if (w->done != UMB_WALK_DONE) {
 		/* Deeper than UMB_WALK_MAX, an unreadable mount, a disconnected dentry, or
-		 * bpf_loop() failed: deny (fail closed). The record names no layer. */
+		 * bpf_loop() failed: deny (fail closed). The record names no layer; only
+		 * permissive layers with fs rules (umb_fs_layer()) only record it. */
+		w->deny_layer = 0;
 		w->deny_access = requested;
+		w->permissive = umb_layer_permissive(umb_fs_layer(state));
 		return 1;
 	}
-	return 0;
+	/* A permissive layer's match, and none that enforces: recorded, allowed. */
+	return w->deny_layer != 0;
+}
+
+/* The flags of the record of the denial the walk @w found (umb_deny_flags()). */
+static __always_inline __u32 umb_walk_flags(const struct umb_walk *w)
+{
+	return umb_deny_flags() | (w->permissive ? UMB_EVENT_PERMISSIVE : 0);
 }
 
 /* The verdict of a file system hook: -EACCES ("Permission denied") when @denied.
@@ -86,8 +98,8 @@ static __always_inline int umb_fs_verdict(__u64 denied)
 static __always_inline struct umb_event *umb_fs_event(const struct umb_walk *w, __u32 hook,
 						      const struct dentry *dentry, __u32 flags)
 {
-	struct umb_event *e = umb_event_begin(hook, w->deny_layer, UMB_ITEM_FS, w->deny_access,
-					      flags);
+	struct umb_event *e =
+		umb_event_begin(hook, w->deny_layer, UMB_ITEM_FS, w->deny_access, flags);
 	struct inode *inode;
 
 	if (e) {
@@ -108,10 +120,10 @@ static __always_inline struct umb_event *umb_fs_event(const struct umb_walk *w, 
  * full path is only cheap where bpf_d_path() is allowed: see file_open). Returns the
  * hook's verdict: 0 or -EACCES (0 in permissive mode: the denial is only recorded).
  */
-static __always_inline int umb_fs_check_kind(const struct umb_task_state *state,
-					     __u32 requested, const struct dentry *dentry,
-					     const struct vfsmount *mnt,
-					     enum umb_dentry_kind kind, __u32 hook)
+static __always_inline int umb_fs_check_kind(const struct umb_task_state *state, __u32 requested,
+					     const struct dentry *dentry,
+					     const struct vfsmount *mnt, enum umb_dentry_kind kind,
+					     __u32 hook)
 {
 	struct umb_walk w;
 	struct umb_event *e;
@@ -119,7 +131,7 @@ static __always_inline int umb_fs_check_kind(const struct umb_task_state *state,
 
 	if (!umb_fs_walk(state, requested, dentry, mnt, kind, &w))
 		return umb_fs_verdict(0);
-	flags = umb_deny_flags();
+	flags = umb_walk_flags(&w);
 	e = umb_fs_event(&w, hook, dentry, flags);
 	if (e)
 		bpf_probe_read_kernel_str(e->path, sizeof(e->path),
@@ -135,9 +147,8 @@ static __always_inline int umb_fs_check_kind(const struct umb_task_state *state,
  * path_notify, file_receive, file_open; not the path_* hooks, whose records keep the
  * object's name only). @path must come from the hook's arguments.
  */
-static __always_inline int umb_fs_check_path(const struct umb_task_state *state,
-					     __u32 requested, const struct path *path,
-					     __u32 hook)
+static __always_inline int umb_fs_check_path(const struct umb_task_state *state, __u32 requested,
+					     const struct path *path, __u32 hook)
 {
 	struct umb_walk w;
 	struct umb_event *e;
@@ -145,7 +156,7 @@ static __always_inline int umb_fs_check_path(const struct umb_task_state *state,
 
 	if (!umb_fs_walk(state, requested, path->dentry, path->mnt, UMB_DENTRY_POINTER, &w))
 		return umb_fs_verdict(0);
-	flags = umb_deny_flags();
+	flags = umb_walk_flags(&w);
 	e = umb_fs_event(&w, hook, path->dentry, flags);
 	if (e && bpf_d_path((struct path *)path, e->path, sizeof(e->path)) < 0)
 		bpf_probe_read_kernel_str(e->path, sizeof(e->path),
@@ -157,16 +168,16 @@ static __always_inline int umb_fs_check_path(const struct umb_task_state *state,
 /* umb_fs_check() - umb_fs_check_kind() of a dentry the verifier knows as a pointer: the
  * hook's argument, or read from one with a plain load (file->f_path.dentry). */
 static __always_inline int umb_fs_check(const struct umb_task_state *state, __u32 requested,
-					const struct dentry *dentry,
-					const struct vfsmount *mnt, __u32 hook)
+					const struct dentry *dentry, const struct vfsmount *mnt,
+					__u32 hook)
 {
 	return umb_fs_check_kind(state, requested, dentry, mnt, UMB_DENTRY_POINTER, hook);
 }
 
 /* umb_fs_check_number() - umb_fs_check_kind() of a dentry the verifier knows as a
  * number (read with BPF_CORE_READ(), or computed) */
-static __always_inline int umb_fs_check_number(const struct umb_task_state *state,
-					       __u32 requested, const struct dentry *dentry,
+static __always_inline int umb_fs_check_number(const struct umb_task_state *state, __u32 requested,
+					       const struct dentry *dentry,
 					       const struct vfsmount *mnt, __u32 hook)
 {
 	return umb_fs_check_kind(state, requested, dentry, mnt, UMB_DENTRY_NUMBER, hook);

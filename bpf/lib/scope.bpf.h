@@ -15,9 +15,13 @@
  *                       of umbrellad's cgroup...). Judged by the file's super block, so
  *                       a new mount of one of them is the same.
  *                       And the capabilities that reach the kernel's memory or
- *                       replace it (UMB_SCOPE_CAPABILITIES), CPU-wide and kernel perf
- *                       events, clone3(CLONE_INTO_CGROUP), fanotify permission events
- *                       (a mark that never answers stalls umbrellad and every exec).
+ *                       replace it (UMB_SCOPE_CAPABILITIES), swapon(2) and swapoff(2)
+ *                       (umb_in_swap_syscall()), CPU-wide and kernel perf events,
+ *                       clone3(CLONE_INTO_CGROUP), fanotify permission events (a mark
+ *                       that never answers stalls umbrellad and every exec),
+ *                       request_key(2)'s call to /sbin/request-key
+ *                       (umb_is_request_key_upcall()), and /dev/snapshot
+ *                       (umb_scope_file_open()).
  *   UMB_SCOPE_TERMINAL  pushing input into a terminal (TIOCSTI, TIOCLINUX, a virtual
  *                       console's keymap) or into every session's input (uinput,
  *                       /dev/input), which a reader outside the layers would act on.
@@ -31,32 +35,33 @@
 
 #include "../maps.bpf.h"
 #include "audit.bpf.h"
+#include "syscall.bpf.h"
 
 /* include/uapi/linux/magic.h */
-#define UMB_PROC_SUPER_MAGIC 0x9fa0
-#define UMB_SYSFS_MAGIC 0x62656572
-#define UMB_CGROUP_SUPER_MAGIC 0x27e0eb
+#define UMB_PROC_SUPER_MAGIC	0x9fa0
+#define UMB_SYSFS_MAGIC		0x62656572
+#define UMB_CGROUP_SUPER_MAGIC	0x27e0eb
 #define UMB_CGROUP2_SUPER_MAGIC 0x63677270
-#define UMB_SECURITYFS_MAGIC 0x73636673
-#define UMB_DEBUGFS_MAGIC 0x64626720
-#define UMB_TRACEFS_MAGIC 0x74726163
-#define UMB_CONFIGFS_MAGIC 0x62656570
-#define UMB_BINFMTFS_MAGIC 0x42494e4d
-#define UMB_EFIVARFS_MAGIC 0xde5e81e4
-#define UMB_PSTOREFS_MAGIC 0x6165676c
-#define UMB_SELINUX_MAGIC 0xf97cff8c
-#define UMB_SMACK_MAGIC 0x43415d53
-#define UMB_FUSECTL_MAGIC 0x65735543
-#define UMB_RDTGROUP_MAGIC 0x7655821
+#define UMB_SECURITYFS_MAGIC	0x73636673
+#define UMB_DEBUGFS_MAGIC	0x64626720
+#define UMB_TRACEFS_MAGIC	0x74726163
+#define UMB_CONFIGFS_MAGIC	0x62656570
+#define UMB_BINFMTFS_MAGIC	0x42494e4d
+#define UMB_EFIVARFS_MAGIC	0xde5e81e4
+#define UMB_PSTOREFS_MAGIC	0x6165676c
+#define UMB_SELINUX_MAGIC	0xf97cff8c
+#define UMB_SMACK_MAGIC		0x43415d53
+#define UMB_FUSECTL_MAGIC	0x65735543
+#define UMB_RDTGROUP_MAGIC	0x7655821
 
 /* include/uapi/asm-generic/ioctls.h, include/uapi/linux/kd.h: pushing input into a
  * terminal, and changing what the keys of a virtual console type (the keymap is the
  * whole console's: the operator's next key press would type the attacker's text) */
-#define UMB_TIOCSTI 0x5412
-#define UMB_TIOCLINUX 0x541c
-#define UMB_KDSKBENT 0x4b47
-#define UMB_KDSKBSENT 0x4b49
-#define UMB_KDSKBDIACR 0x4b4b
+#define UMB_TIOCSTI	 0x5412
+#define UMB_TIOCLINUX	 0x541c
+#define UMB_KDSKBENT	 0x4b47
+#define UMB_KDSKBSENT	 0x4b49
+#define UMB_KDSKBDIACR	 0x4b4b
 #define UMB_KDSETKEYCODE 0x4b4d
 #define UMB_KDSKBDIACRUC 0x4bfb
 
@@ -68,14 +73,55 @@
  * every process's memory (CAP_SYS_RAWIO: /dev/mem, /dev/port, MSRs, iopl, /proc/kcore),
  * replace the kernel (CAP_SYS_BOOT: kexec, reboot) or load code into it
  * (CAP_SYS_MODULE). include/uapi/linux/capability.h */
-#define UMB_SCOPE_CAPABILITIES (1ULL << 17 /* CAP_SYS_RAWIO */ | 1ULL << 22 /* CAP_SYS_BOOT */ | \
-				1ULL << 16 /* CAP_SYS_MODULE */)
+#define UMB_SCOPE_CAPABILITIES                                            \
+	(1ULL << 17 /* CAP_SYS_RAWIO */ | 1ULL << 22 /* CAP_SYS_BOOT */ | \
+	 1ULL << 16 /* CAP_SYS_MODULE */)
+
+/*
+ * umb_in_swap_syscall() - whether the current task is in swapon(2) or swapoff(2)
+ *
+ * Neither has an LSM hook of its own: the first check either makes is
+ * capable(CAP_SYS_ADMIN), before it opens the file, so lsm/capable asks this. Swap is
+ * every process's memory: a file the task may read (or whose blocks it may write, through
+ * a loop device's backing file) would hold the pages of processes outside its layers,
+ * umbrellad's included; swapoff(2) of the system's swap makes the OOM killer choose among
+ * them.
+ */
+static __always_inline bool umb_in_swap_syscall(void)
+{
+	return umb_in_syscall(UMB_NR_SWAPON) || umb_in_syscall(UMB_NR_SWAPOFF);
+}
+
+/*
+ * umb_is_request_key_upcall() - whether @key, being allocated, is the authorisation key
+ * of request_key(2)'s construction (key type ".request_key_auth")
+ *
+ * The kernel allocates one in the requesting task for every key it asks user space to
+ * make, just before it runs /sbin/request-key as root with no layer (or a key type's
+ * own helper): what that program does (DNS queries for dns_resolver, NFS id mapping,
+ * whatever /etc/request-key.conf names) is done for the task outside its layers.
+ * security/keys/request_key_auth.c.
+ */
+static __always_inline bool umb_is_request_key_upcall(const struct key *key)
+{
+	static const char auth[] = ".request_key_auth";
+	char name[sizeof(auth)] = {};
+
+	if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(key, type, name)) !=
+	    sizeof(auth))
+		return false;
+	for (__u32 i = 0; i < sizeof(auth); i++)
+		if (name[i] != auth[i])
+			return false;
+	return true;
+}
 
 /* Whether the character device @rdev injects input for everyone: uinput (10:223) and
  * the input event devices (13:*), which every session's keyboard reads. */
 static __always_inline bool umb_is_input_device(__u32 rdev)
 {
-	return UMB_KDEV_MAJOR(rdev) == 13 || (UMB_KDEV_MAJOR(rdev) == 10 && UMB_KDEV_MINOR(rdev) == 223);
+	return UMB_KDEV_MAJOR(rdev) == 13 ||
+	       (UMB_KDEV_MAJOR(rdev) == 10 && UMB_KDEV_MINOR(rdev) == 223);
 }
 
 static __always_inline int umb_scope_deny(__u32 hook, enum umb_scope scope, __u32 target_pid)
@@ -116,7 +162,8 @@ static __always_inline bool umb_is_kernel_settings_fs(unsigned long magic)
  */
 static __always_inline __s64 umb_proc_inode_tgid(const struct inode *inode)
 {
-	const void *proc_inode = (const void *)inode - bpf_core_field_offset(struct proc_inode, vfs_inode);
+	const void *proc_inode =
+		(const void *)inode - bpf_core_field_offset(struct proc_inode, vfs_inode);
 	struct hlist_node *first;
 	struct pid *pid;
 	__s32 tgid;
@@ -128,10 +175,30 @@ static __always_inline __s64 umb_proc_inode_tgid(const struct inode *inode)
 	if (!first)
 		return -1;
 	if (bpf_core_read(&tgid, sizeof(tgid),
-			  (const void *)first - bpf_core_field_offset(struct task_struct, pid_links) +
+			  (const void *)first -
+				  bpf_core_field_offset(struct task_struct, pid_links) +
 				  bpf_core_field_offset(struct task_struct, tgid)))
 		return -1;
 	return tgid;
+}
+
+/*
+ * umb_scope_file_open() - the scope at any open of @file by a restricted task
+ *
+ * /dev/snapshot (10:231), the hibernation image, opened for reading: SNAPSHOT_FREEZE
+ * freezes every other process (umbrellad too, and with it every exec), and the image
+ * read back is the whole memory, every process's and the kernel's, with no capability
+ * asked beyond the open (kernel/power/user.c). Opened for writing it restores one. One
+ * load and a compare for the usual file. Return: 0 or -EPERM.
+ */
+static __always_inline int umb_scope_file_open(struct file *file, __u32 hook)
+{
+	const struct inode *inode = file->f_inode;
+
+	if ((inode->i_mode & S_IFMT) == S_IFCHR && UMB_KDEV_MAJOR(inode->i_rdev) == 10 &&
+	    UMB_KDEV_MINOR(inode->i_rdev) == 231)
+		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
+	return 0;
 }
 
 /*

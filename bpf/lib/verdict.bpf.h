@@ -96,8 +96,8 @@ static __always_inline void umb_verdict_invalidate(struct inode *inode)
  * @flags: umb_deny_flags(), or 0 for a denial that stands in permissive mode too
  * @full_path: record the whole path, else the file's name (umb_event_set_file())
  */
-static __always_inline int umb_verdict_deny(__u32 hook, __u32 layer, __u32 state,
-					    struct file *file, __u32 flags, bool full_path)
+static __always_inline int umb_verdict_deny(__u32 hook, __u32 layer, __u32 state, struct file *file,
+					    __u32 flags, bool full_path)
 {
 	struct umb_event *e = umb_event_begin(hook, layer, UMB_ITEM_VERDICT, state, flags);
 

@@ -39,8 +39,9 @@ static __always_inline int umb_walk_typed_needed(void)
 
 /*
  * umb_level_denies() - whether a rule on the inode (w->dev, @ino), or on the name of
- * w->child in it, denies the walk @w (records the layer and access). @index: the step's,
- * which tells whether w->child is the level below this one.
+ * w->child in it, of an enforcing layer denies the walk @w (records the layer and
+ * access; a permissive layer's match is recorded too, and the walk goes on). @index:
+ * the step's, which tells whether w->child is the level below this one.
  */
 static __always_inline int umb_level_denies(struct umb_walk *w, __u32 index, __u64 ino)
 {
@@ -57,9 +58,7 @@ static __always_inline int umb_level_denies(struct umb_walk *w, __u32 index, __u
 	match = umb_fs_level_match(w->state, w->dev, ino, child, w->requested);
 	if (!match)
 		return 0;
-	w->deny_layer = (__u32)match;
-	w->deny_access = match >> 32;
-	return 1;
+	return umb_walk_match(w, match);
 }
 
 /*
@@ -153,7 +152,8 @@ static __always_inline int umb_walk_typed(struct umb_walk *w, const struct dentr
 	if (w->dev_rules) {
 		steps = bpf_loop(UMB_WALK_MAX, umb_walk_step_typed, w, 0);
 		if (w->done != UMB_WALK_FS_ROOT || steps < 0)
-			return 1; /* denied, deeper than UMB_WALK_MAX, or bpf_loop() failed */
+			return 1; /* denied (an enforcing layer), deeper than UMB_WALK_MAX,
+				   * or bpf_loop() failed */
 		w->done = 0;
 	}
 	if (umb_walk_cross(w))

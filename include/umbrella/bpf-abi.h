@@ -7,11 +7,9 @@
 #include <linux/types.h>
 #endif
 
-/* C++ spells C11's _Static_assert static_assert (g++ knows only that); the header is
- * part of <umbrella/umbrella.h>, which C++ programs include. */
-#if defined(__cplusplus) && !defined(_Static_assert)
-#define _Static_assert static_assert
-#endif
+/* The values of restrictions, shared with libumbrella's API: UMB_CR_*, UMB_FS_*, the
+ * item kinds, the policy section. */
+#include <umbrella/restrictions.h>
 
 /* Bumped on any change to a struct, value or map layout below. umbrellad checks it
  * against the pinned objects it finds before adopting them (struct umb_meta).
@@ -25,42 +23,14 @@
  * armed thread's start time: a thread id reused by a later task does not match). 7: bit 0
  * of denied_caps is UMB_CR_NET_ALL (every family, what "net" meant before), the new bit
  * UMB_CR_NET every family but AF_UNIX: an older umbrellad, whose programs know no bit 9,
- * must not adopt layers that carry it. */
-#define UMB_ABI_VERSION 7
+ * must not adopt layers that carry it. 8: umb_layer grew flags (UMB_LAYER_PERMISSIVE): an
+ * older umbrellad's programs would enforce a layer that is only to be recorded; and the
+ * map umb_policies (struct umb_policy_key): the layers of signed policies are found
+ * again by their ids, not by umb_layer_desc's text. */
+#define UMB_ABI_VERSION 8
 
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
-
-/*
- * Capability restrictions (the CR items of the grammar, DESIGN.md section 1) as bits.
- * A set bit denies the right. The values are ABI: the BPF side, the library, the daemon,
- * the CLI and the signed-binary policy format all use them. "net:FAMILY" and
- * "cap:NAME" have bit sets of their own (struct umb_layer).
- */
-enum umb_cap_restriction {
-	UMB_CR_NET_ALL = 1 << 0,       /* net:all: creating sockets of any family */
-	UMB_CR_SIGNAL = 1 << 1,	       /* signal: signalling outside the domain */
-	UMB_CR_FORK = 1 << 2,	       /* fork: creating processes (not threads) */
-	UMB_CR_EXEC = 1 << 3,	       /* exec: any exec */
-	UMB_CR_EXEC_UNSIGNED = 1 << 4, /* exec-unsigned: exec without a valid signature */
-	UMB_CR_PTRACE = 1 << 5,	       /* ptrace: tracing outside the domain */
-	UMB_CR_MOUNT = 1 << 6,	       /* mount: mount, umount, pivot_root */
-	UMB_CR_MODULE = 1 << 7,	       /* module: loading kernel modules */
-	UMB_CR_SETID = 1 << 8,	       /* setid: changing uid or gid */
-	/* net: creating sockets of every family but AF_UNIX (local sockets stay, so that
-	 * name lookups, sd_notify and rfork() through umbrellad keep working). Until ABI 7
-	 * and policy version 2 "net" was bit 0, now UMB_CR_NET_ALL: a program built against
-	 * the older header still denies every family. */
-	UMB_CR_NET = 1 << 9,
-};
-
-/* Access kinds of a file system restriction (the MODES of "fs:PATH:MODES"). */
-enum umb_fs_access {
-	UMB_FS_READ = 1 << 0,  /* r: open for reading, readdir, stat, getxattr */
-	UMB_FS_WRITE = 1 << 1, /* w: write, create, delete, rename, link, metadata, xattrs */
-	UMB_FS_EXEC = 1 << 2,  /* x: exec, mmap/mprotect with PROT_EXEC */
-	UMB_FS_ALL = UMB_FS_READ | UMB_FS_WRITE | UMB_FS_EXEC, /* "fs:PATH" */
-};
 
 /*
  * Layers live in the slots of the array map umb_layers. A layer id names a slot and
@@ -70,8 +40,8 @@ enum umb_fs_access {
  * ids live as long as their layer, and a stale id never matches a slot's current one.
  */
 #define UMB_LAYER_SLOT_BITS 14
-#define UMB_LAYER_SLOTS (1U << UMB_LAYER_SLOT_BITS) /* layers alive at once, at most */
-#define UMB_LAYER_GEN_MAX ((1U << (32 - UMB_LAYER_SLOT_BITS)) - 1)
+#define UMB_LAYER_SLOTS	    (1U << UMB_LAYER_SLOT_BITS) /* layers alive at once, at most */
+#define UMB_LAYER_GEN_MAX   ((1U << (32 - UMB_LAYER_SLOT_BITS)) - 1)
 
 static inline __u32 umb_layer_slot(__u32 id)
 {
@@ -102,12 +72,27 @@ struct umb_layer {
 	__u32 refs;		   /* holders (above) */
 	__u32 uid;		   /* the uid that asked for it (per-user limits) */
 	__u32 gen;		   /* the generation of the slot's latest layer */
+	__u32 flags;		   /* UMB_LAYER_* */
+	__u32 __pad0;		   /* must be zero */
 };
 
-_Static_assert(sizeof(struct umb_layer) == 56, "struct umb_layer is ABI");
+_Static_assert(sizeof(struct umb_layer) == 64, "struct umb_layer is ABI");
+
+/* umb_layer.flags */
+enum umb_layer_flags {
+	/*
+	 * The layer's denials are recorded (UMB_EVENT_PERMISSIVE), not enforced: "umbrella-cli
+	 * run --permissive" tries a list out. Set only on a layer a process asks for its own
+	 * child (UMB_ARM_PERMISSIVE), so it relaxes nothing the child had: a hook that finds
+	 * such a layer denying looks on for a layer without the flag that denies too, and
+	 * enforces that one. The scope and self-protection, which name no layer, stay
+	 * enforced.
+	 */
+	UMB_LAYER_PERMISSIVE = 1 << 0,
+};
 
 enum umb_layer_origin {
-	UMB_ORIGIN_RFORK = 1,	     /* rfork(): a parent restricted its child */
+	UMB_ORIGIN_RFORK = 1,	      /* rfork(): a parent restricted its child */
 	UMB_ORIGIN_RESTRICT_SELF = 2, /* restrict_self(): a task restricted itself */
 	UMB_ORIGIN_SIGNED_BINARY = 3, /* the execute restrictions of a signed binary */
 };
@@ -216,8 +201,8 @@ _Static_assert(sizeof(struct umb_fs_name_key) == 24, "struct umb_fs_name_key is 
  * the first entry behind it is written and clears it after the last one is deleted.
  * Consumer: lib/path.bpf.h.
  */
-#define UMB_FS_FILTER_SHIFT 20 /* 2^20 bits: 128 KiB */
-#define UMB_FS_FILTER_WORDS (1U << (UMB_FS_FILTER_SHIFT - 6))
+#define UMB_FS_FILTER_SHIFT   20 /* 2^20 bits: 128 KiB */
+#define UMB_FS_FILTER_WORDS   (1U << (UMB_FS_FILTER_SHIFT - 6))
 #define UMB_FS_FILTER_ANY_INO 0 /* the inode number of a dev's own bit (no inode's) */
 
 struct umb_fs_filter {
@@ -235,7 +220,7 @@ static inline __u32 umb_fs_filter_bit(__u32 dev, __u64 ino)
 
 /* FNV-1a, 64 bit: the hash of a name in umb_name_key (computed the same on both sides). */
 #define UMB_FNV64_OFFSET 0xcbf29ce484222325ULL
-#define UMB_FNV64_PRIME 0x100000001b3ULL
+#define UMB_FNV64_PRIME	 0x100000001b3ULL
 
 /*
  * Value of the hash map umb_arm, keyed by the __u32 thread id that asked umbrellad to
@@ -276,8 +261,8 @@ enum umb_arm_state {
  * change, with atomic operations (umbrellad through its mapping, BPF_F_MMAPABLE).
  */
 struct umb_live {
-	__u32 arms;	/* entries in umb_arm: 0 spares every fork and task_free the lookup */
-	__u32 __pad0;	/* must be zero */
+	__u32 arms;   /* entries in umb_arm: 0 spares every fork and task_free the lookup */
+	__u32 __pad0; /* must be zero */
 };
 
 _Static_assert(sizeof(struct umb_live) == 8, "struct umb_live is ABI");
@@ -294,7 +279,9 @@ struct umb_release {
 };
 
 /*
- * The one entry of the array map umb_ctl. Producer: umbrellad. Consumer: the hooks.
+ * The one entry of the array map umb_ctl. Producer: umbrellad (daemon/state.c, its one
+ * writer; the BPF side only clears daemon_tgid when umbrellad is gone). Consumer: the
+ * hooks.
  */
 struct umb_ctl {
 	__u32 daemon_tgid; /* umbrellad: restricted tasks may not signal or trace it */
@@ -330,10 +317,10 @@ enum umb_ctl_flags {
  * read lease fail, and nothing is cached.
  */
 struct umb_verdict {
-	__u32 state; /* enum umb_verdict_state */
-	__u32 layer; /* UMB_VERDICT_SIGNED: the layer of the binary's execute restrictions,
+	__u32 state;  /* enum umb_verdict_state */
+	__u32 layer;  /* UMB_VERDICT_SIGNED: the layer of the binary's execute restrictions,
 		      * pushed at exec; 0: the binary has none */
-	__u32 epoch; /* umb_ctl.verdict_epoch when made */
+	__u32 epoch;  /* umb_ctl.verdict_epoch when made */
 	__u32 __pad0; /* must be zero */
 };
 
@@ -358,7 +345,7 @@ enum umb_verdict_state {
 	 * UNSIGNED; a deleted PENDING tells umbrellad that what it read is stale). */
 	UMB_VERDICT_STALE = 5,
 	/* Never stored: the item of a denial record (UMB_ITEM_VERDICT) of a file that
-	 * carries the signature mark (signed-elf.h) and has no SIGNED verdict (a miss, or
+	 * carries the signature mark (signed-elf-format.h) and has no SIGNED verdict (a miss, or
 	 * UNSIGNED): it claims a signature, so it never runs unverified, whatever the mode
 	 * (exec.bpf.c). A stored one counts as no verdict (umb_verdict_effective()). */
 	UMB_VERDICT_UNVERIFIED = 6,
@@ -376,13 +363,14 @@ struct umb_invalidation {
 /*
  * The one entry of the array map umb_meta, pinned as "umb_meta" in umbrellad's pin
  * directory before anything else, so that a daemon of any version can tell whose
- * objects it finds there. Producer and consumer: umbrellad (umbrella-cli reads it).
+ * objects it finds there. Producer and consumer: umbrellad (daemon/state.c writes it;
+ * umbrella-cli reads it).
  * The BPF programs do not use it. Its layout never changes: fields are only added at
  * the end (the map's value_size tells how many there are).
  */
 struct umb_meta {
-	__u32 abi_version; /* UMB_ABI_VERSION of the daemon that created the pinned maps */
-	__u32 next_layer;  /* ABI 4 and older: the next layer id (unused since 5) */
+	__u32 abi_version;  /* UMB_ABI_VERSION of the daemon that created the pinned maps */
+	__u32 next_layer;   /* ABI 4 and older: the next layer id (unused since 5) */
 	__u64 layers_freed; /* layers umbrellad freed since the maps were created */
 };
 
@@ -403,24 +391,30 @@ _Static_assert(sizeof(struct umb_meta) == 16, "struct umb_meta is ABI");
  *	stack or pending: UMB_PRCTL_YES, or ENOENT. An rfork child asks it before it
  *	runs any of its caller's code.
  */
-#define UMB_PRCTL_APPLY 0x554d4252   /* "UMBR" */
-#define UMB_PRCTL_DISARM 0x554d4253
+#define UMB_PRCTL_APPLY	  0x554d4252 /* "UMBR" */
+#define UMB_PRCTL_DISARM  0x554d4253
 #define UMB_PRCTL_CARRIES 0x554d4254
-#define UMB_PRCTL_YES 114 /* EALREADY: "it is done" */
+#define UMB_PRCTL_YES	  114 /* EALREADY: "it is done" */
 
-/* The LSM hooks that deny, as recorded in struct umb_event.hook. */
+/*
+ * The LSM hooks that deny, as recorded in struct umb_event.hook: always the hook whose
+ * program made the record (the journal's UMBRELLA_HOOK=, umbrella-cli events, metrics).
+ * Values are never reused: a renamed entry keeps its number (the records of the old
+ * programs, still attached while an upgraded umbrellad swaps its links in, and the
+ * counters in umb_counters keep their meaning), new ones go at the end.
+ */
 enum umb_hook {
 	UMB_HOOK_FILE_OPEN = 1,
 	UMB_HOOK_MMAP_FILE,
 	UMB_HOOK_FILE_MPROTECT,
-	UMB_HOOK_INODE_CREATE,
-	UMB_HOOK_INODE_LINK,
-	UMB_HOOK_INODE_UNLINK,
-	UMB_HOOK_INODE_SYMLINK,
-	UMB_HOOK_INODE_MKDIR,
-	UMB_HOOK_INODE_RMDIR,
-	UMB_HOOK_INODE_MKNOD,
-	UMB_HOOK_INODE_RENAME,
+	UMB_HOOK_INODE_CREATE, /* no program reports it any more: path_mknod has open(O_CREAT) */
+	UMB_HOOK_PATH_LINK,
+	UMB_HOOK_PATH_UNLINK,
+	UMB_HOOK_PATH_SYMLINK,
+	UMB_HOOK_PATH_MKDIR,
+	UMB_HOOK_PATH_RMDIR,
+	UMB_HOOK_PATH_MKNOD, /* also open(O_CREAT) of a new file */
+	UMB_HOOK_PATH_RENAME,
 	UMB_HOOK_INODE_SETATTR,
 	UMB_HOOK_PATH_TRUNCATE,
 	UMB_HOOK_INODE_SETXATTR,
@@ -428,8 +422,7 @@ enum umb_hook {
 	UMB_HOOK_INODE_GETXATTR,
 	UMB_HOOK_INODE_LISTXATTR,
 	UMB_HOOK_INODE_GETATTR,
-	UMB_HOOK_INODE_PERMISSION, /* no program reports it any more (chdir is allowed);
-				    * kept so that the values after it keep their numbers */
+	UMB_HOOK_INODE_PERMISSION, /* no program reports it any more (chdir is allowed) */
 	UMB_HOOK_PATH_CHROOT,
 	UMB_HOOK_SOCKET_CREATE,
 	UMB_HOOK_TASK_ALLOC,
@@ -442,12 +435,12 @@ enum umb_hook {
 	UMB_HOOK_SB_UMOUNT,
 	UMB_HOOK_SB_PIVOTROOT,
 	UMB_HOOK_MOVE_MOUNT,
-	UMB_HOOK_KERNEL_MODULE,
-	UMB_HOOK_TASK_FIX_SETID,
+	UMB_HOOK_KERNEL_MODULE_REQUEST,
+	UMB_HOOK_TASK_FIX_SETUID,
 	UMB_HOOK_CAPABLE,
 	UMB_HOOK_BPF,
-	UMB_HOOK_BPF_MAP,  /* self-protection: a writable fd of one of Umbrella's maps */
-	UMB_HOOK_BPF_PROG, /* self-protection: a new program using Umbrella's maps */
+	UMB_HOOK_BPF_MAP,	      /* self-protection: a writable fd of one of Umbrella's maps */
+	UMB_HOOK_BPF_PROG,	      /* self-protection: a new program using Umbrella's maps */
 	UMB_HOOK_BPRM_CHECK_SECURITY, /* signed binaries: the verdict of each file run */
 	UMB_HOOK_TASK_SETRLIMIT,      /* the scope: setrlimit(2), prlimit(2) */
 	UMB_HOOK_TASK_SETSCHEDULER,   /* umbrellad: sched_setscheduler(2), sched_setaffinity(2) */
@@ -461,15 +454,23 @@ enum umb_hook {
 	UMB_HOOK_UNIX_STREAM_CONNECT, /* fs: connect(2) to a unix socket bound to a path */
 	UMB_HOOK_UNIX_MAY_SEND,	      /* fs: a datagram to a unix socket bound to a path */
 	UMB_HOOK_BPRM_CREDS_FROM_FILE, /* setid and the scope: the exec of a privileged program */
+	UMB_HOOK_PATH_CHMOD,	       /* fs: chmod(2) */
+	UMB_HOOK_PATH_CHOWN,	       /* fs: chown(2) */
+	UMB_HOOK_FILE_FCNTL,	       /* signal: F_SETOWN, F_SETSIG, O_ASYNC */
+	UMB_HOOK_FILE_IOCTL_COMPAT,    /* as file_ioctl, for 32-bit tasks (6.8 and later) */
+	UMB_HOOK_TASK_FIX_SETGID,      /* setid: setgid(2) & co. */
+	UMB_HOOK_TASK_FIX_SETGROUPS,   /* setid: setgroups(2) */
+	UMB_HOOK_KERNEL_READ_FILE,     /* module: finit_module(2) */
+	UMB_HOOK_KERNEL_LOAD_DATA,     /* module: init_module(2) */
+	UMB_HOOK_KEY_ALLOC,	       /* the scope: request_key(2)'s call to /sbin/request-key */
+	UMB_HOOK_KEY_PERMISSION,       /* keys; the scope: KEYCTL_SESSION_TO_PARENT */
 	UMB_HOOK_MAX,
 };
 
-/* What kind of restriction item denied (struct umb_event.item_kind). */
-enum umb_item_kind {
-	UMB_ITEM_FS = 1,	 /* fs:PATH[:MODES]; item: the UMB_FS_* access denied */
-	UMB_ITEM_CAP = 2,	 /* a capability restriction; item: its UMB_CR_* bit */
-	UMB_ITEM_NET_FAMILY = 3, /* net:FAMILY; item: the address family */
-	UMB_ITEM_LINUX_CAP = 4,	 /* cap:NAME; item: the capability number */
+/* What kind of item denied (struct umb_event.item_kind): a restriction item's kind
+ * (enum umb_item_kind, <umbrella/restrictions.h>: UMB_ITEM_FS, UMB_ITEM_CAP,
+ * UMB_ITEM_NET_FAMILY, UMB_ITEM_LINUX_CAP), or one that only denial records carry. */
+enum umb_event_item_kind {
 	/* Self-protection (no layer): Umbrella's own maps, programs, links or pins, while
 	 * umbrellad is up. item: the map's or program's id; 0 for a pin (dev, ino, path). */
 	UMB_ITEM_SELF = 5,
@@ -494,7 +495,9 @@ enum umb_scope {
 	/* Writing kernel settings: sysctls and the other files of /proc that are not a
 	 * process's, sysfs, cgroupfs, securityfs, debugfs, tracefs, configfs, binfmt_misc,
 	 * efivarfs, pstore. Some make the kernel run a program outside every layer
-	 * (core_pattern, modprobe, uevent_helper, binfmt_misc). */
+	 * (core_pattern, modprobe, uevent_helper, binfmt_misc), and so does
+	 * request_key(2) when the key must be made (/sbin/request-key). swapon(2) and
+	 * swapoff(2): swap holds every process's memory. */
 	UMB_SCOPE_KERNEL = 2,
 	/* Pushing input into a terminal (TIOCSTI, TIOCLINUX): the next reader of the
 	 * terminal, outside the layers, would run it. */
@@ -507,7 +510,7 @@ enum umb_scope {
 };
 
 #define UMB_EVENT_PATH_MAX 256
-#define UMB_COMM_LEN 16
+#define UMB_COMM_LEN	   16
 
 /*
  * A denial, sent on the ring buffer umb_events. Producer: every enforcement hook
@@ -515,15 +518,18 @@ enum umb_scope {
  * Records that do not fit are counted in umb_stats[UMB_STAT_EVENTS_DROPPED].
  */
 struct umb_event {
-	__u32 pid;	  /* tgid of the denied task */
-	__u32 tid;	  /* its thread id */
-	__u32 hook;	  /* enum umb_hook */
-	__u32 layer;	  /* id of the layer that denied */
-	__u32 item_kind;  /* enum umb_item_kind */
-	__u32 target_pid; /* signal and ptrace: the target; 0 otherwise */
-	__u64 item;	  /* see enum umb_item_kind */
-	__u32 dev;	  /* fs: the object's inode (kernel dev_t), 0 otherwise */
-	__u32 flags;	  /* UMB_EVENT_* */
+	__u32 pid;	 /* tgid of the denied task */
+	__u32 tid;	 /* its thread id */
+	__u32 hook;	 /* enum umb_hook */
+	__u32 layer;	 /* id of the layer that denied */
+	__u32 item_kind; /* enum umb_item_kind or umb_event_item_kind */
+	union {
+		__u32 target_pid; /* signal and ptrace: the target */
+		__u32 family;	  /* socket_create: the address family asked for */
+	}; /* 0 for the other hooks */
+	__u64 item;  /* see enum umb_item_kind and umb_event_item_kind */
+	__u32 dev;   /* fs: the object's inode (kernel dev_t), 0 otherwise */
+	__u32 flags; /* UMB_EVENT_* */
 	__u64 ino;
 	char comm[UMB_COMM_LEN];
 	char path[UMB_EVENT_PATH_MAX]; /* fs: the object's path, as far as known */
@@ -533,17 +539,18 @@ _Static_assert(sizeof(struct umb_event) == 320, "struct umb_event is ABI");
 
 /* umb_event.flags */
 enum umb_event_flags {
-	/* umb_ctl had UMB_CTL_PERMISSIVE: the access was allowed, the record says what
+	/* umb_ctl had UMB_CTL_PERMISSIVE, or the layer that denied is UMB_LAYER_PERMISSIVE
+	 * (and no other layer denied): the access was allowed, the record says what
 	 * enforcing would have denied. */
 	UMB_EVENT_PERMISSIVE = 1 << 0,
 };
 
 /* Indexes of the per-CPU counter array umb_stats. */
 enum umb_stat {
-	UMB_STAT_EVENTS_DROPPED = 0, /* denials that found the ring buffer full */
-	UMB_STAT_DENIALS = 1,	     /* all denials */
+	UMB_STAT_EVENTS_DROPPED = 0,	    /* denials that found the ring buffer full */
+	UMB_STAT_DENIALS = 1,		    /* all denials */
 	UMB_STAT_INVALIDATIONS_DROPPED = 2, /* umb_invalidated records that found it full */
-	UMB_STAT_RELEASES_DROPPED = 3, /* umb_released records that found it full */
+	UMB_STAT_RELEASES_DROPPED = 3,	    /* umb_released records that found it full */
 	UMB_STAT_MAX,
 };
 
@@ -562,9 +569,9 @@ enum umb_counter {
 	UMB_COUNTER_DENIALS = 64, /* the first of UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS */
 };
 
-#define UMB_COUNTER_HOOKS 64
+#define UMB_COUNTER_HOOKS      64
 #define UMB_COUNTER_ITEM_KINDS 16
-#define UMB_COUNTER_MAX (UMB_COUNTER_DENIALS + UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS)
+#define UMB_COUNTER_MAX	       (UMB_COUNTER_DENIALS + UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS)
 
 _Static_assert(UMB_HOOK_MAX <= UMB_COUNTER_HOOKS, "umb_counters has a row per hook");
 
@@ -579,9 +586,8 @@ static inline __u32 umb_counter_denials(__u32 hook, __u32 item_kind)
 
 /* Upper bounds (in microseconds) of the histogram of verification times in struct
  * umb_gate_stats; the last bucket has none (+Inf). */
-#define UMB_GATE_LATENCY_BOUNDS_US \
-	{ 1000, 5000, 10000, 50000, 100000, 500000, 1000000, 5000000 }
-#define UMB_GATE_LATENCY_BUCKETS 9
+#define UMB_GATE_LATENCY_BOUNDS_US { 1000, 5000, 10000, 50000, 100000, 500000, 1000000, 5000000 }
+#define UMB_GATE_LATENCY_BUCKETS   9
 
 /*
  * The one entry of the array map umb_gate_stats: the exec gate's verifications since
@@ -590,18 +596,18 @@ static inline __u32 umb_counter_denials(__u32 hook, __u32 item_kind)
  * enum umb_counter); its layout only grows at the end.
  */
 struct umb_gate_stats {
-	__u64 signed_ok;  /* files whose signature verified */
-	__u64 unsigned_;  /* files with no signature section */
-	__u64 refused;	  /* files refused: bad signature, unknown or revoked key, malformed */
-	__u64 errors;	  /* files the gate could not read or verify (left without a verdict) */
-	__u64 latency_sum_us;				/* the time of all verifications */
+	__u64 signed_ok;      /* files whose signature verified */
+	__u64 unsigned_;      /* files with no signature section */
+	__u64 refused;	      /* files refused: bad signature, unknown or revoked key, malformed */
+	__u64 errors;	      /* files the gate could not read or verify (left without a verdict) */
+	__u64 latency_sum_us; /* the time of all verifications */
 	__u64 latency_buckets[UMB_GATE_LATENCY_BUCKETS]; /* not cumulative */
 };
 
 _Static_assert(sizeof(struct umb_gate_stats) == 112, "struct umb_gate_stats is ABI");
 
-#define UMB_DESC_PATH_MAX 256
-#define UMB_DESC_TEXT_MAX 2048
+#define UMB_DESC_PATH_MAX   256
+#define UMB_DESC_TEXT_MAX   2048
 #define UMB_DESC_KEY_ID_LEN 32
 
 /* umb_layer_desc.flags */
@@ -636,6 +642,22 @@ struct umb_layer_desc {
 
 _Static_assert(sizeof(struct umb_layer_desc) == 2376, "struct umb_layer_desc is ABI");
 
+#define UMB_POLICY_DIGEST_LEN 32
+
+/*
+ * Key of the hash map umb_policies, whose value is a __u32 layer id: a signed policy,
+ * as the exec gate tells one from another, so that the binaries that carry the same
+ * policy signed by the same key share its layer, across restarts of umbrellad too.
+ * Producer and consumer: umbrellad (daemon/gate-policies.c). The BPF programs never use
+ * it: it is a map only to be pinned with the layers it names.
+ */
+struct umb_policy_key {
+	__u8 digest[UMB_POLICY_DIGEST_LEN]; /* SHA-256 of the policy's text */
+	__u8 key_id[UMB_DESC_KEY_ID_LEN];   /* the signing key's id */
+};
+
+_Static_assert(sizeof(struct umb_policy_key) == 64, "struct umb_policy_key is ABI");
+
 /*
  * Value of the hash map umb_verdict_log, keyed by struct umb_inode_key: a verdict of the
  * exec gate as an operator reads it (umb_verdicts is inode storage, which cannot be
@@ -644,13 +666,13 @@ _Static_assert(sizeof(struct umb_layer_desc) == 2376, "struct umb_layer_desc is 
  * The BPF programs never use it.
  */
 struct umb_verdict_record {
-	__u64 time_ns; /* CLOCK_REALTIME when umbrellad made the verdict */
-	__u32 state;   /* enum umb_verdict_state */
-	__u32 layer;   /* umb_verdict.layer */
-	__u32 epoch;   /* umb_verdict.epoch */
-	__u32 pid;     /* the process whose exec asked for it */
-	__u32 flags;   /* UMB_VERDICT_RECORD_* */
-	__u32 __pad0;  /* must be zero */
+	__u64 time_ns;			  /* CLOCK_REALTIME when umbrellad made the verdict */
+	__u32 state;			  /* enum umb_verdict_state */
+	__u32 layer;			  /* umb_verdict.layer */
+	__u32 epoch;			  /* umb_verdict.epoch */
+	__u32 pid;			  /* the process whose exec asked for it */
+	__u32 flags;			  /* UMB_VERDICT_RECORD_* */
+	__u32 __pad0;			  /* must be zero */
 	__u8 key_id[UMB_DESC_KEY_ID_LEN]; /* the signing key's id; zero when unsigned */
 	char path[UMB_DESC_PATH_MAX];	  /* the file, as far as known */
 	char reason[64];		  /* why: "valid signature", "unknown key", ... */

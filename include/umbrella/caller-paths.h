@@ -27,9 +27,9 @@ const char *umb_path_last_name(const char *path);
 
 /* A request's fs items as the caller sees them (libumbrella/caller-paths.c). */
 struct umb_caller_paths {
-	char *text;	      /* the restrictions in the text form, fs paths canonical */
-	unsigned char *table; /* per fs item, in order: UMB_FS_REF_* */
-	size_t fs_count;      /* entries of table */
+	char *text;		  /* the restrictions in the text form, fs paths canonical */
+	unsigned char *table;	  /* per fs item, in order: UMB_FS_REF_* */
+	size_t fs_count;	  /* entries of table */
 	int fds[UMB_MSG_MAX_FDS]; /* O_PATH descriptors, as table lists them */
 	size_t fd_count;
 };

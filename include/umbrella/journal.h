@@ -29,7 +29,8 @@
 #define UMB_FIELD_HOOK	      "UMBRELLA_HOOK"	     /* the LSM hook: file_open, task_kill... */
 #define UMB_FIELD_RESTRICTION "UMBRELLA_RESTRICTION" /* the item: fs:r, net:inet4, signal */
 #define UMB_FIELD_LAYER	      "UMBRELLA_LAYER"	     /* id of the layer that denied */
-/* What was denied: a path, "inode MAJ:MIN/INO" when no path is known, "pid N", or "-". */
+/* What was denied: a path, "inode MAJ:MIN/INO" when no path is known, "pid N", "socket
+ * FAMILY" (socket_create: the family by its net:FAMILY name, or its number), or "-". */
 #define UMB_FIELD_OBJECT      "UMBRELLA_OBJECT"
 #define UMB_FIELD_INODE	      "UMBRELLA_INODE"	    /* fs: the object's inode, MAJ:MIN/INO */
 #define UMB_FIELD_TARGET_PID  "UMBRELLA_TARGET_PID" /* signal, ptrace: the target's pid */

@@ -25,6 +25,8 @@
  *                     reply:   header (layer = the new layer's id)
  *                     The layer is pushed on the next process the thread forks (or
  *                     pending until that child's next exec, with UMB_ARM_ON_EXEC).
+ *                     With UMB_ARM_PERMISSIVE its denials are only recorded
+ *                     (UMB_LAYER_PERMISSIVE): the child's other layers still enforce.
  *   UMB_OP_ARM_SELF   the same, for the thread itself, applied by its
  *                     prctl(UMB_PRCTL_APPLY) (pending until its next exec, with
  *                     UMB_ARM_ON_EXEC).
@@ -51,9 +53,9 @@
  *                     At most UMB_FOLLOW_PER_UID such connections per uid.
  * A reply with error < 0 carries a NUL-terminated message after the header.
  */
-#define UMB_SOCKET_PATH "/run/umbrella/umbrellad.sock"
+#define UMB_SOCKET_PATH	     "/run/umbrella/umbrellad.sock"
 #define UMB_PROTOCOL_VERSION 3 /* 2: no UMB_OP_DISARM; 3: fs items as descriptors */
-#define UMB_MSG_MAX 65536
+#define UMB_MSG_MAX	     65536
 
 /* The table byte of an fs item: which descriptors of it follow. */
 #define UMB_FS_REF_DIR	  0x1 /* the directory holding its last name (not for "/") */
@@ -61,8 +63,8 @@
 
 /* Descriptors in one message: the kernel passes at most SCM_MAX_FD (253), an fs item
  * takes two. A request with more fs items is refused (E2BIG). */
-#define UMB_MSG_MAX_FDS	  252
-#define UMB_MAX_FS_ITEMS  (UMB_MSG_MAX_FDS / 2)
+#define UMB_MSG_MAX_FDS	 252
+#define UMB_MAX_FS_ITEMS (UMB_MSG_MAX_FDS / 2)
 
 enum umb_op {
 	UMB_OP_ARM_CHILD = 1,
@@ -92,9 +94,9 @@ struct umb_denial {
 	__u32 flags;   /* UMB_EVENT_PERMISSIVE (bpf-abi.h): allowed, only recorded */
 	__u32 __pad0;  /* zero */
 	char comm[16];
-	char hook[32];	       /* the LSM hook: "file_open" */
-	char restriction[64];  /* the item: "fs:r", "net:inet4", "signal" */
-	char object[320];      /* a path, "inode MAJ:MIN/INO", "pid N" or "-" */
+	char hook[32];	      /* the LSM hook: "file_open" */
+	char restriction[64]; /* the item: "fs:r", "net:inet4", "signal" */
+	char object[320];     /* a path, "inode MAJ:MIN/INO", "pid N", "socket inet6" or "-" */
 };
 
 _Static_assert(sizeof(struct umb_denial) == 456, "struct umb_denial is ABI");
@@ -103,8 +105,13 @@ struct umb_request {
 	__u32 version; /* UMB_PROTOCOL_VERSION */
 	__u32 op;      /* enum umb_op */
 	__u32 tid;     /* the calling thread */
-	__u32 flags;   /* UMB_ARM_ON_EXEC or 0 */
+	__u32 flags;   /* UMB_ARM_ON_EXEC, UMB_ARM_PERMISSIVE or 0 */
 };
+
+/* umb_request.flags of UMB_OP_ARM_CHILD (beside UMB_ARM_ON_EXEC, bpf-abi.h): a layer
+ * whose denials are recorded, not enforced (UMB_LAYER_PERMISSIVE). Refused with
+ * UMB_OP_ARM_SELF: a task tries a list out on a child it starts, not on itself. */
+#define UMB_ARM_PERMISSIVE 0x100
 
 _Static_assert(sizeof(struct umb_request) == 16, "struct umb_request is ABI");
 

@@ -7,8 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <umbrella/bpf-abi.h>
-#include <umbrella/signed-elf.h>
+#include <umbrella/restrictions.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,7 +25,7 @@ extern "C" {
  *   net:all          creating sockets of any family (net and net:unix together)
  *   net:FAMILY       creating sockets of FAMILY (inet = inet4 + inet6, inet4, inet6,
  *                    unix, netlink, packet, bluetooth, vsock, can, ...)
- *   signal, fork, exec, exec-unsigned, ptrace, mount, module, setid
+ *   signal, fork, exec, exec-unsigned, ptrace, mount, module, setid, keys
  *   cap:NAME         using the Linux capability NAME (e.g. cap:net_raw)
  *
  * A list separates items with commas; in a PATH, a comma, a backslash, a colon or white
@@ -161,6 +160,11 @@ enum umb_rfork_flags {
 	 * can exec the program that is to run restricted (like pledge's execpromises).
 	 * Until then the child has its parent's restrictions only. */
 	UMB_RFORK_ON_EXEC = 1 << 0,
+	/* The new layer only records its denials (the journal, "umbrella-cli events"),
+	 * it does not enforce them: to try a list out. The child's other layers, the
+	 * caller's, still enforce theirs, and so do the scope and Umbrella's protection
+	 * of itself. */
+	UMB_RFORK_PERMISSIVE = 1 << 1,
 };
 
 /**
@@ -177,7 +181,8 @@ enum umb_rfork_flags {
  * Return: like fork(2): the child's pid in the parent, 0 in the child, -1 with errno
  * set on failure: EINVAL (an item umbrellad refused; see umb_last_error()), ENOENT (an
  * fs path whose directory does not exist), ECONNREFUSED or ENOENT (umbrellad is not
- * running), EPERM (the stack already has UMB_MAX_LAYERS layers), or fork(2)'s errors.
+ * running), EPERM (the stack already has 16 layers, the most a task carries), or
+ * fork(2)'s errors.
  */
 pid_t umb_rfork(const struct umb_restrictions *r, unsigned int flags);
 
@@ -222,7 +227,7 @@ const char *umb_last_error(void);
  * UMBRELLA_EXEC_RESTRICTIONS() - embed execute restrictions in the program being built
  * @text: a string literal, the restrictions in the text form ("fs:/etc/passwd,net")
  *
- * Puts a policy section (include/umbrella/signed-elf.h) into the object file: the
+ * Puts a policy section (<umbrella/restrictions.h>) into the object file: the
  * header and @text, its terminating NUL as the padding. Use it once per program, at file
  * scope; two uses in one program make one section with two headers, which is refused.
  * The restrictions take effect only once the program is signed ("umbrella-cli binary
@@ -246,19 +251,18 @@ const char *umb_last_error(void);
 #ifndef UMB__RETAIN
 #define UMB__RETAIN
 #endif
-#define UMB__CONCAT(a, b) UMB__CONCAT2(a, b)
+#define UMB__CONCAT(a, b)  UMB__CONCAT2(a, b)
 #define UMB__CONCAT2(a, b) a##b
 /* Packed and aligned(1): the section is exactly the header, the text and one NUL. */
-#define UMB__EXEC_RESTRICTIONS(umb__text, umb__var)                                        \
+#define UMB__EXEC_RESTRICTIONS(umb__text, umb__var)                                           \
 	_Static_assert(sizeof(umb__text) > 1 && sizeof(umb__text) - 1 <= UMB_POLICY_TEXT_MAX, \
-		       "UMBRELLA_EXEC_RESTRICTIONS: the text must have 1 to "                \
-		       "UMB_POLICY_TEXT_MAX bytes");                                         \
-	__attribute__((used, section(UMB_POLICY_SECTION), aligned(1))) UMB__RETAIN            \
-	static const struct __attribute__((packed)) {                                          \
-		struct umb_policy_header header;                                               \
-		char text[sizeof(umb__text)];                                                  \
-	} umb__var = { { UMB_POLICY_MAGIC, UMB_POLICY_VERSION, sizeof(umb__text) - 1 },       \
-		       umb__text }
+		       "UMBRELLA_EXEC_RESTRICTIONS: the text must have 1 to "                 \
+		       "UMB_POLICY_TEXT_MAX bytes");                                          \
+	__attribute__((used, section(UMB_POLICY_SECTION),                                     \
+		       aligned(1))) UMB__RETAIN static const struct __attribute__((packed)) { \
+		struct umb_policy_header header;                                              \
+		char text[sizeof(umb__text)];                                                 \
+	} umb__var = { { UMB_POLICY_MAGIC, UMB_POLICY_VERSION, sizeof(umb__text) - 1 }, umb__text }
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,7 @@
 #include <umbrella/umbrella.h>
 
 #include "landlock-rights.h"
+#include "time-util.h"
 
 /* The 7-byte NOP "nopl 0x4d4255XX(%rax)" that insncount.so counts between. */
 #define MARK(t)	 asm volatile(".byte 0x0f,0x1f,0x80,%c0,0x55,0x42,0x4d" ::"i"(t) : "memory")
@@ -135,12 +136,10 @@ static int iteration(int phase)
 	return wait_ok(pid);
 }
 
+/* Seconds, for the reports. */
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)now_usec() / USEC_PER_SEC;
 }
 
 /* Unmarked warm-up, then @n marked iterations of @phase. Returns 0 or -errno. */
@@ -154,12 +153,12 @@ static int run_phase(int phase, const char *name, unsigned int n)
 	start = now();
 	/* MARK needs a constant tag. */
 	switch (phase) {
-#define MARKED(P)                                                                                  \
-	case P:                                                                                    \
-		OPEN(P);                                                                           \
-		for (unsigned int i = 0; i < n && r == 0; i++)                                     \
-			r = iteration(P);                                                          \
-		CLOSE(P);                                                                          \
+#define MARKED(P)                                              \
+	case P:                                                \
+		OPEN(P);                                       \
+		for (unsigned int i = 0; i < n && r == 0; i++) \
+			r = iteration(P);                      \
+		CLOSE(P);                                      \
 		break;
 		MARKED(1)
 		MARKED(2)

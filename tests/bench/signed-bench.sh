@@ -45,6 +45,27 @@ cp "$(command -v openssl)" "$dir/openssl"
 echo "signed-bench: big.signed is $(stat -c %s "$dir/big.signed") bytes; sha256sum uses" \
 	"$(ldd "$dir/sha256sum" | grep -q libcrypto && echo OpenSSL || echo "its own SHA-256")"
 
+# The dynamic program and its closure, signed where its PT_INTERP and $ORIGIN find them
+# (tests/integration/meson.build), with signed copies kept in pristine/ for the phase
+# that needs new inodes; and the same program unsigned beside them.
+siglibs=/tmp/umbrella-siglibs
+if [ -x "$build/tests/integration/siglib-prog" ]; then
+	rm -rf "$siglibs"
+	mkdir -p "$siglibs/pristine"
+	cp "$(readlink -f /lib64/ld-linux-x86-64.so.2)" "$siglibs/pristine/ld-linux-x86-64.so.2"
+	cp "$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)" "$siglibs/pristine/libc.so.6"
+	cp "$build/tests/integration/siglib-prog" "$build/tests/integration/libumbsiglib.so" \
+		"$siglibs/pristine/"
+	sign --no-policy --tree "$siglibs/pristine"
+	cp -p "$siglibs"/pristine/* "$siglibs/"
+	cp "$build/tests/integration/siglib-prog" "$siglibs/prog-unsigned"
+	echo "signed-bench: the closure is $(($(cd "$siglibs" && stat -c %s siglib-prog \
+		libumbsiglib.so libc.so.6 ld-linux-x86-64.so.2 | paste -sd+))) bytes"
+else
+	echo "signed-bench: no siglib-prog (x86-64 only): the dynamic phases are skipped"
+	siglibs=-
+fi
+
 rm -f "$UMBRELLA_SOCKET"
 "$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null || true
 "$umbrellad" --socket "$UMBRELLA_SOCKET" --pin-dir "$pin" --keyring "$UMBRELLA_KEYRING" \
@@ -60,10 +81,15 @@ done
 # exec would make the phases measure something else).
 "$cli" binary verify "$dir/true-policy" >/dev/null
 "$cli" binary verify "$dir/big.signed" >/dev/null
+if [ "$siglibs" != - ]; then
+	[ "$("$siglibs/siglib-prog")" = "hello from the library" ]
+	"$cli" binary verify "$siglibs/siglib-prog" >/dev/null
+fi
 
 # The same address space layout at every run (fork copies page tables).
 status=0
-setarch "$(uname -m)" -R "$build/tests/bench/signed-bench" "$dir" "$n_exec" "$n_big" || status=$?
+setarch "$(uname -m)" -R "$build/tests/bench/signed-bench" "$dir" "$n_exec" "$n_big" "$siglibs" ||
+	status=$?
 echo "signed-bench: umbrellad's log:"
 sed 's/^/  /' "$dir/umbrellad.log" | tail -n 20
 exit $status

@@ -56,6 +56,7 @@
 
 #include "bpf-open.h"
 #include "copy-file.h"
+#include "time-util.h"
 #include "empty.skel.h"
 #include "landlock-rights.h"
 #include "vm-test.h"
@@ -76,9 +77,9 @@
 /* --- phase markers (tools/insncount.c) --- */
 
 /* The 7-byte NOP "nopl 0x4d4255XX(%rax)" with XX = @tag (a constant expression). */
-#define MARK_CASE(t)                                                                               \
-	case (t):                                                                                  \
-		asm volatile(".byte 0x0f,0x1f,0x80,%c0,0x55,0x42,0x4d" ::"i"(t) : "memory");       \
+#define MARK_CASE(t)                                                                         \
+	case (t):                                                                            \
+		asm volatile(".byte 0x0f,0x1f,0x80,%c0,0x55,0x42,0x4d" ::"i"(t) : "memory"); \
 		break;
 #define MARK_CASES2(t)	 MARK_CASE(t) MARK_CASE((t) + 1)
 #define MARK_CASES4(t)	 MARK_CASES2(t) MARK_CASES2((t) + 2)
@@ -173,7 +174,7 @@ static int spawn(char *const argv[], bool quiet)
 
 static int phase_exec(unsigned int n)
 {
-	char *const argv[] = {TRUE_BIN, NULL};
+	char *const argv[] = { TRUE_BIN, NULL };
 
 	for (unsigned int i = 0; i < n; i++) {
 		int r = spawn(argv, false);
@@ -198,7 +199,7 @@ static int phase_socket(unsigned int n)
 
 static int phase_macro(unsigned int n)
 {
-	char *const argv[] = {"/bin/sh", MACRO_SCRIPT, MACRO_DIR, NULL};
+	char *const argv[] = { "/bin/sh", MACRO_SCRIPT, MACRO_DIR, NULL };
 
 	for (unsigned int i = 0; i < n; i++) {
 		int r = spawn(argv, true);
@@ -223,22 +224,24 @@ struct phase {
 };
 
 static struct phase phases[] = {
-	{.name = "open+close", .run = phase_open, .iterations = 5000, .warmup = 200, .runs = 1},
-	{.name = "stat", .run = phase_stat, .iterations = 5000, .warmup = 200, .runs = 1},
-	{.name = "fork+exit+wait", .run = phase_fork, .iterations = 5000, .warmup = 50, .runs = 1},
-	{.name = "fork+exec+wait", .run = phase_exec, .iterations = 5000, .warmup = 50, .runs = 1},
-	{.name = "socket+close", .run = phase_socket, .iterations = 5000, .warmup = 200, .runs = 1},
-	{.name = "macro", .run = phase_macro, .iterations = 1, .warmup = 1, .runs = 3},
+	{ .name = "open+close", .run = phase_open, .iterations = 5000, .warmup = 200, .runs = 1 },
+	{ .name = "stat", .run = phase_stat, .iterations = 5000, .warmup = 200, .runs = 1 },
+	{ .name = "fork+exit+wait", .run = phase_fork, .iterations = 5000, .warmup = 50, .runs = 1 },
+	{ .name = "fork+exec+wait", .run = phase_exec, .iterations = 5000, .warmup = 50, .runs = 1 },
+	{ .name = "socket+close",
+	  .run = phase_socket,
+	  .iterations = 5000,
+	  .warmup = 200,
+	  .runs = 1 },
+	{ .name = "macro", .run = phase_macro, .iterations = 1, .warmup = 1, .runs = 3 },
 };
-#define PHASES	       (sizeof(phases) / sizeof(phases[0]))
+#define PHASES	       (ARRAY_SIZE(phases))
 #define MACRO_RUNS_MAX 4
 
+/* Seconds, for the reports. */
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)now_usec() / USEC_PER_SEC;
 }
 
 /* Runs every phase, marked, in the calling process. Returns 0 or the first -errno. */
@@ -292,8 +295,8 @@ static void expect_denied(const char *config_name, const char *path)
 /* Landlock: rulesets, rules, restrict_self (no wrappers in glibc 2.36). */
 
 /* Where the phases need access (the macro workload runs gcc from /usr), then fillers. */
-static const char *const landlock_needed[] = {WORK_DIR, "/usr", "/etc", "/dev", "/proc", "/sys"};
-#define LL_NEEDED (sizeof(landlock_needed) / sizeof(landlock_needed[0]))
+static const char *const landlock_needed[] = { WORK_DIR, "/usr", "/etc", "/dev", "/proc", "/sys" };
+#define LL_NEEDED (ARRAY_SIZE(landlock_needed))
 
 /* Restricts the calling process with LAYERS Landlock layers of LL_RULES rules. */
 static int landlock_restrict(int *ret_abi)
@@ -353,18 +356,18 @@ static const struct config {
 	enum config_kind kind;
 	unsigned int layers; /* given by the parent (give_layers()) */
 } configs[] = {
-	[1] = {"baseline", CONFIG_PLAIN},
-	[2] = {"floor", CONFIG_PLAIN},
-	[3] = {"empty", CONFIG_PLAIN},
-	[4] = {"umbrella", CONFIG_PLAIN},
-	[5] = {"umb-4x64", CONFIG_UMB_LAYERS, LAYERS},
-	[6] = {"landlock", CONFIG_LANDLOCK},
+	[1] = { "baseline", CONFIG_PLAIN },
+	[2] = { "floor", CONFIG_PLAIN },
+	[3] = { "empty", CONFIG_PLAIN },
+	[4] = { "umbrella", CONFIG_PLAIN },
+	[5] = { "umb-4x64", CONFIG_UMB_LAYERS, LAYERS },
+	[6] = { "landlock", CONFIG_LANDLOCK },
 	/* not measured: the restricted task that lives during "umbrella" */
-	[7] = {"sleeper", CONFIG_SLEEPER, 1},
+	[7] = { "sleeper", CONFIG_SLEEPER, 1 },
 };
-#define CONFIGS	       (sizeof(configs) / sizeof(configs[0]) - 1)
-#define CONFIG_FLOOR   2
-#define CONFIG_EMPTY   3
+#define CONFIGS		  (ARRAY_SIZE(configs) - 1)
+#define CONFIG_FLOOR	  2
+#define CONFIG_EMPTY	  3
 #define CONFIG_SLEEPER_NR 7
 
 /* The pipes of the CONFIG_UMB_LAYERS hand-shake in the runner: "go" and "done". */
@@ -455,7 +458,8 @@ static int give_layers(struct umbrella_bpf *skel, pid_t pid, const __u32 *layers
 	if (pidfd >= 0) {
 		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.umb_task), &pidfd, &state) < 0 ||
 		    state.layer_count != n) {
-			printf("bench: the runner carries %u layers, not %u\n", state.layer_count, n);
+			printf("bench: the runner carries %u layers, not %u\n", state.layer_count,
+			       n);
 			r = -EPERM;
 		}
 		close(pidfd);
@@ -640,8 +644,7 @@ static unsigned int loaded_hooks(struct bpf_object *obj, const char *hooks[MAX_H
 	struct bpf_program *prog;
 	unsigned int n = 0, i;
 
-	bpf_object__for_each_program(prog, obj)
-	{
+	bpf_object__for_each_program(prog, obj) {
 		const char *sec = bpf_program__section_name(prog), *slash = strchr(sec, '/');
 
 		if (!bpf_program__autoload(prog) || !slash || strncmp(sec, "lsm", 3))
@@ -668,8 +671,7 @@ static int empty_open_load(const char *const *hooks, unsigned int n, struct empt
 
 	if (!skel)
 		return -errno;
-	bpf_object__for_each_program(prog, skel->obj)
-	{
+	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog), *hook = strchr(sec, '/');
 		bool wanted = false;
 
@@ -703,7 +705,8 @@ static unsigned int floor_hooks(const char *hooks[MAX_HOOKS], char buf[sizeof(BE
 	char *save = NULL;
 
 	memcpy(buf, BENCH_FLOOR_HOOKS, sizeof(BENCH_FLOOR_HOOKS));
-	for (char *h = strtok_r(buf, ",", &save); h && n < MAX_HOOKS; h = strtok_r(NULL, ",", &save))
+	for (char *h = strtok_r(buf, ",", &save); h && n < MAX_HOOKS;
+	     h = strtok_r(NULL, ",", &save))
 		hooks[n++] = h;
 	return n;
 }
@@ -738,13 +741,14 @@ static struct phase *phase_by_run(int (*run)(unsigned int n))
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {{"iterations", required_argument, NULL, 'i'},
-						{"exec-iterations", required_argument, NULL, 'e'},
-						{"macro-runs", required_argument, NULL, 'm'},
-						{"only", required_argument, NULL, 'o'},
-						{"runner", required_argument, NULL, 'R'},
-						{"help", no_argument, NULL, 'h'},
-						{}};
+	static const struct option options[] = { { "iterations", required_argument, NULL, 'i' },
+						 { "exec-iterations", required_argument, NULL,
+						   'e' },
+						 { "macro-runs", required_argument, NULL, 'm' },
+						 { "only", required_argument, NULL, 'o' },
+						 { "runner", required_argument, NULL, 'R' },
+						 { "help", no_argument, NULL, 'h' },
+						 {} };
 	char exe[PATH_MAX], *slash;
 	const char *only = NULL;
 	struct umbrella_bpf *skel = NULL;
@@ -873,8 +877,8 @@ int main(int argc, char **argv)
 		if (r == 0) {
 			failed |= run_config(config, argv, argc, NULL, NULL) < 0;
 		} else {
-			printf("bench: loading the empty programs (%s): %s\n",
-			       configs[config].name, strerror(-r));
+			printf("bench: loading the empty programs (%s): %s\n", configs[config].name,
+			       strerror(-r));
 			failed = 1;
 		}
 		empty_bpf__destroy(empty);
@@ -891,15 +895,15 @@ int main(int argc, char **argv)
 	}
 	printf("bench: umbrella: %u programs attached\n", attached_programs(skel));
 	/* The layers are made as umbrellad makes them (vm-test.h's test_layer()). */
-	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, 0);
+	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, -1);
 	if (r < 0) {
 		printf("bench: mapping the layers: %s\n", strerror(-r));
 		failed = 1;
 		goto landlock;
 	}
 	sleeper_layer = test_layer(skel, "fs:/etc");
-	sleeper = sleeper_layer ? start_runner(CONFIG_SLEEPER_NR, argv, argc, skel,
-					       &sleeper_layer, &sleeper_go) :
+	sleeper = sleeper_layer ? start_runner(CONFIG_SLEEPER_NR, argv, argc, skel, &sleeper_layer,
+					       &sleeper_go) :
 				  -EPERM;
 	if (sleeper < 0) {
 		printf("bench: the restricted sleeper: %s\n", strerror((int)-sleeper));

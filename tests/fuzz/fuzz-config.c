@@ -38,13 +38,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	FUZZ_CHECK(!error, "success with a message: %s", error);
-	FUZZ_CHECK(c.max_rules_per_layer >= 1 &&
-			   c.max_rules_per_layer <= CONFIG_MAX_RULES_LIMIT,
+	FUZZ_CHECK(c.max_rules_per_layer >= 1 && c.max_rules_per_layer <= CONFIG_MAX_RULES_LIMIT,
 		   "max_rules_per_layer %u", c.max_rules_per_layer);
 	FUZZ_CHECK(c.max_layers_per_user <= CONFIG_MAX_LAYERS_PER_USER_LIMIT,
 		   "max_layers_per_user %u", c.max_layers_per_user);
-	FUZZ_CHECK(c.max_rules_per_user <= CONFIG_MAX_RULES_PER_USER_LIMIT,
-		   "max_rules_per_user %u", c.max_rules_per_user);
+	FUZZ_CHECK(c.max_rules_per_user <= CONFIG_MAX_RULES_PER_USER_LIMIT, "max_rules_per_user %u",
+		   c.max_rules_per_user);
 	/* config.c's LOG_BURST_MAX and LOG_INTERVAL_MAX */
 	FUZZ_CHECK(c.log_burst <= 1000000 && c.log_interval_sec <= 86400, "log_rate_limit %u/%u",
 		   c.log_burst, c.log_interval_sec);

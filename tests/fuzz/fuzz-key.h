@@ -8,13 +8,13 @@
 #ifndef UMBRELLA_FUZZ_KEY_H
 #define UMBRELLA_FUZZ_KEY_H
 
-#define FUZZ_KEY_PRIVATE_PEM                                            \
-	"-----BEGIN PRIVATE KEY-----\n"                                 \
+#define FUZZ_KEY_PRIVATE_PEM                                                 \
+	"-----BEGIN PRIVATE KEY-----\n"                                      \
 	"MC4CAQAwBQYDK2VwBCIEIKZTgDaZSPvDRGBMSRsYZB2Tt/rE/qXm0dpgj20osP+V\n" \
 	"-----END PRIVATE KEY-----\n"
 
-#define FUZZ_KEY_PUBLIC_PEM                                             \
-	"-----BEGIN PUBLIC KEY-----\n"                                  \
+#define FUZZ_KEY_PUBLIC_PEM                                              \
+	"-----BEGIN PUBLIC KEY-----\n"                                   \
 	"MCowBQYDK2VwAyEAK/+gw06ywxbUYRdKNxfiyGaLtZbHVfvmEP3C0Hk9HQo=\n" \
 	"-----END PUBLIC KEY-----\n"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Fuzz target: one file of the key ring (libumbrella/keyring.c), as keyring_load() reads
+ * Fuzz target: one file of the key ring (signing/keyring.c), as keyring_load() reads
  * it from the ring's directory: the input as the key file of the fuzz key's id (PEM
  * that must hold that Ed25519 public key), and as the revocation list of a ring
  * without keys (OpenSSL's PEM decoder is the slow part: one decode per input). A bad
@@ -70,7 +70,8 @@ static void check_revoked(const struct keyring *k, const uint8_t *data, size_t s
 
 	while (line < end) {
 		const uint8_t *nl = memchr(line, '\n', (size_t)(end - line));
-		const uint8_t *stop = nl ? nl : end, *hash = memchr(line, '#', (size_t)(stop - line));
+		const uint8_t *stop = nl ? nl : end,
+			      *hash = memchr(line, '#', (size_t)(stop - line));
 		const uint8_t *a = line, *b = hash ? hash : stop;
 		uint8_t want[UMB_KEY_ID_LEN];
 

@@ -45,7 +45,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	file_fd = open("/proc/self/exe", O_PATH | O_CLOEXEC);
 	plain_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	FUZZ_SETUP(dir_fd >= 0 && file_fd >= 0 && plain_fd >= 0);
-	server = (struct server){ .listen_fd = -1, .task_fd = -1,
+	server = (struct server){ .listen_fd = -1,
+				  .task_fd = -1,
 				  .max_rules = CONFIG_MAX_RULES_DEFAULT,
 				  .gate = (struct exec_gate *)&server /* not NULL; never read */ };
 	return 0;
@@ -98,8 +99,8 @@ int server_arm(struct server *s, const struct peer *peer, const struct umb_reque
 }
 
 /* The stub of UMB_OP_FOLLOW's BPF side: only a well-formed request reaches it. */
-int server_follow(struct server *s, int fd, const struct peer *peer,
-		  const struct umb_request *req, __u32 layer, const char **ret_error)
+int server_follow(struct server *s, int fd, const struct peer *peer, const struct umb_request *req,
+		  __u32 layer, const char **ret_error)
 {
 	(void)s;
 	(void)fd;

@@ -44,8 +44,8 @@ static void check_round_trip(const struct umb_restrictions *r, const char *input
 	ret = umb_restrictions__parse(again, text, &error);
 	FUZZ_CHECK(ret == 0, "\"%s\" formats as \"%s\", which does not parse: %s", input, text,
 		   error ? error : "?");
-	FUZZ_CHECK(set_eq(r, again), "\"%s\" formats as \"%s\", which parses to another set",
-		   input, text);
+	FUZZ_CHECK(set_eq(r, again), "\"%s\" formats as \"%s\", which parses to another set", input,
+		   text);
 	FUZZ_SETUP(umb_restrictions__format(again, &text2) == 0);
 	FUZZ_CHECK(!strcmp(text, text2), "\"%s\": \"%s\" formats as \"%s\"", input, text, text2);
 	free(text);

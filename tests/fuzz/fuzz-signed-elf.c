@@ -20,6 +20,7 @@
 #include "fuzz.h"
 #include "keyring.h"
 #include "signed-elf.h"
+#include "signed-elf-sign.h"
 
 static int fd = -1;
 static struct keyring *ring;
@@ -171,7 +172,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(r != -EBADMSG || error, "-EBADMSG without a message");
 	if (r == 0) {
 		FUZZ_CHECK(e.size == size, "size %llu, not %zu", (unsigned long long)e.size, size);
-		FUZZ_CHECK(e.is_elf || (!e.has_signature && !e.has_policy), "not ELF, but sections");
+		FUZZ_CHECK(e.is_elf || (!e.has_signature && !e.has_policy),
+			   "not ELF, but sections");
 		/* A marked file that would read as unsigned would run as one. */
 		FUZZ_CHECK(!e.marked || e.has_signature, "the signature mark without a signature");
 		FUZZ_CHECK(!e.has_policy || (e.policy_text && strlen(e.policy_text) &&

@@ -20,26 +20,25 @@
  * stdout: the targets run with -close_fd_mask=2 (umbrellad's log lines on stderr would
  * slow them down), and sanitizer reports go to libFuzzer's own copy of stderr.
  */
-#define FUZZ_CHECK(cond, ...)                                                        \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			printf("FUZZ_CHECK failed at %s:%d: %s: ", __FILE__, __LINE__, \
-			       #cond);                                               \
-			printf(__VA_ARGS__);                                         \
-			printf("\n");                                                \
-			fflush(stdout);                                              \
-			abort();                                                     \
-		}                                                                    \
+#define FUZZ_CHECK(cond, ...)                                                                  \
+	do {                                                                                   \
+		if (!(cond)) {                                                                 \
+			printf("FUZZ_CHECK failed at %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+			printf(__VA_ARGS__);                                                   \
+			printf("\n");                                                          \
+			fflush(stdout);                                                        \
+			abort();                                                               \
+		}                                                                              \
 	} while (0)
 
 /* The setup of a target failed: not a finding, but no run either. */
-#define FUZZ_SETUP(cond)                                                             \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			printf("fuzz setup failed at %s:%d: %s (%m)\n", __FILE__,    \
-			       __LINE__, #cond);                                     \
-			exit(2);                                                     \
-		}                                                                    \
+#define FUZZ_SETUP(cond)                                                                    \
+	do {                                                                                \
+		if (!(cond)) {                                                              \
+			printf("fuzz setup failed at %s:%d: %s (%m)\n", __FILE__, __LINE__, \
+			       #cond);                                                      \
+			exit(2);                                                            \
+		}                                                                           \
 	} while (0)
 
 /* A memfd (a regular file, as umbrellad's readers want) that fuzz_file_set() fills. */

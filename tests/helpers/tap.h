@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "macro.h" /* ARRAY_SIZE */
+
 static unsigned tap_count, tap_failed;
 
-__attribute__((format(printf, 4, 5))) static inline bool
-tap_result(bool ok, const char *file, int line, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static inline bool tap_result(bool ok, const char *file,
+								    int line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -34,24 +36,22 @@ tap_result(bool ok, const char *file, int line, const char *fmt, ...)
 #define TAP_OK(cond, ...) tap_result(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
 /* TAP_EQ(actual, expected, "what"): integers, printing both on failure. */
-#define TAP_EQ(actual, expected, ...)                                                     \
-	({                                                                               \
-		long long _a = (actual), _e = (expected);                                \
-		bool _ok = tap_result(_a == _e, __FILE__, __LINE__, __VA_ARGS__);         \
-		if (!_ok)                                                                \
-			printf("# %s is %lld, expected %lld\n", #actual, _a, _e);         \
-		_ok;                                                                     \
+#define TAP_EQ(actual, expected, ...)                                             \
+	({                                                                        \
+		long long _a = (actual), _e = (expected);                         \
+		bool _ok = tap_result(_a == _e, __FILE__, __LINE__, __VA_ARGS__); \
+		if (!_ok)                                                         \
+			printf("# %s is %lld, expected %lld\n", #actual, _a, _e); \
+		_ok;                                                              \
 	})
 
 /* Prints a diagnostic line that TAP consumers show but do not count. */
-#define TAP_DIAG(...)                                                                     \
-	do {                                                                             \
-		printf("# ");                                                            \
-		printf(__VA_ARGS__);                                                     \
-		printf("\n");                                                            \
+#define TAP_DIAG(...)                \
+	do {                         \
+		printf("# ");        \
+		printf(__VA_ARGS__); \
+		printf("\n");        \
 	} while (0)
-
-#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 /* @s with tabs, newlines and carriage returns written as \t, \n and \r, so that a TAP
  * line stays one line. Rotates over a few buffers so that one message may show several

@@ -50,7 +50,7 @@ static inline struct umbrella_bpf *test_load(void)
 		umbrella_bpf__destroy(skel);
 		return NULL;
 	}
-	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, 0);
+	r = layers_open(&test_layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, -1);
 	if (r < 0) {
 		TAP_DIAG("mapping the layers: %s", strerror(-r));
 		umbrella_bpf__destroy(skel);
@@ -108,8 +108,7 @@ static inline bool test_arm_used(void)
  * The child gets the layer from the kernel at fork, as with rfork(). Return: what the
  * probe returned (0 or an errno), or PROBE_SETUP_FAILED.
  */
-static inline int test_probe(struct umbrella_bpf *skel, __u32 layer, test_probe_fn probe,
-			     void *arg)
+static inline int test_probe(struct umbrella_bpf *skel, __u32 layer, test_probe_fn probe, void *arg)
 {
 	int status, fork_errno;
 	bool applied = true;

@@ -15,6 +15,7 @@
 #include <sys/pidfd.h>
 #include <sys/syscall.h>
 
+#include "state.h"
 #include "vm-test.h"
 
 /* Probes that take no argument: void *arg UNUSED. */
@@ -213,13 +214,8 @@ static inline bool cap_signal_pending(pid_t pid, int sig)
 /* Registers @tgid as umbrellad (umb_ctl.daemon_tgid; 0: none). Returns 0 or -errno. */
 static inline int cap_set_daemon(struct umbrella_bpf *skel, __u32 tgid)
 {
-	struct umb_ctl ctl = {};
-	__u32 zero = 0;
-	int fd = bpf_map__fd(skel->maps.umb_ctl);
-
-	(void)bpf_map_lookup_elem(fd, &zero, &ctl);
-	ctl.daemon_tgid = tgid;
-	return bpf_map_update_elem(fd, &zero, &ctl, BPF_ANY) < 0 ? -errno : 0;
+	return state_ctl_update(bpf_map__fd(skel->maps.umb_ctl), STATE_CTL_DAEMON,
+				&(struct umb_ctl){ .daemon_tgid = tgid });
 }
 
 /* Arms the thread @tid of process @tgid (another process: a test can arm its children)
@@ -260,8 +256,8 @@ static inline bool cap_find_event(struct umbrella_bpf *skel, __u32 hook, __u32 l
 				  __u32 target_pid)
 {
 	struct cap_event_query q = { hook, layer, target_pid, item, false };
-	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(skel->maps.umb_events),
-						  cap_event_match, &q, NULL);
+	struct ring_buffer *rb =
+		ring_buffer__new(bpf_map__fd(skel->maps.umb_events), cap_event_match, &q, NULL);
 
 	if (!rb)
 		return false;

@@ -78,11 +78,13 @@ static int serve(void)
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0)
-			_exit(strcmp(words[0], "--mmap") ? probe_exec(words) : probe_mmap(words[1]));
+			_exit(strcmp(words[0], "--mmap") ? probe_exec(words) :
+							   probe_mmap(words[1]));
 		if (pid < 0 || waitpid(pid, &status, 0) < 0)
 			printf("done fork: %s\n", errname(errno));
 		else
-			printf("done %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+			printf("done %d\n",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		fflush(stdout);
 	}
 	return 0;

@@ -29,7 +29,7 @@
 
 #include <umbrella/umbrella.h>
 
-#define DENIED_FILE "/etc/hostname"
+#define DENIED_FILE  "/etc/hostname"
 #define CONTROL_FILE "/proc/version"
 
 /* 'd': denied /etc/hostname and the control works; 'a': allowed; 'c': control failed. */
@@ -212,10 +212,15 @@ static int outlive(const struct umb_restrictions *r)
 	b = waitpid(-1, &status, 0);
 	if (b > 0 && WIFEXITED(status))
 		grandchild_says = WEXITSTATUS(status) == 0 ? 'd' :
-				  WEXITSTATUS(status) == 4 ? 'a' : 'c';
+				  WEXITSTATUS(status) == 4 ? 'a' :
+							     'c';
 	printf("thread=%s grandchild=%s\n",
-	       thread_says == 'd' ? "denied" : thread_says == 'a' ? "allowed" : "error",
-	       grandchild_says == 'd' ? "denied" : grandchild_says == 'a' ? "allowed" : "error");
+	       thread_says == 'd' ? "denied" :
+	       thread_says == 'a' ? "allowed" :
+				    "error",
+	       grandchild_says == 'd' ? "denied" :
+	       grandchild_says == 'a' ? "allowed" :
+					"error");
 	return thread_says == 'd' && grandchild_says == 'd' ? 0 : 1;
 }
 

@@ -137,6 +137,55 @@ out=$("$cli" events --since -1h 2>&1; echo "--"; "$cli" events --since "@$(($(da
 [[ "$out" == *"pid=$other "*"--" ]]
 check $? "umbrella-cli events --since shows the denials since then, none from the future"
 
+# Each record names the hook that denied it, and a socket's the family: an actual
+# denied call, then the same kind of call that the layer allows. calls.py CALL [ARG]
+# prints its pid, then "denied" or "allowed" for each of the two.
+cat >"$tmp/calls.py" <<'PY'
+import fcntl, os, socket, sys
+print(os.getpid(), flush=True)
+def attempt(f):
+    try:
+        f()
+        print("allowed")
+    except OSError:
+        print("denied")
+fd = os.open("/dev/null", os.O_RDONLY)
+calls = {
+    "unlink": (lambda: os.unlink(sys.argv[2] + "/ro/file"),
+               lambda: os.unlink(sys.argv[2] + "/rw")),
+    "fcntl": (lambda: fcntl.fcntl(fd, fcntl.F_SETOWN, 1),
+              lambda: fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())),
+    "setgid": (lambda: os.setgid(4242), lambda: os.setgid(os.getgid())),
+    "inet6": (lambda: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).close(),
+              lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).close()),
+}
+for f in calls[sys.argv[1]]:
+    attempt(f)
+PY
+mkdir -p "$tmp/ro"
+touch "$tmp/ro/file" "$tmp/rw"
+# real_hook RESTRICTION CALL HOOK OBJECT: CALL under RESTRICTION is denied, its allowed
+# twin not, and umbrella-cli events --json names HOOK and OBJECT.
+real_hook() {
+	local res pid
+	res=$("$cli" run -r "$1" -- python3 "$tmp/calls.py" "$2" "$tmp" 2>/dev/null)
+	pid=$(head -n 1 <<<"$res")
+	[ "$(tail -n +2 <<<"$res" | tr '\n' ' ')" = "denied allowed " ] || { out=$res; return 1; }
+	wait_for entries "$start" "$denied" "UMBRELLA_PID=$pid" || return 1
+	out=$("$cli" events --json --pid "$pid" 2>&1)
+	printf '%s\n' "$out" | jq -e --arg hook "$3" --arg object "$4" --arg res "${1%%:*}" \
+		'map(select(.type == "denial" and .hook == $hook and .object == $object and
+			(.restriction | startswith($res)))) | length == 1' >/dev/null
+}
+real_hook "fs:$tmp/ro:w" unlink path_unlink file && [ -e "$tmp/ro/file" ]
+check $? "umbrella-cli events: a denied unlink is path_unlink's (its last name: no path there)"
+real_hook signal fcntl file_fcntl -
+check $? "umbrella-cli events: a denied fcntl(F_SETOWN) is file_fcntl's"
+real_hook setid setgid task_fix_setgid -
+check $? "umbrella-cli events: a denied setgid(2) is task_fix_setgid's"
+real_hook net inet6 socket_create "socket inet6"
+check $? "umbrella-cli events: a denied socket names its family (socket inet6)"
+
 "$cli" events --follow -n 0 >"$tmp/follow.log" 2>&1 &
 follow=$!
 "$cli" events --json --follow -n 0 >"$tmp/follow.json" 2>&1 &

@@ -149,7 +149,7 @@ static void check_routes(struct umbrella_bpf *skel, const __u32 *tracer, unsigne
 			 pid_t tracee, bool denied, const char *who)
 {
 	target = tracee;
-	for (unsigned i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(routes); i++)
 		TAP_EQ(cap_run(skel, tracer, count, routes[i].probe, NULL),
 		       denied ? routes[i].denied : 0, "%s: %s %s", who, routes[i].what,
 		       denied ? "is denied" : "works");
@@ -192,7 +192,8 @@ int main(void)
 	       "[net ptrace] -> [net] (less restricted): PTRACE_SEIZE fails with EPERM");
 	TAP_EQ(cap_run(skel, stack, 2, probe_vm_writev, NULL), EPERM,
 	       "[net ptrace] -> [net] (less restricted): process_vm_writev fails with EPERM");
-	check_routes(skel, &P, 1, other, true, "[ptrace] -> [ptrace] (same stack, no tracing at all)");
+	check_routes(skel, &P, 1, other, true,
+		     "[ptrace] -> [ptrace] (same stack, no tracing at all)");
 
 	TAP_EQ(cap_run1(skel, X, probe_traceme, NULL), EPERM,
 	       "[net]: PTRACE_TRACEME to an unrestricted parent fails with EPERM");

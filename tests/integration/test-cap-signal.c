@@ -21,7 +21,7 @@
 
 #include "cap-test.h"
 
-static pid_t target;	 /* the process a probe signals */
+static pid_t target;	  /* the process a probe signals */
 static int owned_fd = -1; /* a pipe's read end whose SIGIO goes to target (set by us) */
 
 static int probe_kill0(void *arg UNUSED)
@@ -189,7 +189,7 @@ static void check_routes(struct umbrella_bpf *skel, const __u32 *sender, unsigne
 			 pid_t victim, int expected, const char *who)
 {
 	target = victim;
-	for (unsigned i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(routes); i++)
 		TAP_EQ(cap_run(skel, sender, count, routes[i].probe, NULL), expected, "%s: %s %s",
 		       who, routes[i].what, expected ? "fails with EPERM" : "works");
 }

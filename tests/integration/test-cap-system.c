@@ -12,10 +12,15 @@
  *              program; setuid(0) as root (no change) and other execs still work
  *   cap:NAME:  cap:net_raw (raw sockets), cap:chown (chown to another user),
  *              cap:sys_admin (sethostname), each denying only its own capability
+ *   keys:      reading a secret root keeps in its user key ring (what [net] and
+ *              the control still do), add_key, a new session key ring, request_key
+ *   the scope: KEYCTL_SESSION_TO_PARENT to a parent outside the domain (a child of
+ *              [net] to the unrestricted test), beside one to a parent inside it
  *
  * The test runs in a mount namespace of its own, on a scratch tmpfs.
  */
 #include <grp.h>
+#include <linux/keyctl.h>
 #include <linux/capability.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -181,6 +186,109 @@ static int probe_sethostname(void *arg UNUSED)
 }
 
 /* The scratch tree, in a private mount namespace. */
+static const char secret[] = "umbrella-secret";
+
+/* Finds the key "umbrella:secret" in the user key ring and reads it. */
+static int probe_read_secret(void *arg UNUSED)
+{
+	char value[sizeof(secret)] = "";
+	long id = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, "user",
+			  "umbrella:secret", 0);
+
+	if (id < 0)
+		return errno;
+	if (syscall(SYS_keyctl, KEYCTL_READ, id, value, sizeof(value)) < 0)
+		return errno;
+	return memcmp(value, secret, sizeof(secret) - 1) == 0 ? 0 : PROBE_SETUP_FAILED;
+}
+
+static long secret_id;
+
+/* Reads the secret by its serial number (/proc/keys shows it), without a search. */
+static int probe_read_secret_by_id(void *arg UNUSED)
+{
+	char value[sizeof(secret)] = "";
+
+	if (syscall(SYS_keyctl, KEYCTL_READ, secret_id, value, sizeof(value)) < 0)
+		return errno;
+	return memcmp(value, secret, sizeof(secret) - 1) == 0 ? 0 : PROBE_SETUP_FAILED;
+}
+
+static int probe_add_key(void *arg UNUSED)
+{
+	return cap_errno(syscall(SYS_add_key, "user", "umbrella:stored", "value", 5,
+				 KEY_SPEC_PROCESS_KEYRING));
+}
+
+static int probe_join_session(void *arg UNUSED)
+{
+	return cap_errno(syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL));
+}
+
+/* request_key(2) of the secret without callout information: the task's key rings are
+ * searched (the user key ring through the user session key ring). */
+static int probe_request_key(void *arg UNUSED)
+{
+	return cap_errno(syscall(SYS_request_key, "user", "umbrella:secret", NULL, 0));
+}
+
+/* A new session key ring, given to the parent; with @arg, by a child of this task (a
+ * parent inside the domain). */
+static int probe_session_to_parent(void *arg)
+{
+	if (arg) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(probe_session_to_parent(NULL));
+		return cap_wait(pid);
+	}
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0)
+		return PROBE_SETUP_FAILED;
+	return cap_errno(syscall(SYS_keyctl, KEYCTL_SESSION_TO_PARENT));
+}
+
+static void check_keys(struct umbrella_bpf *skel, __u32 Y, __u32 N)
+{
+	secret_id = syscall(SYS_add_key, "user", "umbrella:secret", secret, sizeof(secret) - 1,
+			    KEY_SPEC_USER_KEYRING);
+	if (!TAP_OK(secret_id > 0, "setup: root keeps a secret in its user key ring"))
+		return;
+	TAP_EQ(cap_run1(skel, 0, probe_read_secret_by_id, NULL), 0,
+	       "unrestricted: reading the secret by its id works");
+	TAP_EQ(cap_run1(skel, N, probe_read_secret_by_id, NULL), 0,
+	       "[net]: reading the secret by its id works");
+	TAP_EQ(cap_run1(skel, Y, probe_read_secret_by_id, NULL), ENOKEY,
+	       "[keys]: reading the secret by its id fails with ENOKEY");
+	TAP_EQ(cap_run1(skel, 0, probe_read_secret, NULL), 0,
+	       "unrestricted: finding and reading the secret works");
+	TAP_EQ(cap_run1(skel, N, probe_read_secret, NULL), 0,
+	       "[net]: finding and reading the secret works");
+	TAP_EQ(cap_run1(skel, 0, probe_request_key, NULL), 0,
+	       "unrestricted: request_key finds the secret");
+	TAP_EQ(cap_run1(skel, N, probe_request_key, NULL), 0,
+	       "[net]: request_key finds the secret");
+	/* The kernel reports a key ring it may not search as missing: ENOKEY. */
+	(void)cap_find_event(skel, 0, 0, 0, 0); /* drains the earlier records */
+	TAP_EQ(cap_run1(skel, Y, probe_read_secret, NULL), ENOKEY,
+	       "[keys]: finding the secret fails with ENOKEY");
+	TAP_OK(cap_find_event(skel, UMB_HOOK_KEY_PERMISSION, Y, UMB_CR_KEYS, 0),
+	       "the denial is recorded with the layer and keys");
+	TAP_EQ(cap_run1(skel, Y, probe_add_key, NULL), EPERM, "[keys]: add_key fails with EPERM");
+	TAP_EQ(cap_run1(skel, Y, probe_join_session, NULL), EPERM,
+	       "[keys]: joining a new session key ring fails with EPERM");
+	TAP_EQ(cap_run1(skel, Y, probe_request_key, NULL), ENOKEY,
+	       "[keys]: request_key does not find the secret (ENOKEY)");
+	TAP_EQ(cap_run1(skel, N, probe_add_key, NULL), 0, "[net]: add_key works");
+	TAP_EQ(cap_run1(skel, N, probe_session_to_parent, NULL), EPERM,
+	       "[net]: KEYCTL_SESSION_TO_PARENT to the unrestricted parent fails with EPERM");
+	TAP_EQ(cap_run1(skel, N, probe_session_to_parent, (void *)1), 0,
+	       "[net]: KEYCTL_SESSION_TO_PARENT to a parent inside the domain works");
+	/* Last: it gives this test a new session key ring. */
+	TAP_EQ(cap_run1(skel, 0, probe_session_to_parent, NULL), 0,
+	       "unrestricted: KEYCTL_SESSION_TO_PARENT works");
+}
+
 static bool setup(void)
 {
 	static const char zeros[64];
@@ -222,7 +330,7 @@ static bool setup(void)
 int main(void)
 {
 	struct umbrella_bpf *skel = test_load();
-	__u32 M, K, I, R, C, A, parsed;
+	__u32 M, K, I, R, C, A, Y, N, parsed;
 
 	if (!skel)
 		return tap_finish();
@@ -232,12 +340,15 @@ int main(void)
 	R = cap_layer(skel, 0, 1ULL << CAP_NET_RAW);
 	C = cap_layer(skel, 0, 1ULL << CAP_CHOWN);
 	A = cap_layer(skel, 0, 1ULL << CAP_SYS_ADMIN);
-	if (!TAP_OK(M && K && I && R && C && A, "layers are written") ||
+	Y = cap_layer(skel, UMB_CR_KEYS, 0);
+	N = cap_layer(skel, UMB_CR_NET, 0);
+	if (!TAP_OK(M && K && I && R && C && A && Y && N, "layers are written") ||
 	    !TAP_OK(setup(), "a scratch tmpfs in a private mount namespace is set up"))
 		goto out;
 
 	/* mount */
-	TAP_EQ(cap_run1(skel, M, probe_mount, NULL), EPERM, "[mount]: mount(tmpfs) fails with EPERM");
+	TAP_EQ(cap_run1(skel, M, probe_mount, NULL), EPERM,
+	       "[mount]: mount(tmpfs) fails with EPERM");
 	TAP_EQ(cap_run1(skel, M, probe_bind, NULL), EPERM, "[mount]: bind mount fails with EPERM");
 	TAP_EQ(cap_run1(skel, M, probe_remount, NULL), EPERM, "[mount]: remount fails with EPERM");
 	TAP_EQ(cap_run1(skel, M, probe_propagation, NULL), EPERM,
@@ -311,6 +422,7 @@ int main(void)
 	parsed = test_layer(skel, "cap:net_raw");
 	TAP_EQ(parsed ? cap_run1(skel, parsed, probe_raw_socket, NULL) : -1, EPERM,
 	       "a layer parsed from \"cap:net_raw\": raw socket fails with EPERM");
+	check_keys(skel, Y, N);
 out:
 	umbrella_bpf__destroy(skel);
 	return tap_finish();

@@ -15,7 +15,7 @@
 #   - a loop device: an ext4 image mounted through a loop device gets no cached verdict
 #     (its backing file changes without any ext4 write): a signed binary there is
 #     refused, under allow too (it carries the signature mark, include/umbrella/
-#     signed-elf.h, and has no verdict); changed through the image file after its first
+#     signed-elf-format.h, and has no verdict); changed through the image file after its first
 #     exec, it is refused under exec-unsigned.
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)

@@ -93,8 +93,8 @@ static void test_tmpfs(struct umbrella_bpf *skel)
 	       "fs:r: opening r/f with neither read nor write (ioctl only) fails with EACCES");
 	TAP_EQ(test_probe(skel, r, probe_open, OP(ok, .flags = O_RDWR)), 0,
 	       "fs:r: opening ok/f for reading and writing works");
-	TAP_EQ(test_probe(skel, r, probe_open, OP(fs_path("%s/r2", scratch), .flags = O_RDONLY)),
-	       0, "fs:r: opening r2 (a name that only starts like r) works");
+	TAP_EQ(test_probe(skel, r, probe_open, OP(fs_path("%s/r2", scratch), .flags = O_RDONLY)), 0,
+	       "fs:r: opening r2 (a name that only starts like r) works");
 }
 
 /* fs:PATH:MODES: each mode denies its kind of access only. */
@@ -112,17 +112,19 @@ static void test_modes(struct umbrella_bpf *skel)
 		{ "rwx", EACCES, EACCES, EACCES, EACCES },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		__u32 layer = test_layer(skel, fs_path("fs:%s/m:%s", scratch, cases[i].modes));
 		const char *m = cases[i].modes;
 
 		TAP_EQ(test_probe(skel, layer, probe_read, OP(data)), cases[i].read,
-		       "fs:m:%s: reading m/data %s", m, cases[i].read ? "fails with EACCES" : "works");
+		       "fs:m:%s: reading m/data %s", m,
+		       cases[i].read ? "fails with EACCES" : "works");
 		TAP_EQ(test_probe(skel, layer, probe_open, OP(data, .flags = O_WRONLY)),
 		       cases[i].write, "fs:m:%s: writing m/data %s", m,
 		       cases[i].write ? "fails with EACCES" : "works");
 		TAP_EQ(test_probe(skel, layer, probe_exec, OP(prog)), cases[i].exec,
-		       "fs:m:%s: running m/true %s", m, cases[i].exec ? "fails with EACCES" : "works");
+		       "fs:m:%s: running m/true %s", m,
+		       cases[i].exec ? "fails with EACCES" : "works");
 		TAP_EQ(test_probe(skel, layer, probe_stat, OP(data)), cases[i].stat,
 		       "fs:m:%s: stat m/data %s", m, cases[i].stat ? "fails with EACCES" : "works");
 	}
@@ -165,8 +167,10 @@ int main(void)
 		return tap_finish();
 	if (!TAP_EQ(fs_scratch(scratch), 0, "a scratch tmpfs is mounted"))
 		goto out;
-	if (mkdir(fs_path("%s/r", scratch), 0755) < 0 || mkdir(fs_path("%s/ok", scratch), 0755) < 0 ||
-	    mkdir(fs_path("%s/r2", scratch), 0755) < 0 || mkdir(fs_path("%s/m", scratch), 0755) < 0 ||
+	if (mkdir(fs_path("%s/r", scratch), 0755) < 0 ||
+	    mkdir(fs_path("%s/ok", scratch), 0755) < 0 ||
+	    mkdir(fs_path("%s/r2", scratch), 0755) < 0 ||
+	    mkdir(fs_path("%s/m", scratch), 0755) < 0 ||
 	    fs_write(fs_path("%s/r/f", scratch), "restricted\n", 0644) < 0 ||
 	    fs_write(fs_path("%s/ok/f", scratch), "free\n", 0644) < 0 ||
 	    fs_write(fs_path("%s/m/data", scratch), "data\n", 0644) < 0 ||

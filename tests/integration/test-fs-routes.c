@@ -197,7 +197,9 @@ static int probe_scm_receive(void *arg)
 	const struct fs_op *op = arg;
 	char which = (char)op->flags, byte, cbuf[CMSG_SPACE(sizeof(int))], data[8];
 	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = cbuf,
 			      .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cmsg;
 	int fd;
@@ -232,8 +234,10 @@ static pid_t start_sender(const char *const paths[2])
 		while (read(sp[0], &which, 1) == 1) {
 			char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
 			struct iovec iov = { &which, 1 };
-			struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-					      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+			struct msghdr msg = { .msg_iov = &iov,
+					      .msg_iovlen = 1,
+					      .msg_control = cbuf,
+					      .msg_controllen = sizeof(cbuf) };
 			struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
 			int fd = open(paths[which & 1], O_RDONLY | O_CLOEXEC);
 
@@ -336,7 +340,7 @@ static void test_unix_sockets(struct umbrella_bpf *skel, __u32 r)
 
 	if (TAP_OK(fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0 && fds[3] >= 0,
 		   "setup: unix sockets bound in r and in ok")) {
-		for (size_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(ways); i++) {
 			const char *name = ways[i].type == SOCK_STREAM ? "stream" : "dgram";
 
 			TAP_EQ(test_probe(skel, r, probe_unix_reach,
@@ -418,15 +422,17 @@ static void test_unix_deep(struct umbrella_bpf *skel)
 	       WALK_MAX + 1);
 	TAP_EQ(test_probe(skel, 0, probe_unix_reach, OP(paths[2], .flags = SOCK_STREAM)), 0,
 	       "unrestricted: connect(2) to r/c1/.../c%d/s works", WALK_MAX - 2);
-	TAP_EQ(test_probe(skel, layer, probe_unix_reach, OP(paths[0], .flags = SOCK_STREAM)),
-	       0, "fs:r: connect(2) to ok/c1/.../c%d/s (%d levels, read as numbers) works",
+	TAP_EQ(test_probe(skel, layer, probe_unix_reach, OP(paths[0], .flags = SOCK_STREAM)), 0,
+	       "fs:r: connect(2) to ok/c1/.../c%d/s (%d levels, read as numbers) works",
 	       WALK_MAX - 3, WALK_MAX);
 	TAP_EQ(test_probe(skel, layer, probe_unix_reach, OP(paths[2], .flags = SOCK_STREAM)),
 	       EACCES, "fs:r: connect(2) to r/c1/.../c%d/s (r at level %d) fails with EACCES",
 	       WALK_MAX - 2, WALK_MAX);
 	TAP_EQ(test_probe(skel, layer, probe_unix_reach, OP(paths[1], .flags = SOCK_STREAM)),
-	       EACCES, "fs:r: connect(2) to ok/c1/.../c%d/s (%d levels: too deep) fails with "
-		       "EACCES", WALK_MAX - 2, WALK_MAX + 1);
+	       EACCES,
+	       "fs:r: connect(2) to ok/c1/.../c%d/s (%d levels: too deep) fails with "
+	       "EACCES",
+	       WALK_MAX - 2, WALK_MAX + 1);
 out:
 	for (size_t i = 0; i < 3; i++) {
 		if (fds[i] >= 0)
@@ -529,7 +535,8 @@ static void test_links(struct umbrella_bpf *skel, __u32 r)
 	       "fs:r/f: reading a hard link to an unrestricted file works");
 
 	TAP_EQ(symlink(fs_path("%s/r/f", t), fs_path("%s/sym", t)), 0, "setup: symlink sym -> r/f");
-	TAP_EQ(symlink(fs_path("%s/r", t), fs_path("%s/symdir", t)), 0, "setup: symlink symdir -> r");
+	TAP_EQ(symlink(fs_path("%s/r", t), fs_path("%s/symdir", t)), 0,
+	       "setup: symlink symdir -> r");
 	TAP_EQ(symlink("ok/f", fs_path("%s/symok", t)), 0, "setup: symlink symok -> ok/f");
 	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/sym", t))), EACCES,
 	       "symlink to the restricted file: reading through it fails with EACCES");
@@ -574,7 +581,7 @@ static void test_openat2(struct umbrella_bpf *skel, __u32 r)
 		{ "RESOLVE_IN_ROOT", RESOLVE_IN_ROOT, true },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		const char *dir = cases[i].beneath ? t : NULL;
 		const char *f = cases[i].beneath ? "r/f" : fs_path("%s/r/f", t);
 		const char *ok = cases[i].beneath ? "ok/f" : fs_path("%s/ok/f", t);
@@ -600,7 +607,8 @@ static void test_chroot_ns(struct umbrella_bpf *skel, __u32 r)
 {
 	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/r", t))), EACCES,
 	       "chroot into r fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/ok", t))), 0, "chroot into ok works");
+	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/ok", t))), 0,
+	       "chroot into ok works");
 	TAP_EQ(test_probe(skel, r, probe_chroot_read, OP(t, .path2 = "/r/f")), EACCES,
 	       "inside a chroot above r: reading /r/f fails with EACCES");
 	TAP_EQ(test_probe(skel, r, probe_chroot_read, OP(t, .path2 = "/ok/f")), 0,
@@ -613,8 +621,9 @@ static void test_chroot_ns(struct umbrella_bpf *skel, __u32 r)
 	       "in a new mount namespace: reading ok/f works");
 	TAP_EQ(test_probe(skel, r, probe_newns_read,
 			  OP(fs_path("%s/nsmnt/f", t), .path2 = fs_path("%s/r", t))),
-	       EACCES, "in a new mount namespace, through a bind mount made there: reading "
-		       "r/f fails with EACCES");
+	       EACCES,
+	       "in a new mount namespace, through a bind mount made there: reading "
+	       "r/f fails with EACCES");
 	TAP_EQ(test_probe(skel, r, probe_newns_read,
 			  OP(fs_path("%s/nsmnt/f", t), .path2 = fs_path("%s/ok", t))),
 	       0, "in a new mount namespace, through a bind mount of ok made there: works");
@@ -629,7 +638,8 @@ static void test_renames(struct umbrella_bpf *skel)
 	__u32 laterdir = test_layer(skel, fs_path("fs:%s/laterdir", t));
 
 	/* The rule follows the object. */
-	TAP_EQ(rename(fs_path("%s/mv/f", t), fs_path("%s/moved", t)), 0, "setup: mv/f renamed to moved");
+	TAP_EQ(rename(fs_path("%s/mv/f", t), fs_path("%s/moved", t)), 0,
+	       "setup: mv/f renamed to moved");
 	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/moved", t))), EACCES,
 	       "fs:mv/f, renamed to moved: reading moved fails with EACCES");
 	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/mv/g", t))), 0,
@@ -682,10 +692,10 @@ static void test_io_uring(struct umbrella_bpf *skel, __u32 r)
 
 int main(void)
 {
-	static const char *const dirs[] = { "r", "r/sub", "ok", "bind", "bindsub", "bindok",
-					    "nsmnt", "mv", "pd", "rep" };
-	static const char *const files[] = { "r/f", "r/sub/g", "ok/f", "mv/f",
-					     "mv/g", "pd/f", "rep/f", "rep/g" };
+	static const char *const dirs[] = { "r",      "r/sub", "ok", "bind", "bindsub",
+					    "bindok", "nsmnt", "mv", "pd",   "rep" };
+	static const char *const files[] = { "r/f",  "r/sub/g", "ok/f",	 "mv/f",
+					     "mv/g", "pd/f",	"rep/f", "rep/g" };
 	struct umbrella_bpf *skel = test_load();
 	bool ready = true;
 	__u32 r;
@@ -694,9 +704,9 @@ int main(void)
 		return tap_finish();
 	if (!TAP_EQ(fs_scratch(t), 0, "a scratch tmpfs is mounted"))
 		goto out;
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		ready &= mkdir(fs_path("%s/%s", t, dirs[i]), 0755) == 0;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		ready &= fs_write(fs_path("%s/%s", t, files[i]), "data\n", 0644) == 0;
 	r = test_layer(skel, fs_path("fs:%s/r", t));
 	if (!TAP_OK(ready && r, "the scratch files and the layer fs:r are made"))

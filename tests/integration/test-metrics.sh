@@ -120,6 +120,36 @@ metrics
 [ "$(value 'umbrella_gate_wait_seconds_count{}')" -gt "$verifications" ]
 check $? "a restarted umbrellad adds to the counts an earlier one left"
 
+# --json: the same families and samples as the text, as JSON (one read of each; nothing
+# is denied or verified in between, so the sample names and labels are the same).
+"$cli" --pin-dir "$pin" metrics >"$tmp/metrics.txt" &&
+	"$cli" --pin-dir "$pin" --json metrics >"$tmp/metrics.json" &&
+	"$python" - "$tmp/metrics.txt" "$tmp/metrics.json" <<'PY'
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+def key(name, labels):
+    return name + "{" + ",".join("%s=%s" % kv for kv in sorted(labels.items())) + "}"
+text = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+families = json.load(open(sys.argv[2]))
+assert isinstance(families, list) and families, "not a non-empty array"
+by_name = {f["name"]: f for f in families}
+# prometheus_client drops a counter's "_total" from the family name.
+assert {n[:-6] if n.endswith("_total") else n for n in by_name} == set(text), \
+    (sorted(by_name), sorted(text))
+for f in families:
+    assert f["type"] in ("gauge", "counter", "histogram") and f["help"], f
+t = {key(s.name, s.labels): s.value for fam in text.values() for s in fam.samples}
+j = {key(s["name"], s["labels"]): s["value"] for f in families for s in f["samples"]}
+assert set(t) == set(j), set(t) ^ set(j)
+assert j["umbrella_layers_limit{}"] == t["umbrella_layers_limit{}"] > 0
+assert j["umbrella_gate_wait_seconds_count{}"] == t["umbrella_gate_wait_seconds_count{}"]
+PY
+check $? "--json metrics: the same families and samples as the text form, as JSON"
+out=$("$cli" --pin-dir "$tmp/nothing-here" --json metrics 2>/dev/null)
+rc=$?
+[ "$rc" = 1 ] && printf '%s' "$out" | "$python" -c 'import json,sys; assert "nothing pinned" in json.load(sys.stdin)["error"]'
+check $? "--json metrics with nothing pinned: one {\"error\"} object, exit $rc"
+
 "$cli" --pin-dir "$pin" metrics -o "$tmp/umbrella.prom" &&
 	[ "$(stat -c %a "$tmp/umbrella.prom")" = 644 ] &&
 	grep -q '^umbrella_layers_limit ' "$tmp/umbrella.prom" &&

@@ -112,7 +112,7 @@ static const struct {
 	int family;
 	const char *name;
 } families[] = {
-	{ AF_UNIX, "AF_UNIX" },	    { AF_INET, "AF_INET" },	{ AF_INET6, "AF_INET6" },
+	{ AF_UNIX, "AF_UNIX" },	    { AF_INET, "AF_INET" },	  { AF_INET6, "AF_INET6" },
 	{ AF_PACKET, "AF_PACKET" }, { AF_NETLINK, "AF_NETLINK" },
 };
 
@@ -121,7 +121,7 @@ static const struct {
 static void check_families(struct umbrella_bpf *skel, __u32 layer, const char *what,
 			   bool denied_unix, bool denied_other)
 {
-	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++) {
 		bool denied = families[i].family == AF_UNIX ? denied_unix : denied_other;
 
 		TAP_EQ(test_probe(skel, layer, probe_family, (void *)&families[i].family),

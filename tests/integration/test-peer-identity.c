@@ -34,7 +34,7 @@
 #include "tap.h"
 
 #define SOCKET_PATH "/run/umbrella-peer-test/umbrellad.sock"
-#define NOBODY 65534
+#define NOBODY	    65534
 
 static pid_t start_daemon(const char *umbrellad)
 {
@@ -101,7 +101,8 @@ static int connect_daemon(void)
 static int send_request(int fd, __u32 tid, const char *text)
 {
 	char msg[sizeof(struct umb_request) + 64];
-	struct umb_request req = { .version = UMB_PROTOCOL_VERSION, .op = UMB_OP_ARM_CHILD,
+	struct umb_request req = { .version = UMB_PROTOCOL_VERSION,
+				   .op = UMB_OP_ARM_CHILD,
 				   .tid = tid };
 	size_t len = strlen(text) + 1;
 
@@ -343,8 +344,8 @@ int main(int argc, char *argv[])
 	/* The daemon binary of the same build tree: BUILD/tests/integration/THIS. */
 	snprintf(umbrellad, sizeof(umbrellad), "%s", argv[0]);
 	slash = strrchr(umbrellad, '/');
-	snprintf(slash ? slash + 1 : umbrellad, sizeof(umbrellad) - (slash ? slash + 1 - umbrellad : 0),
-		 "../../daemon/umbrellad");
+	snprintf(slash ? slash + 1 : umbrellad,
+		 sizeof(umbrellad) - (slash ? slash + 1 - umbrellad : 0), "../../daemon/umbrellad");
 	setenv("UMBRELLA_SOCKET", SOCKET_PATH, 1);
 	daemon = start_daemon(umbrellad);
 	if (!TAP_OK(daemon > 0, "umbrellad starts"))

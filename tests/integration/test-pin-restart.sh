@@ -111,6 +111,54 @@ out=$(tail -n 3 "$tmp/d3.log")
 	all_denied_since "$since"
 check $? "after a normal stop the restriction still holds"
 
+# An umbrellad upgraded over the links of an older one, whose programs had other names
+# (umb_exec_check, umb_task_alloc_fork and umb_task_exit became umb_bprm_creds_for_exec,
+# umb_task_alloc and umb_sched_process_exit): the links of our programs, renamed to
+# those names, stand for them. The new umbrellad attaches its programs first, then
+# removes the links it does not know: every hook stays attached, and ends with one
+# program of ours.
+mv "$pin/links/umb_bprm_creds_for_exec" "$pin/links/umb_exec_check" &&
+	mv "$pin/links/umb_task_alloc" "$pin/links/umb_task_alloc_fork" &&
+	mv "$pin/links/umb_sched_process_exit" "$pin/links/umb_task_exit"
+check $? "the links renamed to the old programs' names"
+since=$(($(loop_lines) + 1))
+start_daemon "$tmp/d3b.log" --pin-dir "$pin"
+rc=$?
+out=$(cat "$tmp/d3b.log")
+[ "$rc" = 0 ] && grep -q "removed the stale link 'umb_exec_check'" "$tmp/d3b.log" &&
+	grep -q "removed the stale link 'umb_task_alloc_fork'" "$tmp/d3b.log" &&
+	grep -q "removed the stale link 'umb_task_exit'" "$tmp/d3b.log"
+check $? "an upgraded umbrellad removes the links of programs it does not know"
+out=$(ls "$pin/links")
+[ -e "$pin/links/umb_bprm_creds_for_exec" ] && [ -e "$pin/links/umb_task_alloc" ] &&
+	[ -e "$pin/links/umb_sched_process_exit" ] && [ ! -e "$pin/links/umb_exec_check" ] &&
+	[ ! -e "$pin/links/umb_task_alloc_fork" ] && [ ! -e "$pin/links/umb_task_exit" ]
+check $? "... and pins its own programs' links under their names"
+hooks=$("$cli" -j --pin-dir "$pin" status | python3 -c '
+import json, sys
+print(" ".join(json.load(sys.stdin)["programs"]["hooks"]))')
+out="hooks: $hooks"
+once=0
+for hook in bprm_creds_for_exec task_alloc sched_process_exit; do
+	[ "$(tr ' ' '\n' <<<"$hooks" | grep -cx "$hook")" = 1 ] && once=$((once + 1))
+done
+[ "$once" = 3 ] && ! tr ' ' '\n' <<<"$hooks" | grep -qx 'exec_check\|task_alloc_fork\|task_exit'
+check $? "status lists each of those hooks once, and none of the old names"
+all_denied_since "$since"
+check $? "the restriction held all along"
+out=$("$cli" run -r exec -- sh -c 'exec cat /etc/hostname' 2>&1)
+rc=$?
+out2=$("$cli" run -r fork -- sh -c 'cat /etc/hostname >/dev/null && echo forked' 2>&1)
+out3=$("$cli" run -r fs:/tmp -- sh -c 'cat /etc/hostname >/dev/null && echo forked' 2>&1)
+out="$out / $out2 / $out3"
+[ "$rc" != 0 ] && [[ "$out" == *"Permission denied"* || "$out" == *"not permitted"* ]] &&
+	[[ "$out2" != *forked* ]] && [[ "$out3" == *forked* ]]
+check $? "the new programs enforce exec and fork (a layer without them forks)"
+since=$(($(loop_lines) + 1))
+kill "$daemon"
+wait "$daemon"
+daemon=
+
 # An older daemon's state: fake ABI version 1 in umb_meta.
 # The rest of the value as it is (its size is the ABI's).
 meta_rest=$(bpftool -j map lookup pinned "$pin/umb_meta" key 0 0 0 0 |

@@ -137,9 +137,9 @@ rc=$?
 [ "$rc" != 0 ] && [ -e "$pin/umb_layers" ] && [[ "$out" == *"Operation not permitted"* ]]
 check $? "rm of a pinned map is refused with EPERM"
 
-logged "$tmp/d1.log" inode_unlink
-out=$(grep 'hook=inode_unlink' "$tmp/d1.log")
-check $? "the refusal is recorded (hook=inode_unlink)"
+logged "$tmp/d1.log" path_unlink
+out=$(grep 'hook=path_unlink' "$tmp/d1.log")
+check $? "the refusal is recorded under the hook that made it (hook=path_unlink)"
 
 link=$(ls "$pin/links" | head -n 1)
 out=$(rm -f "$pin/links/$link" 2>&1)

@@ -40,7 +40,8 @@ static pid_t start_daemon(const char *umbrellad)
 		execl(umbrellad, "umbrellad", "--socket", SOCKET_PATH, (char *)NULL);
 		_exit(127);
 	}
-	for (int i = 0; i < 600 && stat(SOCKET_PATH, &st) < 0; i++) /* 60 s: a loaded TCG host is slow */
+	for (int i = 0; i < 600 && stat(SOCKET_PATH, &st) < 0;
+	     i++) /* 60 s: a loaded TCG host is slow */
 		usleep(100 * 1000);
 	return pid;
 }
@@ -149,9 +150,8 @@ static int nested_rfork(const struct umb_restrictions *outer, const struct umb_r
 			error ? error : "NULL");
 		if (!error)
 			_exit(12);
-		_exit(errno == EPERM && strstr(error, "AF_UNIX") && strstr(error, "net:unix") ?
-			      10 :
-			      11);
+		_exit(errno == EPERM && strstr(error, "AF_UNIX") && strstr(error, "net:unix") ? 10 :
+												11);
 	}
 	return wait_status(pid);
 }
@@ -167,8 +167,8 @@ int main(int argc, char *argv[])
 	/* The daemon binary of the same build tree: BUILD/tests/integration/test-rfork. */
 	snprintf(umbrellad, sizeof(umbrellad), "%s", argv[0]);
 	slash = strrchr(umbrellad, '/');
-	snprintf(slash ? slash + 1 : umbrellad, sizeof(umbrellad) - (slash ? slash + 1 - umbrellad : 0),
-		 "../../daemon/umbrellad");
+	snprintf(slash ? slash + 1 : umbrellad,
+		 sizeof(umbrellad) - (slash ? slash + 1 - umbrellad : 0), "../../daemon/umbrellad");
 	setenv("UMBRELLA_SOCKET", SOCKET_PATH, 1);
 	daemon = start_daemon(umbrellad);
 	if (!TAP_OK(daemon > 0 && net && signal_r && unix_r && all, "umbrellad starts")) {

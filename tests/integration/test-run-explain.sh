@@ -78,6 +78,76 @@ run "$cli" run -r "fs:$tmp/esc" -- cat "$tmp/esc/$esc"
 	! grep '^umbrella:' "$tmp/err" | grep -q "$(printf '\033')"
 check $? "an escape sequence in a denied path reaches the terminal as text (\\xNN)"
 
+# Each record names the hook that denied, as umbrellad logs it and run explains it: an
+# actual denied call beside one that the same layer allows. (unlink's record has the
+# last name only: the kernel lets no BPF program build a path there.)
+# logged HOOK RESTRICTION OBJECT: umbrellad logged a denial with these fields.
+logged() {
+	local _
+	for _ in $(seq 50); do
+		out=$(grep -F "hook=$1 restriction=$2 layer=" "$log" | grep -F "object=$3")
+		[ -n "$out" ] && return 0
+		sleep 0.1
+	done
+	out=$(grep 'denied:' "$log" | tail -n 5)
+	return 1
+}
+mkdir -p "$tmp/ro"
+touch "$tmp/ro/file" "$tmp/rw"
+run "$cli" run -r "fs:$tmp/ro:w" -- sh -c "rm -f '$tmp/ro/file' || rm -f '$tmp/rw'"
+[ -e "$tmp/ro/file" ] && [ ! -e "$tmp/rw" ] &&
+	[[ "$err" == *"umbrella: denied unlink file (fs:w, layer "* ]] && logged path_unlink fs:w file
+check $? "unlink: denied as path_unlink, a file outside the rule is removed"
+
+cat >"$build/explain-calls" <<'PY'
+#!/usr/bin/python3
+# explain-calls CALL: makes the call CALL, then the same kind of call that is allowed;
+# prints "denied" or "allowed" for each.
+import fcntl, os, socket, sys
+def attempt(f):
+    try:
+        f()
+        print("allowed")
+    except OSError:
+        print("denied")
+fd = os.open("/dev/null", os.O_RDONLY)
+calls = {
+    # F_SETOWN to another process, then to itself.
+    "fcntl": (lambda: fcntl.fcntl(fd, fcntl.F_SETOWN, 1),
+              lambda: fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())),
+    # A new gid, then the one it has (nothing changes).
+    "setgid": (lambda: os.setgid(4242), lambda: os.setgid(os.getgid())),
+    "inet6": (lambda: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).close(),
+              lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).close()),
+}
+for f in calls[sys.argv[1]]:
+    attempt(f)
+PY
+chmod 755 "$build/explain-calls"
+calls=$build/explain-calls
+
+run "$cli" run -r signal -- "$calls" fcntl
+[ "$out" = "$(printf 'denied\nallowed')" ] &&
+	[[ "$err" == *"umbrella: denied fcntl - (signal, layer "* ]] && logged file_fcntl signal -
+check $? "fcntl(F_SETOWN) of another process: denied as file_fcntl, of itself allowed"
+
+run "$cli" run -r setid -- "$calls" setgid
+[ "$out" = "$(printf 'denied\nallowed')" ] &&
+	[[ "$err" == *"umbrella: denied setgid - (setid, layer "* ]] && logged task_fix_setgid setid -
+check $? "setgid(2) to a new gid: denied as task_fix_setgid, to its own allowed"
+
+run "$cli" run -r net -- "$calls" inet6
+[ "$out" = "$(printf 'denied\nallowed')" ] &&
+	[[ "$err" == *"umbrella: denied create socket inet6 (net, layer "* ]] &&
+	logged socket_create net "socket inet6"
+check $? "an inet6 socket under net: the record names the family, a unix socket is allowed"
+
+run "$cli" run -r net:inet6 -- "$calls" inet6
+[ "$out" = "$(printf 'denied\nallowed')" ] &&
+	[[ "$err" == *"umbrella: denied create socket inet6 (net:inet6, layer "* ]] &&
+	logged socket_create net:inet6 "socket inet6"
+check $? "an inet6 socket under net:inet6: the record names the family"
+
 run "$cli" run -q -r fs:/etc -- cat /etc/hostname
 [ "$rc" = 1 ] && [[ "$err" == *"Permission denied"* ]] && [[ "$err" != *"umbrella:"* ]]
 check $? "-q (--quiet): denied all the same, and nothing explained"
@@ -128,5 +198,5 @@ check $? "another user's follow connection gets none of root's denials: $(tr '\n
 
 kill "$daemon"
 wait "$daemon"
-rm -rf "$log" "$tmp" "$follow"
+rm -rf "$log" "$tmp" "$follow" "$calls"
 tap_done

@@ -19,8 +19,14 @@
  *                     registered; unmounting a bpf file system, or a mount with mounts
  *                     below it (umount -l /sys would take /sys/fs/bpf along).
  *   the kernel        CAP_SYS_RAWIO (/proc/kcore), CPU-wide perf events, mknod of a
- *                     device node,
+ *                     device node, /dev/snapshot (the hibernation image),
  *                     clone3(CLONE_INTO_CGROUP), fanotify permission events.
+ *   swap              swapon(2) of a swap file the task made (every process's pages
+ *                     would be written where it reads them), swapoff(2) of an active
+ *                     one; CAP_SYS_ADMIN elsewhere (sethostname) stays.
+ *   request-key       request_key(2) with callout information: the kernel runs
+ *                     /sbin/request-key as root outside every layer (a script the test
+ *                     puts there records each run); keys only stored (add_key) stay.
  */
 #include <linux/perf_event.h>
 #include <linux/sched.h>
@@ -32,6 +38,8 @@
 #include <sys/sysmacros.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
+#include <linux/keyctl.h>
 
 #include <umbrella/kdev.h>
 
@@ -176,8 +184,10 @@ static int probe_fanotify_perm(void *arg UNUSED)
 /* A software perf event counting on CPU 0 for every task. */
 static int probe_perf_cpu(void *arg UNUSED)
 {
-	struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
-					.config = PERF_COUNT_SW_CPU_CLOCK, .disabled = 1 };
+	struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE,
+					.size = sizeof(attr),
+					.config = PERF_COUNT_SW_CPU_CLOCK,
+					.disabled = 1 };
 	int fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 
 	if (fd < 0)
@@ -190,7 +200,8 @@ static int probe_perf_cpu(void *arg UNUSED)
 static int probe_clone_into_cgroup(void *arg UNUSED)
 {
 	int cgroup = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+	struct clone_args args = { .flags = CLONE_INTO_CGROUP,
+				   .exit_signal = SIGCHLD,
 				   .cgroup = (__u64)cgroup };
 	long pid;
 
@@ -219,6 +230,17 @@ static int probe_mknod(void *arg)
 static void check_kernel(struct umbrella_bpf *skel, __u32 X)
 {
 	const char *cgroup = "/tmp/scope-cgroup2";
+
+	/* The hibernation image: every process's memory (no capability asked). */
+	path = "/dev/snapshot";
+	if (access(path, F_OK) == 0) {
+		TAP_EQ(cap_run1(skel, 0, probe_open_rdonly, NULL), 0,
+		       "unrestricted: opening /dev/snapshot for reading works");
+		TAP_EQ(cap_run1(skel, X, probe_open_rdonly, NULL), EPERM,
+		       "[net]: opening /dev/snapshot for reading fails with EPERM");
+	} else {
+		TAP_DIAG("skipped: no /dev/snapshot (a kernel without hibernation)");
+	}
 
 	path = "/tmp/scope-kmsg";
 	TAP_EQ(cap_run1(skel, 0, probe_mknod, NULL), 0,
@@ -373,21 +395,21 @@ static void check_pins(struct umbrella_bpf *skel, __u32 X)
 	char pin_path[128];
 	struct umb_ctl ctl = {};
 	struct stat st;
-	__u32 zero = 0;
 	int ctl_fd = bpf_map__fd(skel->maps.umb_ctl);
 
 	snprintf(pin_path, sizeof(pin_path), "%s/umb_stats", dir);
 	(void)unlink(pin_path);
 	(void)rmdir(dir);
 	if (!TAP_OK(mkdir(dir, 0700) == 0 && stat(dir, &st) == 0 &&
-			    bpf_map__pin(skel->maps.umb_stats, pin_path) == 0 &&
-			    bpf_map_lookup_elem(ctl_fd, &zero, &ctl) == 0,
+			    bpf_map__pin(skel->maps.umb_stats, pin_path) == 0,
 		    "a map is pinned in a pin directory"))
 		return;
 	ctl.pin_dev = umb_kdev(st.st_dev);
 	ctl.pin_ino = st.st_ino;
 	ctl.daemon_tgid = 0;
-	(void)bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY);
+	if (!TAP_EQ(state_ctl_update(ctl_fd, STATE_CTL_DAEMON | STATE_CTL_PIN, &ctl), 0,
+		    "umb_ctl names the pin directory, and no umbrellad"))
+		return;
 	path = pin_path;
 	TAP_EQ(cap_run1(skel, X, probe_unlink, NULL), EPERM,
 	       "[net]: unlinking a pin while no umbrellad runs fails with EPERM");
@@ -395,7 +417,7 @@ static void check_pins(struct umbrella_bpf *skel, __u32 X)
 	       "unrestricted: unlinking a pin while no umbrellad runs works");
 	ctl.pin_dev = 0;
 	ctl.pin_ino = 0;
-	(void)bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY);
+	(void)state_ctl_update(ctl_fd, STATE_CTL_PIN, &ctl);
 	(void)rmdir(dir);
 
 	(void)mkdir(bpffs, 0700);
@@ -422,6 +444,139 @@ static void check_pins(struct umbrella_bpf *skel, __u32 X)
 	(void)rmdir(bpffs);
 }
 
+static int probe_swapon(void *arg UNUSED)
+{
+	if (swapon(path, 0) < 0)
+		return errno;
+	(void)swapoff(path);
+	return 0;
+}
+
+static int probe_swapoff(void *arg UNUSED)
+{
+	return cap_errno(swapoff(path));
+}
+
+/* CAP_SYS_ADMIN outside swapon(2): the hostname, set to what it is. */
+static int probe_sethostname(void *arg UNUSED)
+{
+	char name[256] = "";
+
+	if (gethostname(name, sizeof(name) - 1) < 0)
+		return errno;
+	return cap_errno(sethostname(name, strlen(name)));
+}
+
+static void check_swap(struct umbrella_bpf *skel, __u32 X)
+{
+	const char *dir = "/tmp/scope-swap";
+
+	/* tmpfs (the VM's /tmp) takes no swap file: ext4 on a loop device. */
+	if (!TAP_EQ(system("img=/tmp/scope-swap.img dir=/tmp/scope-swap; "
+			   "truncate -s 16M $img && mkfs.ext4 -q -F $img && mkdir -p $dir && "
+			   "mount -o loop $img $dir && rm -f $img && "
+			   "dd if=/dev/zero of=$dir/swap bs=64k count=16 status=none && "
+			   "chmod 600 $dir/swap && mkswap $dir/swap >/dev/null"),
+		    0, "setup: a 1 MiB swap file on ext4"))
+		return;
+	path = "/tmp/scope-swap/swap";
+	TAP_EQ(cap_run1(skel, 0, probe_swapon, NULL), 0,
+	       "unrestricted: swapon of the swap file works (and swapoff)");
+	(void)cap_find_event(skel, 0, 0, 0, 0); /* drains the earlier records */
+	TAP_EQ(cap_run1(skel, X, probe_swapon, NULL), EPERM,
+	       "[net]: swapon of the swap file fails with EPERM");
+	TAP_OK(cap_find_event(skel, UMB_HOOK_CAPABLE, 0, UMB_SCOPE_KERNEL, 0),
+	       "the swapon is recorded as scope:kernel");
+	if (TAP_EQ(swapon(path, 0), 0, "setup: the swap file is on")) {
+		TAP_EQ(cap_run1(skel, X, probe_swapoff, NULL), EPERM,
+		       "[net]: swapoff of the active swap file fails with EPERM");
+		TAP_EQ(cap_run1(skel, 0, probe_swapoff, NULL), 0,
+		       "unrestricted: swapoff of it works");
+	}
+	TAP_EQ(cap_run1(skel, X, probe_sethostname, NULL), 0,
+	       "[net]: sethostname (CAP_SYS_ADMIN outside swapon) works");
+	(void)swapoff(path);
+	(void)umount2(dir, MNT_DETACH);
+}
+
+static const char request_key_log[] = "/tmp/scope-request-key.log";
+
+/* request_key(2) of a "user" key nobody has, with callout information: the kernel asks
+ * /sbin/request-key to make it. A new description each time (a failed request leaves a
+ * negative key behind). */
+static int probe_request_key(void *arg)
+{
+	char description[64];
+
+	snprintf(description, sizeof(description), "umbrella:scope-%d", getpid());
+	if (syscall(SYS_request_key, "user", description, arg ? "callout" : NULL,
+		    KEY_SPEC_PROCESS_KEYRING) >= 0)
+		return 0;
+	return errno;
+}
+
+static int probe_add_key(void *arg UNUSED)
+{
+	return cap_errno(syscall(SYS_add_key, "user", "umbrella:scope-stored", "value", 5,
+				 KEY_SPEC_PROCESS_KEYRING));
+}
+
+/* How many times the /sbin/request-key of check_request_key() ran. */
+static int request_key_runs(void)
+{
+	char buf[4096];
+	int n = 0;
+
+	if (!read_file(request_key_log, buf, sizeof(buf)))
+		return 0;
+	for (const char *p = buf; (p = strstr(p, "create")); p++)
+		n++;
+	return n;
+}
+
+/* Writes @text to a new executable file @file. */
+static bool write_script(const char *file, const char *text)
+{
+	int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static void check_request_key(struct umbrella_bpf *skel, __u32 X)
+{
+	int runs;
+
+	/* The VM shares the host's read-only root, without keyutils: a tmpfs over
+	 * /usr/sbin (/sbin is a link to it) holds a /sbin/request-key that records its
+	 * arguments and makes no key. The probes exec nothing from /usr/sbin. */
+	if (!TAP_OK(mount("tmpfs", "/usr/sbin", "tmpfs", 0, "mode=0755") == 0,
+		    "setup: a tmpfs on /usr/sbin"))
+		return;
+	if (!TAP_OK(write_script("/usr/sbin/request-key",
+				 "#!/bin/sh\necho \"$@\" >>/tmp/scope-request-key.log\nexit 1\n"),
+		    "setup: a /sbin/request-key that records each run"))
+		goto out;
+	unlink(request_key_log);
+	TAP_EQ(cap_run1(skel, 0, probe_request_key, (void *)1), ENOKEY,
+	       "unrestricted: request_key with callout information fails with ENOKEY");
+	runs = request_key_runs();
+	TAP_EQ(runs, 1, "unrestricted: the kernel ran /sbin/request-key for it");
+	(void)cap_find_event(skel, 0, 0, 0, 0); /* drains the earlier records */
+	TAP_EQ(cap_run1(skel, X, probe_request_key, (void *)1), EPERM,
+	       "[net]: request_key with callout information fails with EPERM");
+	TAP_EQ(request_key_runs(), runs, "[net]: /sbin/request-key did not run");
+	TAP_OK(cap_find_event(skel, UMB_HOOK_KEY_ALLOC, 0, UMB_SCOPE_KERNEL, 0),
+	       "the request is recorded as scope:kernel (key_alloc)");
+	TAP_EQ(cap_run1(skel, X, probe_request_key, NULL), ENOKEY,
+	       "[net]: request_key without callout information fails with ENOKEY, as before");
+	TAP_EQ(cap_run1(skel, X, probe_add_key, NULL), 0, "[net]: add_key of a user key works");
+out:
+	(void)umount2("/usr/sbin", MNT_DETACH);
+}
+
 int main(void)
 {
 	struct umbrella_bpf *skel = test_load();
@@ -437,6 +592,8 @@ int main(void)
 		check_terminal(skel, X);
 		check_pins(skel, X);
 		check_kernel(skel, X);
+		check_swap(skel, X);
+		check_request_key(skel, X);
 	}
 	umbrella_bpf__destroy(skel);
 	return tap_finish();

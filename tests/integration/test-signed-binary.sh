@@ -8,7 +8,7 @@
 #     restriction; an unsigned copy runs without; "binary sign -r" replaces the policy;
 #   - one flipped byte in the ELF header, code, data, policy or signature: EPERM, and
 #     umbrellad's log names the file; the signature section's name damaged (the file
-#     still carries the signature mark, signed-elf.h): EPERM as well;
+#     still carries the signature mark, signed-elf-format.h): EPERM as well;
 #   - modify after verify, truncate, chmod, replace by rename: verified again;
 #   - a revoked key: refused;
 #   - exec-unsigned: unsigned files, ld.so, scripts, mmap(PROT_EXEC) refused;

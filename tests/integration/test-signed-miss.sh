@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # VM test (TAP): a signed binary never runs without its verdict (issue 15, item 2).
-# "umbrella-cli binary sign" writes the signature mark (include/umbrella/signed-elf.h)
+# "umbrella-cli binary sign" writes the signature mark (include/umbrella/signed-elf-format.h)
 # into the file's first bytes, which the kernel holds at exec (bprm->buf): on an exec
 # without a verdict, BPF refuses a marked file with EPERM instead of running it as
 # unsigned under "unsigned = allow". Every check runs the binary and asserts the errno

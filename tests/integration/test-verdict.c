@@ -30,7 +30,7 @@
 #include "cap-test.h"
 #include "copy-file.h"
 
-#define DIR "/tmp/umb-verdict"
+#define DIR	"/tmp/umb-verdict"
 #define BUSYBOX "/usr/bin/busybox"
 
 static struct umbrella_bpf *skel;
@@ -58,8 +58,7 @@ static const char *path_of(const char *name)
 
 /* Writes the verdict (@state, @layer, @epoch) of DIR/@name with @flags (BPF_ANY,
  * BPF_EXIST). Returns 0 or -errno. */
-static int set_verdict_flags(const char *name, __u32 state, __u32 layer, __u32 epoch,
-			     __u64 flags)
+static int set_verdict_flags(const char *name, __u32 state, __u32 layer, __u32 epoch, __u64 flags)
 {
 	struct umb_verdict v = { .state = state, .layer = layer, .epoch = epoch };
 	int fd = open(path_of(name), O_RDONLY | O_CLOEXEC), r;
@@ -93,14 +92,15 @@ static int get_verdict(const char *name, struct umb_verdict *v)
 /* Changes umb_ctl: flags set and cleared, and the verdict epoch. */
 static int set_ctl(__u32 set, __u32 clear, __u32 epoch)
 {
-	struct umb_ctl ctl = {};
-	__u32 zero = 0;
-	int fd = bpf_map__fd(skel->maps.umb_ctl);
+	struct umb_ctl ctl;
+	int fd = bpf_map__fd(skel->maps.umb_ctl), r;
 
-	(void)bpf_map_lookup_elem(fd, &zero, &ctl);
+	r = state_ctl_read(fd, &ctl);
+	if (r < 0)
+		return r;
 	ctl.flags = (ctl.flags | set) & ~clear;
 	ctl.verdict_epoch = epoch;
-	return bpf_map_update_elem(fd, &zero, &ctl, BPF_ANY) < 0 ? -errno : 0;
+	return state_ctl_update(fd, STATE_CTL_FLAGS | STATE_CTL_EPOCH, &ctl);
 }
 
 /* --- invalidation records --- */
@@ -465,14 +465,14 @@ static void test_invalidation(__u32 U)
 
 static int setup(void)
 {
-	static const char *const binaries[] = { "plain",   "signed", "unsigned",  "missing",
-						"refused", "pending", "old",	   "sh",
+	static const char *const binaries[] = { "plain",     "signed",	  "unsigned", "missing",
+						"refused",   "pending",	  "old",      "sh",
 						"cat-layer", "cat-plain", "inval" };
 	int fd;
 
 	if (mkdir(DIR, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	for (size_t i = 0; i < ELEMENTSOF(binaries); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(binaries); i++)
 		if (make_binary(binaries[i]) < 0)
 			return -errno;
 	fd = open(DIR "/script", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);

@@ -6,18 +6,19 @@
 
 #include <umbrella/bpf-abi.h>
 #include <umbrella/protocol.h>
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
 #include "tap.h"
 
-#define TAP_OFFSET(type, field, offset)                                                   \
+#define TAP_OFFSET(type, field, offset) \
 	TAP_EQ(offsetof(type, field), offset, #type "." #field " at offset " #offset)
 
 int main(void)
 {
 	static const unsigned long long bits[] = {
-		UMB_CR_NET,    UMB_CR_SIGNAL, UMB_CR_FORK,   UMB_CR_EXEC, UMB_CR_EXEC_UNSIGNED,
-		UMB_CR_PTRACE, UMB_CR_MOUNT,  UMB_CR_MODULE, UMB_CR_SETID, UMB_CR_NET_ALL,
+		UMB_CR_NET,	      UMB_CR_SIGNAL,  UMB_CR_FORK,  UMB_CR_EXEC,
+		UMB_CR_EXEC_UNSIGNED, UMB_CR_PTRACE,  UMB_CR_MOUNT, UMB_CR_MODULE,
+		UMB_CR_SETID,	      UMB_CR_NET_ALL, UMB_CR_KEYS,
 	};
 	unsigned long long seen = 0;
 	bool single = true, distinct = true;
@@ -33,7 +34,7 @@ int main(void)
 	TAP_OFFSET(struct umb_task_state, flags, 40);
 	TAP_OFFSET(struct umb_task_state, layers, 48);
 
-	TAP_EQ(sizeof(struct umb_layer), 56, "struct umb_layer is 56 bytes");
+	TAP_EQ(sizeof(struct umb_layer), 64, "struct umb_layer is 64 bytes");
 	TAP_OFFSET(struct umb_layer, denied_families, 8);
 	TAP_OFFSET(struct umb_layer, denied_capabilities, 16);
 	TAP_OFFSET(struct umb_layer, fs_access, 24);
@@ -41,6 +42,7 @@ int main(void)
 	TAP_OFFSET(struct umb_layer, id, 40);
 	TAP_OFFSET(struct umb_layer, refs, 44);
 	TAP_OFFSET(struct umb_layer, gen, 52);
+	TAP_OFFSET(struct umb_layer, flags, 56);
 	TAP_OK(umb_layer_slot(5u << UMB_LAYER_SLOT_BITS | 77) == 77,
 	       "a layer id names its slot in the low bits");
 	TAP_OK((UMB_LAYER_GEN_MAX << UMB_LAYER_SLOT_BITS >> UMB_LAYER_SLOT_BITS) ==
@@ -96,7 +98,7 @@ int main(void)
 	TAP_EQ(sizeof(struct umb_request), 16, "struct umb_request is 16 bytes");
 	TAP_EQ(sizeof(struct umb_reply), 16, "struct umb_reply is 16 bytes");
 
-	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bits); i++) {
 		single &= bits[i] && !(bits[i] & (bits[i] - 1));
 		distinct &= !(seen & bits[i]);
 		seen |= bits[i];
@@ -109,7 +111,7 @@ int main(void)
 		       UMB_VERDICT_UNVERIFIED == 6,
 	       "verdict states are 1..6 (0 stands for a miss in denial records)");
 	{
-		/* The mark is where signed-elf.h says: the first program header's p_paddr. */
+		/* The mark is where signed-elf-format.h says: the first program header's p_paddr. */
 		unsigned char head[UMB_SIGNATURE_MARK_HEAD] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
 		Elf64_Ehdr eh;
 		Elf64_Phdr ph = { .p_paddr = UMB_SIGNATURE_MARK };

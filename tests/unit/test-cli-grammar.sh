@@ -5,7 +5,8 @@
 # --help anywhere, "run help" against a program named help, --json answers and errors
 # ({"error": ...} on stdout, the exit status unchanged), global options before the
 # object and after the command; the key ring's labels, id prefixes and unrevoke; and
-# signing that keeps file capabilities and refuses hard links.
+# signing that keeps file capabilities and other attributes, and refuses hard links
+# and security.evm.
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
@@ -89,9 +90,18 @@ check $? "--json: key remove of a missing key, exit 4 kept ($out)"
 run -p task help
 [ $rc = 0 ] && [ "$out" = null ]
 check $? "--pretty task help: null, as bpftool's help under --json ($out)"
-run -j metrics
-[ $rc = 2 ] && json_is '.error | test("Prometheus")'
-check $? "--json metrics: the refusal is JSON too ($out)"
+run -j metrics --pin-dir "$tmp/nothing-pinned"
+[ $rc = 1 ] && json_is '.error | test("nothing pinned")'
+check $? "--json metrics: its failure is JSON too ($out)"
+run -j metrics help
+[ $rc = 0 ] && [ "$out" = null ]
+check $? "--json metrics help: null ($out)"
+run run --json --help
+[ $rc = 0 ] && [ "$out" = null ]
+check $? "run --json --help: null, run takes the global options before CMD ($out)"
+run run -j -r no-such-item -- true
+[ $rc = 125 ] && json_is '.error | test("no-such-item")'
+check $? "run -j with a bad item: a JSON error, exit 125 ($out)"
 
 # Global options where the man page puts them: before the object, after the command.
 mkdir "$tmp/other"
@@ -163,7 +173,7 @@ run -j key list
 [ $rc = 0 ] && json_is 'length == 2'
 check $? "with --json the rejected file is a warning on stderr, not an error object ($out)"
 
-# Signing keeps file capabilities, refuses hard links.
+# Signing keeps file capabilities, refuses hard links and security.evm.
 cp /bin/true "$tmp/capped"
 if [ "$(id -u)" = 0 ] && command -v setcap >/dev/null && setcap cap_net_raw+ep "$tmp/capped"; then
 	run binary sign --key "$tmp/Vendor Inc..key" -r net "$tmp/capped"
@@ -171,6 +181,28 @@ if [ "$(id -u)" = 0 ] && command -v setcap >/dev/null && setcap cap_net_raw+ep "
 	check $? "binary sign keeps the file's capabilities ($(getcap "$tmp/capped"))"
 else
 	echo "ok $((n += 1)) # SKIP setcap needs root and libcap's tools"
+fi
+# security.evm cannot be kept (EVM covers the inode and the IMA hash of the old
+# contents): signing refuses the file, naming it, and leaves it as it was; a file with
+# another attribute beside it signs and keeps it.
+cp /bin/true "$tmp/evm"
+cp /bin/true "$tmp/tagged"
+setx='import os, sys; os.setxattr(sys.argv[1], sys.argv[2], sys.argv[3].encode())'
+if [ "$(id -u)" = 0 ] && python3 -c "$setx" "$tmp/evm" security.evm $'\x05\x02' 2>/dev/null &&
+	python3 -c "$setx" "$tmp/evm" user.origin vendor &&
+	python3 -c "$setx" "$tmp/tagged" user.origin vendor; then
+	run binary sign --key "$tmp/Vendor Inc..key" -r net "$tmp/evm"
+	[ $rc = 1 ] && [[ $err == *"security.evm"* ]] && cmp -s /bin/true "$tmp/evm" &&
+		[ -z "$(find "$tmp" -name 'evm.umbrella-*')" ]
+	check $? "binary sign refuses a file carrying security.evm, naming it, the file as it was ($err)"
+	run binary sign --key "$tmp/Vendor Inc..key" -r net "$tmp/tagged"
+	[ $rc = 0 ] && ! cmp -s /bin/true "$tmp/tagged" &&
+		[ "$(python3 -c 'import os, sys; print(os.getxattr(sys.argv[1], "user.origin").decode())' \
+			"$tmp/tagged")" = vendor ]
+	check $? "binary sign of a file with another attribute signs it and keeps the attribute ($err)"
+else
+	echo "ok $((n += 1)) # SKIP setting security.evm needs root, python3 and a file system with xattrs"
+	echo "ok $((n += 1)) # SKIP the same"
 fi
 cp /bin/true "$tmp/linked"
 ln "$tmp/linked" "$tmp/link2"

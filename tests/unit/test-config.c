@@ -36,22 +36,33 @@ static const struct good {
 	{ "mode = enforcing\n",
 	  { .max_rules_per_layer = 1024, .log_burst = 200, .log_interval_sec = 5 } },
 	{ "mode = permissive\n",
-	  { .permissive = true, .max_rules_per_layer = 1024, .log_burst = 200,
+	  { .permissive = true,
+	    .max_rules_per_layer = 1024,
+	    .log_burst = 200,
 	    .log_interval_sec = 5 } },
 	{ "mode=permissive", /* no spaces, no final newline */
-	  { .permissive = true, .max_rules_per_layer = 1024, .log_burst = 200,
+	  { .permissive = true,
+	    .max_rules_per_layer = 1024,
+	    .log_burst = 200,
 	    .log_interval_sec = 5 } },
 	{ "  \tmode\t =  permissive   # trailing comment\r\n",
-	  { .permissive = true, .max_rules_per_layer = 1024, .log_burst = 200,
+	  { .permissive = true,
+	    .max_rules_per_layer = 1024,
+	    .log_burst = 200,
 	    .log_interval_sec = 5 } },
 	{ "unsigned = allow\n",
 	  { .max_rules_per_layer = 1024, .log_burst = 200, .log_interval_sec = 5 } },
 	{ "unsigned = deny\n",
-	  { .unsigned_deny = true, .max_rules_per_layer = 1024, .log_burst = 200,
+	  { .unsigned_deny = true,
+	    .max_rules_per_layer = 1024,
+	    .log_burst = 200,
 	    .log_interval_sec = 5 } },
 	{ "unsigned = deny\nmode = permissive\n",
-	  { .permissive = true, .unsigned_deny = true, .max_rules_per_layer = 1024,
-	    .log_burst = 200, .log_interval_sec = 5 } },
+	  { .permissive = true,
+	    .unsigned_deny = true,
+	    .max_rules_per_layer = 1024,
+	    .log_burst = 200,
+	    .log_interval_sec = 5 } },
 	{ "max_rules_per_layer = 1\n",
 	  { .max_rules_per_layer = 1, .log_burst = 200, .log_interval_sec = 5 } },
 	{ "max_rules_per_layer = 65536\n",
@@ -59,8 +70,11 @@ static const struct good {
 	{ "max_rules_per_layer = 007\n",
 	  { .max_rules_per_layer = 7, .log_burst = 200, .log_interval_sec = 5 } },
 	{ "max_layers_per_user = 20\nmax_rules_per_user = 49152\n",
-	  { .max_rules_per_layer = 1024, .max_layers_per_user = 20, .max_rules_per_user = 49152,
-	    .log_burst = 200, .log_interval_sec = 5 } },
+	  { .max_rules_per_layer = 1024,
+	    .max_layers_per_user = 20,
+	    .max_rules_per_user = 49152,
+	    .log_burst = 200,
+	    .log_interval_sec = 5 } },
 	{ "log_rate_limit = 10/2\n",
 	  { .max_rules_per_layer = 1024, .log_burst = 10, .log_interval_sec = 2 } },
 	{ "log_rate_limit = 1000000/86400\n",
@@ -69,7 +83,9 @@ static const struct good {
 	{ "log_rate_limit = 0/0\n", { .max_rules_per_layer = 1024 } },
 	{ "# every key\nmode = permissive\nunsigned = allow\n\nmax_rules_per_layer = 32\n"
 	  "log_rate_limit = 5/60 # per minute\n",
-	  { .permissive = true, .max_rules_per_layer = 32, .log_burst = 5,
+	  { .permissive = true,
+	    .max_rules_per_layer = 32,
+	    .log_burst = 5,
 	    .log_interval_sec = 60 } },
 };
 
@@ -79,59 +95,60 @@ static const struct bad {
 	unsigned int line;
 	const char *says;
 } bad[] = {
-	{"mode = enforcing\n\nfoo = 1\n", 3, "unknown key 'foo'"},
-	{"Mode = permissive\n", 1, "unknown key 'Mode'"},
-	{"max rules per layer = 3\n", 1, "unknown key 'max rules per layer'"},
-	{"mode permissive\n", 1, "expected 'key = value', not 'mode permissive'"},
-	{"# fine\nmode\n", 2, "expected 'key = value'"},
-	{"= permissive\n", 1, "no key before '='"},
-	{"mode =\n", 1, "no value for 'mode'"},
-	{"mode = # the value is a comment\n", 1, "no value for 'mode'"},
-	{"mode = strict\n", 1, "unknown mode 'strict' (expected enforcing or permissive)"},
-	{"mode = Permissive\n", 1, "unknown mode 'Permissive'"},
-	{"mode = permissive enforcing\n", 1, "unknown mode 'permissive enforcing'"},
-	{"mode = permissive\nmode = enforcing\n", 2,
-	 "duplicate key 'mode' (already set on line 1)"},
-	{"mode = permissive\n\n# again\nmode = permissive\n", 4, "duplicate key 'mode'"},
-	{"unsigned = Deny\n", 1, "unknown value 'Deny' for 'unsigned'"},
-	{"unsigned = deny\nunsigned = allow\n", 2,
-	 "duplicate key 'unsigned' (already set on line 1)"},
-	{"unsigned = maybe\n", 1, "unknown value 'maybe' for 'unsigned' (expected allow or deny)"},
-	{"unsigned = allow\nunsigned = allow\n", 2, "duplicate key 'unsigned'"},
-	{"max_rules_per_layer = 0\n", 1, "must be a number from 1 to 65536, not '0'"},
-	{"max_layers_per_user = 0\n", 1, "must be a number from 1 to 12288, not '0'"},
-	{"max_layers_per_user = 12289\n", 1, "must be a number from 1 to 12288, not '12289'"},
-	{"max_rules_per_user = 49153\n", 1, "must be a number from 1 to 49152, not '49153'"},
-	{"max_rules_per_layer = 65537\n", 1, "not '65537'"},
-	{"max_rules_per_layer = -1\n", 1, "not '-1'"},
-	{"max_rules_per_layer = +5\n", 1, "not '+5'"},
-	{"max_rules_per_layer = 12abc\n", 1, "not '12abc'"},
-	{"max_rules_per_layer = 1 2\n", 1, "not '1 2'"},
-	{"max_rules_per_layer = 99999999999999999999999\n", 1, "not '99999999999999999999999'"},
-	{"max_rules_per_layer = ten\n", 1, "not 'ten'"},
-	{"max_rules_per_layer = 5\nmax_rules_per_layer = 6\n", 2,
-	 "duplicate key 'max_rules_per_layer'"},
-	{"log_rate_limit = 10\n", 1, "'log_rate_limit' must be BURST/SECONDS"},
-	{"log_rate_limit = 10/\n", 1, "not '10/'"},
-	{"log_rate_limit = /5\n", 1, "not '/5'"},
-	{"log_rate_limit = 10/5/2\n", 1, "not '10/5/2'"},
-	{"log_rate_limit = a/b\n", 1, "not 'a/b'"},
-	{"log_rate_limit = 10 / 5\n", 1, "not '10 / 5'"},
-	{"log_rate_limit = 1000001/1\n", 1, "not '1000001/1'"},
-	{"log_rate_limit = 1/86401\n", 1, "not '1/86401'"},
-	{"log_rate_limit = 12345678901234567890/1\n", 1, "not '12345678901234567890/1'"},
-	{"log_rate_limit = OFF\n", 1, "not 'OFF'"},
-	{"log_rate_limit = off\nlog_rate_limit = 1/1\n", 2, "duplicate key 'log_rate_limit'"},
+	{ "mode = enforcing\n\nfoo = 1\n", 3, "unknown key 'foo'" },
+	{ "Mode = permissive\n", 1, "unknown key 'Mode'" },
+	{ "max rules per layer = 3\n", 1, "unknown key 'max rules per layer'" },
+	{ "mode permissive\n", 1, "expected 'key = value', not 'mode permissive'" },
+	{ "# fine\nmode\n", 2, "expected 'key = value'" },
+	{ "= permissive\n", 1, "no key before '='" },
+	{ "mode =\n", 1, "no value for 'mode'" },
+	{ "mode = # the value is a comment\n", 1, "no value for 'mode'" },
+	{ "mode = strict\n", 1, "unknown mode 'strict' (expected enforcing or permissive)" },
+	{ "mode = Permissive\n", 1, "unknown mode 'Permissive'" },
+	{ "mode = permissive enforcing\n", 1, "unknown mode 'permissive enforcing'" },
+	{ "mode = permissive\nmode = enforcing\n", 2,
+	  "duplicate key 'mode' (already set on line 1)" },
+	{ "mode = permissive\n\n# again\nmode = permissive\n", 4, "duplicate key 'mode'" },
+	{ "unsigned = Deny\n", 1, "unknown value 'Deny' for 'unsigned'" },
+	{ "unsigned = deny\nunsigned = allow\n", 2,
+	  "duplicate key 'unsigned' (already set on line 1)" },
+	{ "unsigned = maybe\n", 1,
+	  "unknown value 'maybe' for 'unsigned' (expected allow or deny)" },
+	{ "unsigned = allow\nunsigned = allow\n", 2, "duplicate key 'unsigned'" },
+	{ "max_rules_per_layer = 0\n", 1, "must be a number from 1 to 65536, not '0'" },
+	{ "max_layers_per_user = 0\n", 1, "must be a number from 1 to 12288, not '0'" },
+	{ "max_layers_per_user = 12289\n", 1, "must be a number from 1 to 12288, not '12289'" },
+	{ "max_rules_per_user = 49153\n", 1, "must be a number from 1 to 49152, not '49153'" },
+	{ "max_rules_per_layer = 65537\n", 1, "not '65537'" },
+	{ "max_rules_per_layer = -1\n", 1, "not '-1'" },
+	{ "max_rules_per_layer = +5\n", 1, "not '+5'" },
+	{ "max_rules_per_layer = 12abc\n", 1, "not '12abc'" },
+	{ "max_rules_per_layer = 1 2\n", 1, "not '1 2'" },
+	{ "max_rules_per_layer = 99999999999999999999999\n", 1, "not '99999999999999999999999'" },
+	{ "max_rules_per_layer = ten\n", 1, "not 'ten'" },
+	{ "max_rules_per_layer = 5\nmax_rules_per_layer = 6\n", 2,
+	  "duplicate key 'max_rules_per_layer'" },
+	{ "log_rate_limit = 10\n", 1, "'log_rate_limit' must be BURST/SECONDS" },
+	{ "log_rate_limit = 10/\n", 1, "not '10/'" },
+	{ "log_rate_limit = /5\n", 1, "not '/5'" },
+	{ "log_rate_limit = 10/5/2\n", 1, "not '10/5/2'" },
+	{ "log_rate_limit = a/b\n", 1, "not 'a/b'" },
+	{ "log_rate_limit = 10 / 5\n", 1, "not '10 / 5'" },
+	{ "log_rate_limit = 1000001/1\n", 1, "not '1000001/1'" },
+	{ "log_rate_limit = 1/86401\n", 1, "not '1/86401'" },
+	{ "log_rate_limit = 12345678901234567890/1\n", 1, "not '12345678901234567890/1'" },
+	{ "log_rate_limit = OFF\n", 1, "not 'OFF'" },
+	{ "log_rate_limit = off\nlog_rate_limit = 1/1\n", 2, "duplicate key 'log_rate_limit'" },
 	/* Control characters are not copied into the message. */
-	{"mode = \033[31mred\n", 1, "unknown mode '?[31mred'"},
+	{ "mode = \033[31mred\n", 1, "unknown mode '?[31mred'" },
 	/* Long values are cut short in the message. */
-	{"foo_0123456789_0123456789_0123456789_0123456789_0123456789 = 1\n", 1,
-	 "unknown key 'foo_0123456789_0123456789_0123456789_0123456789_...'"},
+	{ "foo_0123456789_0123456789_0123456789_0123456789_0123456789 = 1\n", 1,
+	  "unknown key 'foo_0123456789_0123456789_0123456789_0123456789_...'" },
 };
 
 static void test_good(void)
 {
-	for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
 		struct config c;
 		char *error = NULL;
 		int r;
@@ -147,7 +164,7 @@ static void test_good(void)
 
 static void test_bad(void)
 {
-	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct config c = { .max_rules_per_layer = 4242 };
 		char prefix[64], *error = NULL;
 		int r;
@@ -181,7 +198,7 @@ static void test_every_error(void)
 		"test.conf:6: duplicate key 'mode' (already set on line 1)\n"
 		"test.conf:8: 'log_rate_limit' must be BURST/SECONDS (at most 1000000/86400, "
 		"for example 200/5) or off, not '10'";
-	struct config c = {.max_rules_per_layer = 4242};
+	struct config c = { .max_rules_per_layer = 4242 };
 	char *error = NULL;
 	int r;
 
@@ -196,7 +213,8 @@ static void test_every_error(void)
 /* config_load(): the file's name in every message, and the missing file cases. */
 static void test_load(void)
 {
-	static const char with_nul[] = "mode = permissive\nlog_rate_limit = off\0mode = enforcing\n";
+	static const char with_nul[] =
+		"mode = permissive\nlog_rate_limit = off\0mode = enforcing\n";
 	char dir[] = "/tmp/test-config.XXXXXX", path[128], missing[128], *error = NULL;
 	struct config c, defaults;
 	FILE *f;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Host test (TAP): libumbrella/elf-dynamic.c, what umbrellad reads of the libraries a
+ * Host test (TAP): signing/elf-dynamic.c, what umbrellad reads of the libraries a
  * signed program will map, and "binary sign" of what a shared library is. This test's
  * own executable (a PIE program: PT_INTERP, libc.so.6 needed, no soname) and libc (a
  * shared library with a soname, and PT_INTERP too) are read; then copies cut short or
@@ -34,8 +34,8 @@ static int read_path(const char *path, struct elf_dynamic *d)
 }
 
 /* A copy of @src in @dst, its first @len bytes (0: all), with @patch at @off. */
-static int copy_patched(const char *src, const char *dst, size_t len, size_t off,
-			const void *patch, size_t plen)
+static int copy_patched(const char *src, const char *dst, size_t len, size_t off, const void *patch,
+			size_t plen)
 {
 	FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
 	static char buf[1 << 22];

@@ -19,8 +19,12 @@ int main(void)
 	check("\x1b]0;pwned\x07\x1b[2J", "\\x1b]0;pwned\\x07\\x1b[2J", 256,
 	      "escape sequences are written as \\xNN");
 	check("a\\x1b", "a\\x5cx1b", 256, "a backslash is escaped (no forged escape)");
-	check("\xc2\x9b" "31m", "\\xc2\\x9b31m", 256, "a C1 control in UTF-8 (CSI) is escaped");
-	check("\x9b" "31m", "\\x9b31m", 256, "a raw C1 byte is escaped");
+	check("\xc2\x9b"
+	      "31m",
+	      "\\xc2\\x9b31m", 256, "a C1 control in UTF-8 (CSI) is escaped");
+	check("\x9b"
+	      "31m",
+	      "\\x9b31m", 256, "a raw C1 byte is escaped");
 	check("\xc0\xaf \xed\xa0\x80", "\\xc0\\xaf \\xed\\xa0\\x80", 256,
 	      "overlong forms and surrogates are escaped");
 	check("\xe2\x9c", "\\xe2\\x9c", 256, "a truncated sequence is escaped");

@@ -10,10 +10,10 @@
 
 /* Expected items: a list ends with kind 0. */
 #define FS(p, a) { .kind = UMB_ITEM_FS, .fs_access = (a), .path = (p) }
-#define CAP(b) { .kind = UMB_ITEM_CAP, .value = (b) }
-#define NET(f) { .kind = UMB_ITEM_NET_FAMILY, .value = (f) }
-#define LCAP(c) { .kind = UMB_ITEM_LINUX_CAP, .value = (c) }
-#define END { .kind = 0 }
+#define CAP(b)	 { .kind = UMB_ITEM_CAP, .value = (b) }
+#define NET(f)	 { .kind = UMB_ITEM_NET_FAMILY, .value = (f) }
+#define LCAP(c)	 { .kind = UMB_ITEM_LINUX_CAP, .value = (c) }
+#define END	 { .kind = 0 }
 
 static bool item_eq(const struct umb_item *a, const struct umb_item *b)
 {
@@ -61,8 +61,7 @@ static bool sets_equal(const struct umb_restrictions *a, const struct umb_restri
 
 /* Formats @r, checks the text against @want_text (unless NULL), and that it parses back
  * to the same items. */
-static void check_format(const struct umb_restrictions *r, const char *want_text,
-			 const char *what)
+static void check_format(const struct umb_restrictions *r, const char *want_text, const char *what)
 {
 	struct umb_restrictions *back = umb_restrictions__new();
 	char *text = NULL, *error = NULL;
@@ -119,8 +118,7 @@ static void parse_ok(const char *list, const struct umb_item *want, const char *
  * items it had before. */
 static void parse_bad(const char *list, const char *want_error)
 {
-	static const struct umb_item before[] = { CAP(UMB_CR_EXEC), FS("/tmp", UMB_FS_WRITE),
-						  END };
+	static const struct umb_item before[] = { CAP(UMB_CR_EXEC), FS("/tmp", UMB_FS_WRITE), END };
 	struct umb_restrictions *r = umb_restrictions__new();
 	char *error = NULL;
 	int ret;
@@ -157,9 +155,10 @@ static void test_cap_restrictions(void)
 		{ "module", UMB_CR_MODULE },
 		{ "setid", UMB_CR_SETID },
 		{ "net:all", UMB_CR_NET_ALL },
+		{ "keys", UMB_CR_KEYS },
 	};
 
-	for (size_t i = 0; i < ELEMENTSOF(caps); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(caps); i++)
 		parse_ok(caps[i].name, (struct umb_item[]){ CAP(caps[i].bit), END }, NULL);
 }
 
@@ -169,25 +168,56 @@ static void test_net_families(void)
 		const char *name;
 		int family;
 	} families[] = {
-		{ "unix", AF_UNIX }, { "inet4", AF_INET }, { "inet6", AF_INET6 },
-		{ "netlink", AF_NETLINK }, { "packet", AF_PACKET }, { "bluetooth", AF_BLUETOOTH },
-		{ "vsock", AF_VSOCK }, { "can", AF_CAN }, { "x25", AF_X25 }, { "ax25", AF_AX25 },
-		{ "appletalk", AF_APPLETALK }, { "ipx", AF_IPX }, { "key", AF_KEY },
-		{ "rds", AF_RDS }, { "tipc", AF_TIPC }, { "alg", AF_ALG }, { "xdp", AF_XDP },
-		{ "mctp", AF_MCTP }, { "qipcrtr", AF_QIPCRTR }, { "smc", AF_SMC },
-		{ "netrom", AF_NETROM }, { "bridge", AF_BRIDGE }, { "atmpvc", AF_ATMPVC },
-		{ "rose", AF_ROSE }, { "decnet", AF_DECnet }, { "netbeui", AF_NETBEUI },
-		{ "security", AF_SECURITY }, { "ash", AF_ASH }, { "econet", AF_ECONET },
-		{ "atmsvc", AF_ATMSVC }, { "sna", AF_SNA }, { "irda", AF_IRDA },
-		{ "pppox", AF_PPPOX }, { "wanpipe", AF_WANPIPE }, { "llc", AF_LLC },
-		{ "ib", AF_IB }, { "mpls", AF_MPLS }, { "iucv", AF_IUCV }, { "rxrpc", AF_RXRPC },
-		{ "isdn", AF_ISDN }, { "phonet", AF_PHONET }, { "ieee802154", AF_IEEE802154 },
-		{ "caif", AF_CAIF }, { "nfc", AF_NFC }, { "kcm", AF_KCM },
+		{ "unix", AF_UNIX },
+		{ "inet4", AF_INET },
+		{ "inet6", AF_INET6 },
+		{ "netlink", AF_NETLINK },
+		{ "packet", AF_PACKET },
+		{ "bluetooth", AF_BLUETOOTH },
+		{ "vsock", AF_VSOCK },
+		{ "can", AF_CAN },
+		{ "x25", AF_X25 },
+		{ "ax25", AF_AX25 },
+		{ "appletalk", AF_APPLETALK },
+		{ "ipx", AF_IPX },
+		{ "key", AF_KEY },
+		{ "rds", AF_RDS },
+		{ "tipc", AF_TIPC },
+		{ "alg", AF_ALG },
+		{ "xdp", AF_XDP },
+		{ "mctp", AF_MCTP },
+		{ "qipcrtr", AF_QIPCRTR },
+		{ "smc", AF_SMC },
+		{ "netrom", AF_NETROM },
+		{ "bridge", AF_BRIDGE },
+		{ "atmpvc", AF_ATMPVC },
+		{ "rose", AF_ROSE },
+		{ "decnet", AF_DECnet },
+		{ "netbeui", AF_NETBEUI },
+		{ "security", AF_SECURITY },
+		{ "ash", AF_ASH },
+		{ "econet", AF_ECONET },
+		{ "atmsvc", AF_ATMSVC },
+		{ "sna", AF_SNA },
+		{ "irda", AF_IRDA },
+		{ "pppox", AF_PPPOX },
+		{ "wanpipe", AF_WANPIPE },
+		{ "llc", AF_LLC },
+		{ "ib", AF_IB },
+		{ "mpls", AF_MPLS },
+		{ "iucv", AF_IUCV },
+		{ "rxrpc", AF_RXRPC },
+		{ "isdn", AF_ISDN },
+		{ "phonet", AF_PHONET },
+		{ "ieee802154", AF_IEEE802154 },
+		{ "caif", AF_CAIF },
+		{ "nfc", AF_NFC },
+		{ "kcm", AF_KCM },
 	};
 	char list[64];
 	int named = 0;
 
-	for (size_t i = 0; i < ELEMENTSOF(families); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++) {
 		const char *name = umb_net_family_name(families[i].family);
 
 		TAP_OK(name && strcmp(name, families[i].name) == 0, "family %d is named '%s'",
@@ -283,8 +313,8 @@ static void test_linux_caps(void)
 	};
 	char list[64];
 
-	TAP_EQ(ELEMENTSOF(caps), 41, "the test knows capabilities 0 to 40");
-	for (size_t i = 0; i < ELEMENTSOF(caps); i++) {
+	TAP_EQ(ARRAY_SIZE(caps), 41, "the test knows capabilities 0 to 40");
+	for (size_t i = 0; i < ARRAY_SIZE(caps); i++) {
 		const char *name = umb_linux_cap_name(caps[i].cap);
 
 		TAP_EQ(caps[i].cap, (int)i, "capability '%s' is number %zu", caps[i].name, i);
@@ -414,11 +444,10 @@ static void test_lists(void)
 	parse_ok("net,net:unix,net:all",
 		 (struct umb_item[]){ CAP(UMB_CR_NET), NET(AF_UNIX), CAP(UMB_CR_NET_ALL), END },
 		 NULL);
-	parse_ok("net:all,fork",
-		 (struct umb_item[]){ CAP(UMB_CR_NET_ALL), CAP(UMB_CR_FORK), END }, NULL);
-	/* Duplicates are kept: the daemon merges them. */
-	parse_ok("fork,fork", (struct umb_item[]){ CAP(UMB_CR_FORK), CAP(UMB_CR_FORK), END },
+	parse_ok("net:all,fork", (struct umb_item[]){ CAP(UMB_CR_NET_ALL), CAP(UMB_CR_FORK), END },
 		 NULL);
+	/* Duplicates are kept: the daemon merges them. */
+	parse_ok("fork,fork", (struct umb_item[]){ CAP(UMB_CR_FORK), CAP(UMB_CR_FORK), END }, NULL);
 	parse_ok("fs:/a,fs:/a:r",
 		 (struct umb_item[]){ FS("/a", UMB_FS_ALL), FS("/a", UMB_FS_READ), END }, NULL);
 }
@@ -443,10 +472,10 @@ static void test_append(void)
 }
 
 /* The longer error messages, after the item. */
-#define COLON_IN_PATH "write a ':' in a path as \"\\:\""
-#define NO_MODES ": no access modes after the ':' (" COLON_IN_PATH ")"
-#define NOT_MODES ": access modes are the letters r, w and x only (" COLON_IN_PATH ")"
-#define TWO_COLONS ": more than one unescaped ':' (" COLON_IN_PATH ")"
+#define COLON_IN_PATH	"write a ':' in a path as \"\\:\""
+#define NO_MODES	": no access modes after the ':' (" COLON_IN_PATH ")"
+#define NOT_MODES	": access modes are the letters r, w and x only (" COLON_IN_PATH ")"
+#define TWO_COLONS	": more than one unescaped ':' (" COLON_IN_PATH ")"
 #define ENDS_WITH_SPACE ": path ends with white space (write it as \"\\ \" if it is meant)"
 
 static void test_malformed(void)
@@ -512,8 +541,7 @@ static void test_malformed(void)
 	parse_bad("fs:", "fs:: empty path");
 	parse_bad("fs::r", "fs::r: empty path");
 	parse_bad("fs::rwx", "fs::rwx: empty path");
-	parse_bad("fs:/a:",
-		  "fs:/a:" NO_MODES);
+	parse_bad("fs:/a:", "fs:/a:" NO_MODES);
 	parse_bad("fs::", "fs::" NO_MODES);
 	parse_bad("fs:/a:b:", "fs:/a:b:" TWO_COLONS);
 	parse_bad("fs:/a\\::", "fs:/a\\::" NO_MODES);
@@ -565,13 +593,10 @@ static void test_malformed(void)
 	parse_bad(" fs:/etc", "\" fs:/etc\": white space before the item");
 	parse_bad("net:inet ", "\"net:inet \": white space after the item");
 	parse_bad("cap:bpf ", "\"cap:bpf \": white space after the item");
-	parse_bad("fs:/etc ,fork",
-		  "\"fs:/etc \"" ENDS_WITH_SPACE);
-	parse_bad("fs:/etc :r",
-		  "\"fs:/etc :r\"" ENDS_WITH_SPACE);
+	parse_bad("fs:/etc ,fork", "\"fs:/etc \"" ENDS_WITH_SPACE);
+	parse_bad("fs:/etc :r", "\"fs:/etc :r\"" ENDS_WITH_SPACE);
 	parse_bad("fs:/etc:r ", "\"fs:/etc:r \"" NOT_MODES);
-	parse_bad("fs:/etc\t",
-		  "\"fs:/etc\t\"" ENDS_WITH_SPACE);
+	parse_bad("fs:/etc\t", "\"fs:/etc\t\"" ENDS_WITH_SPACE);
 }
 
 static void test_bad_arguments(void)
@@ -619,7 +644,8 @@ static void test_format(void)
 	umb_restrictions__free(r);
 
 	r = umb_restrictions__new();
-	(void)umb_restrictions__add_cap(r, UMB_CR_NET_ALL | UMB_CR_NET | UMB_CR_FORK | UMB_CR_SETID);
+	(void)umb_restrictions__add_cap(r,
+					UMB_CR_NET_ALL | UMB_CR_NET | UMB_CR_FORK | UMB_CR_SETID);
 	(void)umb_restrictions__add_net_family(r, AF_INET6);
 	(void)umb_restrictions__add_net_family(r, 60);
 	(void)umb_restrictions__add_linux_cap(r, CAP_NET_RAW);
@@ -631,14 +657,14 @@ static void test_format(void)
 	(void)umb_restrictions__add_cap(r, UMB_CR_NET | UMB_CR_SIGNAL | UMB_CR_FORK | UMB_CR_EXEC |
 						   UMB_CR_EXEC_UNSIGNED | UMB_CR_PTRACE |
 						   UMB_CR_MOUNT | UMB_CR_MODULE | UMB_CR_SETID |
-						   UMB_CR_NET_ALL);
+						   UMB_CR_NET_ALL | UMB_CR_KEYS);
 	for (int f = 1; f <= 63; f++)
 		(void)umb_restrictions__add_net_family(r, f);
 	for (int c = 0; c <= CAP_CHECKPOINT_RESTORE; c++)
 		(void)umb_restrictions__add_linux_cap(r, c);
 	for (uint32_t a = 1; a <= UMB_FS_ALL; a++)
 		(void)umb_restrictions__add_fs(r, "/srv/data", a);
-	TAP_EQ(umb_restrictions__count(r), 10 + 63 + 41 + 7, "the big set holds every item");
+	TAP_EQ(umb_restrictions__count(r), 11 + 63 + 41 + 7, "the big set holds every item");
 	check_format(r, NULL, "every capability restriction, family, capability and mode");
 	umb_restrictions__free(r);
 }

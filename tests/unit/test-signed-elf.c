@@ -26,11 +26,12 @@
 #include "copy-file.h"
 #include "keyring.h"
 #include "signed-elf.h"
+#include "signed-elf-sign.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/test-signed-elf.XXXXXX";
 static char ring[4096], path[4096], scratch[4096];
-static uint8_t *orig;		/* the signed file, pristine */
+static uint8_t *orig; /* the signed file, pristine */
 static size_t orig_len;
 
 static uint8_t *read_whole(const char *p, size_t *ret_len)
@@ -220,30 +221,31 @@ static void test_flips(void)
 		const char *what;
 		size_t off;
 	} flips[] = {
-		{"ELF header (e_entry)", offsetof(Elf64_Ehdr, e_entry)},
-		{"ELF header (e_ident padding)", EI_PAD + 1},
-		{"program headers", eh->e_phoff + 9},
-		{"code (.text)", text ? text->sh_offset + text->sh_size / 2 : 0},
-		{"read-only data (.rodata)", rodata ? rodata->sh_offset + rodata->sh_size / 2 : 0},
-		{"data (.data)", data && data->sh_size ? data->sh_offset : 0},
-		{"policy section (header)", pol->sh_offset + 1},
-		{"policy section (text)", pol->sh_offset + pol->sh_size - 1},
-		{"signature section (key id)",
-		 sig->sh_offset + offsetof(struct umb_signature, key_id)},
-		{"signature section (signature)",
-		 sig->sh_offset + offsetof(struct umb_signature, signature) + 10},
-		{"signature section (algorithm)",
-		 sig->sh_offset + offsetof(struct umb_signature, algorithm)},
-		{"section headers (.text's address)",
-		 eh->e_shoff + section_index(orig, ".text") * sizeof(Elf64_Shdr) +
-			 offsetof(Elf64_Shdr, sh_addr)},
-		{"section headers (the signature's own size)",
-		 eh->e_shoff + section_index(orig, UMB_SIGNATURE_SECTION) * sizeof(Elf64_Shdr) +
-			 offsetof(Elf64_Shdr, sh_size)},
-		{"last byte of the file", orig_len - 1},
+		{ "ELF header (e_entry)", offsetof(Elf64_Ehdr, e_entry) },
+		{ "ELF header (e_ident padding)", EI_PAD + 1 },
+		{ "program headers", eh->e_phoff + 9 },
+		{ "code (.text)", text ? text->sh_offset + text->sh_size / 2 : 0 },
+		{ "read-only data (.rodata)",
+		  rodata ? rodata->sh_offset + rodata->sh_size / 2 : 0 },
+		{ "data (.data)", data && data->sh_size ? data->sh_offset : 0 },
+		{ "policy section (header)", pol->sh_offset + 1 },
+		{ "policy section (text)", pol->sh_offset + pol->sh_size - 1 },
+		{ "signature section (key id)",
+		  sig->sh_offset + offsetof(struct umb_signature, key_id) },
+		{ "signature section (signature)",
+		  sig->sh_offset + offsetof(struct umb_signature, signature) + 10 },
+		{ "signature section (algorithm)",
+		  sig->sh_offset + offsetof(struct umb_signature, algorithm) },
+		{ "section headers (.text's address)",
+		  eh->e_shoff + section_index(orig, ".text") * sizeof(Elf64_Shdr) +
+			  offsetof(Elf64_Shdr, sh_addr) },
+		{ "section headers (the signature's own size)",
+		  eh->e_shoff + section_index(orig, UMB_SIGNATURE_SECTION) * sizeof(Elf64_Shdr) +
+			  offsetof(Elf64_Shdr, sh_size) },
+		{ "last byte of the file", orig_len - 1 },
 	};
 
-	for (size_t i = 0; i < ELEMENTSOF(flips); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(flips); i++) {
 		uint8_t *b;
 
 		if (!flips[i].off) {
@@ -416,7 +418,7 @@ static void test_malformed(void)
 			{ "policy text_len one short: non-zero padding", 0 /* set below */ },
 		};
 
-		for (size_t i = 0; i < ELEMENTSOF(lens); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
 			uint32_t v = lens[i].text_len;
 
 			b = fresh();
@@ -446,7 +448,9 @@ static void test_header_bytes(void)
 {
 	Elf64_Ehdr *eh = (Elf64_Ehdr *)orig;
 	Elf64_Shdr *names = section(orig, ".shstrtab");
-	struct { uint64_t off, len; } regions[] = {
+	struct {
+		uint64_t off, len;
+	} regions[] = {
 		{ 0, sizeof(Elf64_Ehdr) },
 		{ eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) },
 		{ eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) },
@@ -465,9 +469,9 @@ static void test_header_bytes(void)
 		free(b);
 		return;
 	}
-	for (size_t g = 0; g < ELEMENTSOF(regions); g++) {
+	for (size_t g = 0; g < ARRAY_SIZE(regions); g++) {
 		for (uint64_t off = regions[g].off; off < regions[g].off + regions[g].len; off++) {
-			for (size_t v = 0; v < ELEMENTSOF(values); v++) {
+			for (size_t v = 0; v < ARRAY_SIZE(values); v++) {
 				uint8_t saved = b[off], nv;
 				struct signed_elf e;
 				const char *reason;
@@ -500,8 +504,7 @@ static void test_header_bytes(void)
 		}
 	}
 	TAP_OK(files > 1000 && bad_result == 0 && verified == 0,
-	       "%u files with one header byte patched: none verifies, every error -EBADMSG",
-	       files);
+	       "%u files with one header byte patched: none verifies, every error -EBADMSG", files);
 	keyring_free(k);
 	close(fd);
 	free(b);
@@ -601,7 +604,7 @@ static int marked(const char *p)
 }
 
 /*
- * The signature mark (include/umbrella/signed-elf.h): signing writes it into the first
+ * The signature mark (include/umbrella/signed-elf-format.h): signing writes it into the first
  * program header's p_paddr, inside the digest; the file still runs, through the kernel
  * and through ld.so (which refuses a nonzero e_ident padding, and loads shared objects
  * the same way); a marked file without a signature is refused; a file signed without
@@ -621,7 +624,7 @@ static void test_mark(const char *src, EVP_PKEY *key)
 	TAP_OK(((Elf64_Ehdr *)orig)->e_phoff == 64 && ph.p_paddr == UMB_SIGNATURE_MARK,
 	       "the mark is the first program header's p_paddr (0x%llx)",
 	       (unsigned long long)ph.p_paddr);
-	for (size_t i = 0; i < ELEMENTSOF(ldso); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(ldso); i++) {
 		pid_t pid;
 
 		if (access(ldso[i], X_OK) < 0)
@@ -633,8 +636,7 @@ static void test_mark(const char *src, EVP_PKEY *key)
 		}
 		TAP_OK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 			       WEXITSTATUS(status) == 0,
-		       "the marked file runs through %s (its e_ident and header checks)",
-		       ldso[i]);
+		       "the marked file runs through %s (its e_ident and header checks)", ldso[i]);
 	}
 
 	/* The mark alone, in an unsigned file: claims a signature it does not have. */
@@ -852,8 +854,8 @@ int main(int argc, char **argv)
 		if (r == 0)
 			r = signed_elf_begin(fd, 0, &e, &rd, &error);
 		TAP_OK(r == 0 && !rd && e.is_elf && !e.has_signature && e.size == 2ULL << 30,
-		       "begin: an unsigned ELF file of 2 GiB is decided on its headers (%d: %s)",
-		       r, error ? error : "");
+		       "begin: an unsigned ELF file of 2 GiB is decided on its headers (%d: %s)", r,
+		       error ? error : "");
 		free(error);
 		error = NULL;
 		signed_elf_release(&e);
@@ -890,7 +892,7 @@ int main(int argc, char **argv)
 	 * valid key still trusted, the stray copies of a key not (not even the one that
 	 * is the same key: "key remove ID" must remove its trust). */
 	{
-		static const char *const stray[] = {"README", "vendor.pub", "UPPER"};
+		static const char *const stray[] = { "README", "vendor.pub", "UPPER" };
 		char p[4200], hex[KEY_ID_HEX_LEN + 1], upper[KEY_ID_HEX_LEN + 1];
 		char *seen = NULL;
 		uint8_t id[UMB_KEY_ID_LEN];
@@ -936,7 +938,7 @@ int main(int argc, char **argv)
 		TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_SIGNED,
 		       "with stray files beside it, a binary signed by the valid key verifies (%s)",
 		       reason);
-		for (size_t i = 0; i < sizeof(stray) / sizeof(stray[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(stray); i++) {
 			if (!strcmp(stray[i], "UPPER"))
 				snprintf(p, sizeof(p), "%s/%s.pem", ring, upper);
 			else

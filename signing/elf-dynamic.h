@@ -14,26 +14,27 @@
 #include <stdint.h>
 
 /* Bounds on what is read: beyond them a file counts as malformed. */
-#define ELF_DYNAMIC_PHDRS_MAX 256
+#define ELF_DYNAMIC_PHDRS_MAX	256
 #define ELF_DYNAMIC_ENTRIES_MAX 4096
-#define ELF_DYNAMIC_STRTAB_MAX (1024 * 1024)
-#define ELF_DYNAMIC_NEEDED_MAX 256
+#define ELF_DYNAMIC_STRTAB_MAX	(1024 * 1024)
+#define ELF_DYNAMIC_NEEDED_MAX	256
 
 struct elf_dynamic {
 	uint16_t type;	  /* e_type: ET_EXEC, ET_DYN, ... */
 	uint16_t machine; /* e_machine */
 	char *interp;	  /* PT_INTERP's path, or NULL */
 	bool has_soname;  /* DT_SONAME: a shared object that names itself */
+	char *soname;	  /* DT_SONAME's name, or NULL */
 	char **needed;	  /* DT_NEEDED, in order */
 	size_t n_needed;
-	char *runpath;	  /* DT_RUNPATH, or NULL */
-	char *rpath;	  /* DT_RPATH, or NULL */
+	char *runpath; /* DT_RUNPATH, or NULL */
+	char *rpath;   /* DT_RPATH, or NULL */
 };
 
 /*
  * elf_dynamic_read() - read @fd's dynamic information into @ret (pread from offset 0)
  * Return: 0; -ENOEXEC for a file that is not a 64-bit little-endian ELF file (the only
- * ones Umbrella reads, include/umbrella/signed-elf.h); -EBADMSG for one whose program
+ * ones Umbrella reads, include/umbrella/signed-elf-format.h); -EBADMSG for one whose program
  * headers or dynamic section are malformed or beyond the bounds above; -ENOMEM; -EIO.
  */
 int elf_dynamic_read(int fd, struct elf_dynamic *ret);

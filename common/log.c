@@ -1,6 +1,6 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * umbrellad - its messages on stderr (log.h).
+ * Umbrella - messages on stderr (log.h).
  *
  * Under systemd stderr is a stream to the journal, which reads a "<N>" at the start of a
  * line as its priority; anywhere else that prefix is noise in front of the message. The
@@ -8,6 +8,7 @@
  * systemd.exec(5)); stderr is still that stream only if its device and inode match
  * (a child that inherited the variable, or stderr redirected since, is not).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -39,17 +40,46 @@ void log_vprintf(int priority, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-void log_msg(int priority, const char *fmt, ...)
+/* The prefix of a line: the priority for the journal, and who says it. */
+static void log_prefix(int priority)
 {
-	va_list ap;
-
-	/* One line per call: the prefix and the message in one buffered write. */
-	flockfile(stderr);
 	if (log_stderr_is_journal())
 		fprintf(stderr, "<%d>", priority);
-	fputs("umbrellad: ", stderr);
+	fputs(program_invocation_short_name, stderr);
+	fputs(": ", stderr);
+}
+
+void log_msg(int priority, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	/* One line per call: the prefix and the message in one locked sequence. */
+	flockfile(stderr);
+	log_prefix(priority);
 	va_start(ap, fmt);
+	errno = saved; /* for a %m in @fmt */
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	funlockfile(stderr);
+	errno = saved;
+}
+
+int log_internal(int priority, int error, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	if (error < 0)
+		error = -error;
+	flockfile(stderr);
+	log_prefix(priority);
+	va_start(ap, fmt);
+	errno = error ? error : saved; /* what %m in @fmt names */
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+	errno = saved;
+	return -error;
 }

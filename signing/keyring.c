@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * libumbrella (internal) - the key ring: Ed25519 public keys named by their id, and the
- * revocation list.
+ * signing (internal) - the key ring: Ed25519 public keys named by their id, and the
+ * revocation list (keyring.h; the verdict on a signature against it: verify.c).
  *
  * Loading never fails because of one file: umbrellad must not stop gating execs (and
  * leave every signed binary to run without its restrictions) because someone copied a
@@ -31,6 +31,7 @@
 #include <umbrella/umbrella.h>
 
 #include "keyring.h"
+#include "signing-error.h"
 
 #define REVOKED_FILE_MAX (16 * 1024 * 1024)
 
@@ -199,7 +200,8 @@ static int load_revoked(struct keyring *k, int dirfd, const char *dir)
 	size_t len;
 	int r;
 
-	r = keyring_read_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, O_NOFOLLOW, &text, &len);
+	r = keyring_read_file(dirfd, KEYRING_REVOKED_FILE, REVOKED_FILE_MAX, O_NOFOLLOW, &text,
+			      &len);
 	if (r == -ENOENT)
 		return 0;
 	if (r == -ENOMEM)
@@ -447,58 +449,15 @@ bool keyring_is_revoked(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN
 	return false;
 }
 
-bool keyring_has_key(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN])
+EVP_PKEY *keyring_public_key(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN])
 {
 	for (size_t i = 0; i < k->n_keys; i++)
 		if (!memcmp(k->keys[i].id, id, UMB_KEY_ID_LEN))
-			return true;
-	return false;
+			return k->keys[i].pkey;
+	return NULL;
 }
 
-int keyring_verify(const struct keyring *k, const struct signed_elf *e, const char **ret_reason)
+bool keyring_has_key(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN])
 {
-	const struct umb_signature *sig = &e->signature;
-	EVP_PKEY *pkey = NULL;
-	EVP_MD_CTX *md;
-	bool no_memory;
-	int ok;
-
-	if (!e->is_elf || !e->has_signature) {
-		*ret_reason = "no signature";
-		return UMB_VERDICT_UNSIGNED;
-	}
-	if (sig->algorithm != UMB_SIG_ED25519_SHA256) {
-		*ret_reason = "unknown algorithm";
-		return UMB_VERDICT_REFUSED;
-	}
-	/* Revocation first: a revoked key is refused even while its file is still there,
-	 * and any key while the list cannot be read. */
-	if (k->revocations_unknown) {
-		*ret_reason = "revocation list unreadable";
-		return UMB_VERDICT_REFUSED;
-	}
-	if (keyring_is_revoked(k, sig->key_id)) {
-		*ret_reason = "revoked key";
-		return UMB_VERDICT_REFUSED;
-	}
-	for (size_t i = 0; i < k->n_keys && !pkey; i++)
-		if (!memcmp(k->keys[i].id, sig->key_id, UMB_KEY_ID_LEN))
-			pkey = k->keys[i].pkey;
-	if (!pkey) {
-		*ret_reason = "unknown key";
-		return UMB_VERDICT_REFUSED;
-	}
-	md = EVP_MD_CTX_new();
-	/* Ed25519 is "pure": no digest of its own (NULL md); it signs our 32-byte digest. */
-	ok = md && EVP_DigestVerifyInit(md, NULL, NULL, NULL, pkey) == 1 &&
-	     EVP_DigestVerify(md, sig->signature, sizeof(sig->signature), e->digest,
-			      sizeof(e->digest)) == 1;
-	no_memory = !md;
-	EVP_MD_CTX_free(md);
-	if (!ok) {
-		*ret_reason = no_memory ? "out of memory" : "signature does not match";
-		return UMB_VERDICT_REFUSED;
-	}
-	*ret_reason = "valid signature";
-	return UMB_VERDICT_SIGNED;
+	return keyring_public_key(k, id) != NULL;
 }

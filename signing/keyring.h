@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
- * libumbrella (internal, static: umbrellad and umbrella-cli) - the key ring: a directory
+ * signing (internal, static: umbrellad and umbrella-cli) - the key ring: a directory
  * (default /etc/umbrella/keys) of Ed25519 public keys in PEM, one per file named
  * KEYID.pem (KEYID: 64 lowercase hex digits, SHA-256 of the raw public key), and the
  * revocation list "revoked" in it: one KEYID per line ('#' starts a comment).
@@ -14,14 +14,14 @@
 
 #include <openssl/evp.h>
 #include <umbrella/bpf-abi.h> /* UMB_VERDICT_* */
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
 #include "signed-elf.h"
 
-#define KEYRING_DIR_DEFAULT "/etc/umbrella/keys"
+#define KEYRING_DIR_DEFAULT  "/etc/umbrella/keys"
 #define KEYRING_REVOKED_FILE "revoked"
-#define KEY_ID_HEX_LEN (2 * UMB_KEY_ID_LEN)
-#define KEY_FILE_MAX (64 * 1024) /* a key file larger than this is rejected */
+#define KEY_ID_HEX_LEN	     (2 * UMB_KEY_ID_LEN)
+#define KEY_FILE_MAX	     (64 * 1024) /* a key file larger than this is rejected */
 
 struct keyring;
 
@@ -47,7 +47,7 @@ bool keyring_revocations_known(const struct keyring *k);
 void keyring_free(struct keyring *k);
 
 /*
- * keyring_verify() - the verdict on a file as signed_elf_read() found it
+ * keyring_verify() - the verdict on a file as signed_elf_read() found it (verify.c)
  * @ret_reason: set to a static string saying why (for the journal and the CLI):
  *              "valid signature", "no signature", "unknown key", "revoked key",
  *              "signature does not match", "unknown algorithm",
@@ -75,6 +75,8 @@ EVP_PKEY *key_public_from_pem(const char *pem, size_t len);
 size_t keyring_count(const struct keyring *k);
 const uint8_t *keyring_key_id(const struct keyring *k, size_t i); /* NULL past the end */
 bool keyring_has_key(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN]);
+/* The key of the ring whose id is @id (owned by the ring), or NULL. */
+EVP_PKEY *keyring_public_key(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN]);
 bool keyring_is_revoked(const struct keyring *k, const uint8_t id[UMB_KEY_ID_LEN]);
 /* The ids of the revocation list, in its order (NULL past the end). */
 size_t keyring_revoked_count(const struct keyring *k);

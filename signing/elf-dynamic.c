@@ -66,13 +66,14 @@ static int read_dynamic(int fd, const Elf64_Phdr *ph, size_t nph, const Elf64_Ph
 {
 	uint64_t strtab = 0, strsz = 0, tab_off, n = dyn->p_filesz / sizeof(Elf64_Dyn);
 	uint64_t needed[ELF_DYNAMIC_NEEDED_MAX];
-	int64_t runpath = -1, rpath = -1;
+	int64_t runpath = -1, rpath = -1, soname = -1;
 	bool has_strtab = false;
 	Elf64_Dyn *e = NULL;
 	char *tab = NULL;
 	int r = 0;
 
-	if (n > ELF_DYNAMIC_ENTRIES_MAX || dyn->p_offset > size || n * sizeof(*e) > size - dyn->p_offset)
+	if (n > ELF_DYNAMIC_ENTRIES_MAX || dyn->p_offset > size ||
+	    n * sizeof(*e) > size - dyn->p_offset)
 		return -EBADMSG;
 	e = calloc(n ? n : 1, sizeof(*e));
 	if (!e)
@@ -91,6 +92,7 @@ static int read_dynamic(int fd, const Elf64_Phdr *ph, size_t nph, const Elf64_Ph
 			break;
 		case DT_SONAME:
 			d->has_soname = true;
+			soname = (int64_t)v;
 			break;
 		case DT_NEEDED:
 			if (d->n_needed >= ELF_DYNAMIC_NEEDED_MAX)
@@ -108,10 +110,11 @@ static int read_dynamic(int fd, const Elf64_Phdr *ph, size_t nph, const Elf64_Ph
 	}
 	if (r < 0)
 		goto out;
-	if (!d->n_needed && runpath < 0 && rpath < 0)
+	if (!d->n_needed && runpath < 0 && rpath < 0 && soname < 0)
 		goto out; /* no string needed */
 	if (!has_strtab || strsz == 0 || strsz > ELF_DYNAMIC_STRTAB_MAX ||
-	    vaddr_offset(ph, nph, strtab, &tab_off) < 0 || tab_off > size || strsz > size - tab_off) {
+	    vaddr_offset(ph, nph, strtab, &tab_off) < 0 || tab_off > size ||
+	    strsz > size - tab_off) {
 		r = -EBADMSG;
 		goto out;
 	}
@@ -135,6 +138,8 @@ static int read_dynamic(int fd, const Elf64_Phdr *ph, size_t nph, const Elf64_Ph
 		d->runpath = tab_string(tab, strsz, (uint64_t)runpath, &r);
 	if (r == 0 && rpath >= 0)
 		d->rpath = tab_string(tab, strsz, (uint64_t)rpath, &r);
+	if (r == 0 && soname >= 0)
+		d->soname = tab_string(tab, strsz, (uint64_t)soname, &r);
 out:
 	free(tab);
 	free(e);
@@ -218,5 +223,6 @@ void elf_dynamic_release(struct elf_dynamic *d)
 	free(d->interp);
 	free(d->runpath);
 	free(d->rpath);
+	free(d->soname);
 	*d = (struct elf_dynamic){};
 }

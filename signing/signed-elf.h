@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
- * libumbrella (internal, static: umbrellad and umbrella-cli) - reading and signing the
- * policy and signature sections of an ELF file (include/umbrella/signed-elf.h)
+ * signing (internal, static: umbrellad and umbrella-cli) - reading the policy and
+ * signature sections of an ELF file and its digest (include/umbrella/signed-elf-format.h); the
+ * verdict on what was read is keyring_verify()'s (keyring.h), signing is in
+ * signed-elf-sign.h
  */
 #ifndef UMBRELLA_SIGNED_ELF_IO_H
 #define UMBRELLA_SIGNED_ELF_IO_H
@@ -9,20 +11,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <openssl/evp.h>
-#include <umbrella/signed-elf.h>
+#include <umbrella/signed-elf-format.h>
 
 /* What a file carries, as signed_elf_read() found it. */
 struct signed_elf {
-	bool is_elf;		/* starts with the ELF magic; false: a script or data */
-	bool marked;		/* carries the signature mark (umb_elf_marked()); a marked
+	bool is_elf; /* starts with the ELF magic; false: a script or data */
+	bool marked; /* carries the signature mark (umb_elf_marked()); a marked
 				 * file without a signature section is refused (-EBADMSG) */
 	bool has_policy;
-	char *policy_text;	/* has_policy: the policy's text, NUL-terminated (malloc'd) */
+	char *policy_text; /* has_policy: the policy's text, NUL-terminated (malloc'd) */
 	bool has_signature;
 	struct umb_signature signature; /* has_signature: the section as read */
-	uint8_t digest[32];	/* SHA-256 of the file without the signature's bytes */
-	uint64_t size;		/* the file's size in bytes */
+	uint8_t digest[32];		/* SHA-256 of the file without the signature's bytes */
+	uint64_t size;			/* the file's size in bytes */
 };
 
 /*
@@ -78,43 +79,5 @@ void signed_elf_reader_free(struct signed_elf_reader *r);
 
 /* signed_elf_release() - free what signed_elf_read() allocated in @e (and zero it) */
 void signed_elf_release(struct signed_elf *e);
-
-/*
- * signed_elf_sign() - sign the ELF file @path in place (atomically: a new file renamed
- * over it, with the old file's mode)
- * @key: an Ed25519 private key
- * @policy_text: the execute restrictions to put in the policy section (replacing any
- *               the file has), already checked by the parser; NULL keeps the file's own
- * @flags: enum signed_elf_sign_flags
- *
- * With @policy_text NULL, a file without a policy section is refused unless @flags has
- * SIGNED_ELF_SIGN_NO_POLICY: a program built with UMBRELLA_EXEC_RESTRICTIONS() whose
- * section the linker dropped would otherwise be signed to run unrestricted. With that
- * flag, a file that has a policy section is refused: it would not run unrestricted.
- * Re-signing a signed file replaces its signature (and, with @policy_text, its policy);
- * signing twice gives the same size as signing once.
- * Return: 0, -EBADMSG for a file that is not an ELF file Umbrella can sign, -ENODATA
- * for a file without a policy and no flag, -EEXIST for a file with one and the flag,
- * -EINVAL for the flag with @policy_text, or -errno.
- * The signed file carries the signature mark (include/umbrella/signed-elf.h): a file
- * without program headers, or whose program headers do not follow the ELF header, is
- * refused (-EBADMSG), since the kernel could not see its mark at exec.
- */
-int signed_elf_sign(const char *path, EVP_PKEY *key, const char *policy_text, unsigned int flags,
-		    char **ret_error);
-
-/* signed_elf_sign() flags */
-enum signed_elf_sign_flags {
-	/* The file has no policy section and is meant to run without restrictions. */
-	SIGNED_ELF_SIGN_NO_POLICY = 1 << 0,
-};
-
-/*
- * signing_error() - for the signing library's own functions: set *@ret_error (if
- * @ret_error is not NULL; an earlier message there is freed) to the formatted message,
- * or NULL when memory is short, and return @err
- */
-__attribute__((format(printf, 3, 4))) int signing_error(char **ret_error, int err,
-							 const char *fmt, ...);
 
 #endif /* UMBRELLA_SIGNED_ELF_IO_H */

@@ -1,22 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
- * Umbrella - the two ELF sections of a signed binary, byte for byte (DESIGN.md section 3)
+ * Umbrella (internal: the BPF side, the signing library, the CLI) - the two ELF sections
+ * of a signed binary, byte for byte (DESIGN.md section 3)
  *
  * Every multi-byte field is little-endian. Umbrella reads only ELF files of the machine's
  * own class and byte order (ELFCLASS64, ELFDATA2LSB on x86-64 and arm64); others are
  * refused as malformed.
  *
- * Policy section UMB_POLICY_SECTION (optional; SHT_PROGBITS, alignment 1; with or without
- * SHF_ALLOC: the macro UMBRELLA_EXEC_RESTRICTIONS() of <umbrella/umbrella.h> makes an
- * allocated one, "umbrella-cli binary sign -r" a non-allocated one):
- *
- *   offset size
- *        0    8  magic, UMB_POLICY_MAGIC ("UMBRPOL" and a NUL)
- *        8    4  version, UMB_POLICY_VERSION (2; version 1 is read too, see below)
- *       12    4  text_len: bytes of text that follow
- *       16    n  text: the execute restrictions, a list in the one grammar (DESIGN.md
- *                section 1), UTF-8, not NUL-terminated; 1 <= text_len <= UMB_POLICY_TEXT_MAX
- *     16+n  any  padding: zero bytes only (the macro's terminating NUL), at most 4096
+ * Policy section UMB_POLICY_SECTION (optional): its layout, struct umb_policy_header and
+ * the text, is part of libumbrella's API, in <umbrella/restrictions.h>.
  *
  * Signature section UMB_SIGNATURE_SECTION (SHT_PROGBITS, not SHF_ALLOC, alignment 1),
  * exactly sizeof(struct umb_signature) bytes:
@@ -72,41 +64,18 @@
  * the file, a bad magic, version or size, an unknown algorithm or key, a revoked key, a
  * signature that does not match, or a policy the grammar does not accept.
  */
-#ifndef UMBRELLA_SIGNED_ELF_H
-#define UMBRELLA_SIGNED_ELF_H
+#ifndef UMBRELLA_SIGNED_ELF_FORMAT_H
+#define UMBRELLA_SIGNED_ELF_FORMAT_H
 
-#ifndef __VMLINUX_H__
-#include <linux/types.h>
+#include <umbrella/restrictions.h> /* the policy section */
 
-/* C++ spells C11's _Static_assert static_assert (g++ knows only that); the header is
- * part of <umbrella/umbrella.h>, which C++ programs include. */
-#if defined(__cplusplus) && !defined(_Static_assert)
-#define _Static_assert static_assert
-#endif
-#endif
-
-#define UMB_POLICY_SECTION ".umbrella.policy"
 #define UMB_SIGNATURE_SECTION ".umbrella.sig"
 
-#define UMB_POLICY_MAGIC "UMBRPOL"	/* with its NUL: 8 bytes */
-/* 2: "net" leaves AF_UNIX sockets ("net:all" denies every family). A policy of
- * version 1 is still read, its "net" as "net:all": what it meant when it was signed. */
-#define UMB_POLICY_VERSION 2
-#define UMB_POLICY_TEXT_MAX 65536
-
-struct umb_policy_header {
-	char magic[8];
-	__u32 version;
-	__u32 text_len;
-};
-
-_Static_assert(sizeof(struct umb_policy_header) == 16, "struct umb_policy_header is ABI");
-
-#define UMB_SIGNATURE_MAGIC "UMBRSIG"	/* with its NUL: 8 bytes */
-#define UMB_SIGNATURE_VERSION 1
-#define UMB_SIG_ED25519_SHA256 1	/* Ed25519 over the SHA-256 digest of the file */
-#define UMB_KEY_ID_LEN 32
-#define UMB_ED25519_SIG_LEN 64
+#define UMB_SIGNATURE_MAGIC    "UMBRSIG" /* with its NUL: 8 bytes */
+#define UMB_SIGNATURE_VERSION  1
+#define UMB_SIG_ED25519_SHA256 1 /* Ed25519 over the SHA-256 digest of the file */
+#define UMB_KEY_ID_LEN	       32
+#define UMB_ED25519_SIG_LEN    64
 
 struct umb_signature {
 	char magic[8];
@@ -119,10 +88,10 @@ struct umb_signature {
 _Static_assert(sizeof(struct umb_signature) == 112, "struct umb_signature is ABI");
 
 /* The signature mark (see above): the 8 bytes "UMBRSIGN" as a little-endian p_paddr. */
-#define UMB_SIGNATURE_MARK 0x4e47495352424d55ULL
-#define UMB_SIGNATURE_MARK_OFFSET 88	/* e_phoff (64) + offsetof(Elf64_Phdr, p_paddr) */
-#define UMB_SIGNATURE_MARK_PHOFF 64	/* sizeof(Elf64_Ehdr): where the mark needs e_phoff */
-#define UMB_SIGNATURE_MARK_HEAD 96	/* bytes of the file umb_elf_marked() reads */
+#define UMB_SIGNATURE_MARK	  0x4e47495352424d55ULL
+#define UMB_SIGNATURE_MARK_OFFSET 88 /* e_phoff (64) + offsetof(Elf64_Phdr, p_paddr) */
+#define UMB_SIGNATURE_MARK_PHOFF  64 /* sizeof(Elf64_Ehdr): where the mark needs e_phoff */
+#define UMB_SIGNATURE_MARK_HEAD	  96 /* bytes of the file umb_elf_marked() reads */
 
 /* The little-endian 64-bit value at @p. */
 static inline __u64 umb_le64(const unsigned char *p)
@@ -151,4 +120,4 @@ static inline int umb_elf_marked(const unsigned char *head)
 	       umb_le64(head + UMB_SIGNATURE_MARK_OFFSET) == UMB_SIGNATURE_MARK;
 }
 
-#endif /* UMBRELLA_SIGNED_ELF_H */
+#endif /* UMBRELLA_SIGNED_ELF_FORMAT_H */

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * umbrellad - the exec gate's state, shared by exec-gate.c (which ties the parts
+ * together) and its parts: gate-fanotify.c (events and answers), gate-verify.c (the
+ * PENDING -> verify -> BPF_EXIST protocol), gate-keyring.c (the key ring and its
+ * reload) and gate-self.c (umbrellad's own executable); gate-policies.c has a state
+ * of its own. Not for the rest of umbrellad: exec-gate.h is the gate's interface.
+ */
+#ifndef UMBRELLA_GATE_INTERNAL_H
+#define UMBRELLA_GATE_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <bpf/libbpf.h>
+
+#include <umbrella/bpf-abi.h>
+#include <umbrella/umbrella.h>
+
+#include "exec-gate.h"
+#include "gate-libraries.h"
+#include "gate-marks.h"
+#include "gate-mounts.h"
+#include "gate-policies.h"
+#include "gate-stats.h"
+#include "keyring.h"
+#include "signed-elf.h"
+
+struct exec_gate {
+	struct exec_gate_maps maps;
+	const char *keyring_dir;
+	struct keyring *keyring;
+	int fan_fd;	  /* the fanotify group */
+	int mountinfo_fd; /* /proc/self/mountinfo: POLLPRI when the mounts change */
+	int inotify_fd;	  /* the key ring directory; -1 when it does not exist */
+	struct ring_buffer *invalidated;
+	struct gate_mounts mounts; /* as last read from /proc/self/mountinfo */
+	struct gate_marks marks;   /* the ignore marks, by inode */
+	bool flush_marks;	   /* an ignore mark could not be removed alone: drop them all */
+	bool mark_warned;	   /* gate_marks_add() failed once: said so */
+	bool remove_warned;	   /* gate_marks_remove() failed once: said so */
+	bool self_warned; /* gate_trust_self() said why it cannot trust umbrellad's executable */
+	__u32 epoch;	  /* umb_ctl.verdict_epoch, which only we write */
+	struct gate_policies policies; /* the layers of signed policies */
+	struct gate_job *jobs;	       /* the execs held while their files are read, oldest first */
+	struct gate_libraries libs;    /* the inodes of verified library closures */
+	struct gate_stats stats;
+};
+
+/* What a verification found. */
+struct outcome {
+	bool allow;  /* the fanotify answer */
+	bool cached; /* a final verdict is in umb_verdicts: set the ignore mark */
+	struct umb_verdict verdict;
+	__u8 key_id[UMB_KEY_ID_LEN];
+	bool has_key_id;
+	char reason[160];
+};
+
+/*
+ * One exec held by the gate (or umbrellad's own executable, whose descriptor is not an
+ * event's): a verification that may take several turns of the event loop. Jobs wait in
+ * one list, oldest first; each turn advances the oldest job of each owner of a file by
+ * GATE_STEP_BYTES (exec_gate_dispatch()), so that one user's large files delay only
+ * that user's: every other owner's files, and the socket, are served in between.
+ */
+struct gate_job {
+	struct gate_job *next;
+	int fd;
+	__u32 pid;
+	bool event;	 /* @fd is a fanotify event's: answer it, then close it */
+	bool trust_self; /* umbrellad's own executable: unsigned counts as signed */
+	bool markable;	 /* its mount is known: an ignore mark can be removed again */
+	struct stat st;
+	uint32_t kdev;	   /* the super block's s_dev, as BPF names the inode */
+	int attempt;	   /* reads begun: a file that changed while read is read twice at most */
+	uint64_t deadline; /* CLOCK_MONOTONIC µs: the current read gives up after it */
+	uint64_t event_us; /* CLOCK_MONOTONIC µs: when the gate got the exec's event */
+	struct signed_elf e;
+	struct signed_elf_reader *reader; /* while the body is being hashed */
+	struct outcome o;
+	char path[PATH_MAX];
+};
+
+/* gate-verify.c */
+
+/* The path of the file @fd, as far as the kernel knows it, in @buf. */
+const char *gate_fd_path(int fd, char *buf, size_t size);
+
+/* One FAN_OPEN_EXEC_PERM event: the exec by @pid of the file @fd, which this takes.
+ * Answered now, or by gate_run_jobs() once the file is read. */
+void gate_handle_exec(struct exec_gate *g, int fd, __u32 pid);
+
+/* One turn: the oldest job of each owner that may run advances by GATE_STEP_BYTES. */
+void gate_run_jobs(struct exec_gate *g);
+
+/* Where @j's file is: the super block's device number (BPF's name for it) and whether
+ * verdicts may be cached there. Return: true when that ended the job (refused). */
+bool gate_job_locate(struct exec_gate *g, struct gate_job *j);
+
+/* Advances @j: hashes about @budget bytes (0: to the end). Return: true when the job
+ * is done (j->o says how), false when it must wait for another turn. */
+bool gate_job_run(struct exec_gate *g, struct gate_job *j, uint64_t budget);
+
+/* gate-fanotify.c */
+
+/* Answers the permission event of @fd. */
+void gate_answer(struct exec_gate *g, int fd, bool allow);
+
+/* Reads and answers (or queues) every waiting event. */
+void gate_read_events(struct exec_gate *g);
+
+/* Marks the file system of every mount that may cache verdicts. */
+void mark_filesystems(struct exec_gate *g);
+
+/* Keeps later execs of @j's inode out of user space (until an invalidation). */
+void gate_ignore_mark(struct exec_gate *g, struct gate_job *j);
+
+/* Drops every ignore mark (the file system marks stay): each file asks once more. */
+void gate_flush_ignore_marks(struct exec_gate *g);
+
+/* gate-keyring.c */
+
+/* Watches the key ring directory, if it exists (a missing one is an empty ring). */
+void keyring_watch(struct exec_gate *g);
+
+/* Reads the key ring @dir into @ret, logging each file it rejects. Return: 0 or -ENOMEM. */
+int keyring_read(const char *dir, struct keyring **ret);
+
+/* What the key ring @k trusts, for the line that says it is in force, in @buf. */
+const char *keyring_summary(const struct keyring *k, char *buf, size_t size);
+
+/* The key ring directory changed: read it again. */
+void gate_read_inotify(struct exec_gate *g);
+
+/* gate-self.c */
+
+/* Writes a verdict for umbrellad's own executable (see exec_gate_new()). */
+void gate_trust_self(struct exec_gate *g);
+
+#endif /* UMBRELLA_GATE_INTERNAL_H */

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrellad - the exec gate's key ring: read at start, read again when inotify sees its
+ * directory change (or on SIGHUP), each time with a new verdict epoch.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "gate-internal.h"
+#include "log.h"
+
+/* Watches the key ring directory, if it exists (a missing one is an empty ring). */
+void keyring_watch(struct exec_gate *g)
+{
+	if (g->inotify_fd < 0)
+		return;
+	if (inotify_add_watch(g->inotify_fd, g->keyring_dir,
+			      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
+				      IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) < 0 &&
+	    errno != ENOENT)
+		log_msg(LOG_WARNING, "cannot watch the key ring %s: %s\n", g->keyring_dir,
+			strerror(errno));
+}
+
+/*
+ * Reads the key ring into @ret, logging each file it rejects at error level: a stray
+ * file is not a reason to stop gating, but nobody may miss that it is not trusted.
+ * Return: 0 or -ENOMEM.
+ */
+int keyring_read(const char *dir, struct keyring **ret)
+{
+	struct keyring *k = NULL;
+	char *error = NULL;
+	size_t rejected;
+	int r;
+
+	r = keyring_load(dir, &k, &error);
+	if (r < 0) {
+		log_msg(LOG_ERR, "%s\n", error ? error : strerror(-r));
+		free(error);
+		return r;
+	}
+	rejected = keyring_rejected_count(k);
+	for (size_t i = 0; i < rejected; i++)
+		log_msg(LOG_ERR, "key ring: %s\n", keyring_rejected(k, i));
+	if (!keyring_revocations_known(k))
+		log_msg(LOG_CRIT,
+			"key ring %s: its revocation list is not known: every signed "
+			"binary is refused until it is fixed\n",
+			dir);
+	*ret = k;
+	return 0;
+}
+
+/* What the key ring @k trusts, for the line that says it is in force, in @buf. */
+const char *keyring_summary(const struct keyring *k, char *buf, size_t size)
+{
+	size_t n = keyring_count(k), rejected = keyring_rejected_count(k);
+
+	if (!keyring_revocations_known(k))
+		snprintf(buf, size, "no key trusted (the revocation list is not known)");
+	else
+		snprintf(buf, size, "%zu key%s, %zu file%s rejected", n, n == 1 ? "" : "s",
+			 rejected, rejected == 1 ? "" : "s");
+	return buf;
+}
+
+size_t exec_gate_keyring_rejected(const struct exec_gate *g)
+{
+	return keyring_rejected_count(g->keyring);
+}
+
+/* The key ring directory changed: read it again. */
+void gate_read_inotify(struct exec_gate *g)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool changed = false, rewatch = false;
+	ssize_t n;
+
+	while ((n = read(g->inotify_fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			changed = true;
+			rewatch |= ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF);
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	if (rewatch)
+		keyring_watch(g);
+	if (changed)
+		(void)exec_gate_reload_keyring(g);
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrellad - the exec gate's signed-policy -> layer cache: the binaries that carry the
+ * same policy, signed by the same key, share one layer.
+ *
+ * The cache is the pinned map umb_policies (key: the SHA-256 of the policy's text and
+ * the key id; value: the layer id), as long-lived as the layers it names: a restarted
+ * umbrellad finds the layers an earlier one made by their ids. It never reads back the
+ * text of umb_layer_desc, which is for display (and holds only the start of a long
+ * policy).
+ *
+ * The gate holds a reference on each such layer for as long as the pin directory lives:
+ * a verdict cached in an inode may name it at any later exec, and verdicts cannot be
+ * listed to find the last one. Signed policies are few (one per policy text and key), so
+ * this is not a resource any caller can use up: only binaries signed by a trusted key
+ * make one.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <openssl/evp.h>
+
+#include <umbrella/bpf-abi.h>
+
+#include "gate-internal.h"
+#include "gate-policies.h"
+#include "layers.h"
+
+/* The key of @text signed by @key_id. Return: 0, or -ENOMEM (OpenSSL failed). */
+static int policy_key(const char *text, const __u8 *key_id, struct umb_policy_key *ret)
+{
+	unsigned int len = 0;
+
+	*ret = (struct umb_policy_key){};
+	memcpy(ret->key_id, key_id, sizeof(ret->key_id));
+	if (!EVP_Digest(text, strlen(text), ret->digest, &len, EVP_sha256(), NULL) ||
+	    len != sizeof(ret->digest))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Whether @id is a live layer of a signed policy (a freed one's id never comes back). */
+static bool policy_layer_live(const struct gate_policies *p, __u32 id)
+{
+	const struct umb_layer *l = layers_get(p->layers, id);
+
+	return l && l->origin == UMB_ORIGIN_SIGNED_BINARY;
+}
+
+void gate_policies_open(struct gate_policies *p, struct layers *layers, int map)
+{
+	struct umb_policy_key key, next;
+	bool more;
+	__u32 id;
+
+	*p = (struct gate_policies){ .layers = layers, .map = map };
+	/* Their references are still counted in their slots: held already. The next key
+	 * is taken before the current one may go (deleting restarts a walk). */
+	more = bpf_map_get_next_key(map, NULL, &key) == 0;
+	while (more) {
+		more = bpf_map_get_next_key(map, &key, &next) == 0;
+		if (bpf_map_lookup_elem(map, &key, &id) < 0 || !policy_layer_live(p, id))
+			(void)bpf_map_delete_elem(map, &key);
+		key = next;
+	}
+}
+
+/* A new layer of @text for the exec of @path by @pid, held by the gate. */
+static int policy_layer_new(struct gate_policies *p, const char *text, const __u8 *key_id,
+			    __u32 pid, const char *path, __u32 *ret_layer, char **ret_error)
+{
+	struct umb_restrictions *r;
+	struct umb_layer_desc desc;
+	int ret, desc_fd;
+	__u32 id;
+
+	r = umb_restrictions__new();
+	if (!r)
+		return -ENOMEM;
+	ret = umb_restrictions__parse(r, text, ret_error);
+	if (ret < 0)
+		goto out;
+	/* Charged to root: the system's, not the exec'ing user's (see the top). */
+	ret = layers_create(p->layers, r, pid, 0, UMB_ORIGIN_SIGNED_BINARY, &id, ret_error);
+	if (ret < 0)
+		goto out;
+	(void)layers_hold(p->layers, id);
+	/* layers_create() describes rfork layers: add what only we know. No task carries
+	 * the layer before its verdict is written, so nobody reads a half description. */
+	desc_fd = p->layers->maps.layer_desc;
+	if (desc_fd > 0 && bpf_map_lookup_elem(desc_fd, &id, &desc) == 0) {
+		memcpy(desc.key_id, key_id, sizeof(desc.key_id));
+		if (snprintf(desc.origin_path, sizeof(desc.origin_path), "%s", path) >=
+		    (int)sizeof(desc.origin_path))
+			desc.flags |= UMB_DESC_ORIGIN_TRUNCATED;
+		(void)bpf_map_update_elem(desc_fd, &id, &desc, BPF_EXIST);
+	}
+	*ret_layer = id;
+	ret = 0;
+out:
+	umb_restrictions__free(r);
+	return ret;
+}
+
+int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *key_id, __u32 pid,
+			const char *path, __u32 *ret_layer, char **ret_error)
+{
+	struct umb_policy_key key;
+	bool keyed;
+	__u32 id;
+	int r;
+
+	keyed = policy_key(text, key_id, &key) == 0;
+	if (keyed && bpf_map_lookup_elem(p->map, &key, &id) == 0 && policy_layer_live(p, id)) {
+		*ret_layer = id;
+		return 0;
+	}
+	r = policy_layer_new(p, text, key_id, pid, path, &id, ret_error);
+	if (r < 0)
+		return r;
+	/* Not remembered (no memory): the next binary with this policy gets a layer of its
+	 * own, which is as correct, only less frugal. */
+	if (keyed)
+		(void)bpf_map_update_elem(p->map, &key, &id, BPF_ANY);
+	*ret_layer = id;
+	return 0;
+}

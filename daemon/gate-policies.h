@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrellad - the exec gate's signed-policy -> layer cache (the pinned map umb_policies) */
+#ifndef UMBRELLA_GATE_POLICIES_H
+#define UMBRELLA_GATE_POLICIES_H
+
+#include <linux/types.h>
+
+struct layers;
+
+struct gate_policies {
+	struct layers *layers; /* where the layers are made and held (not owned) */
+	int map;	       /* umb_policies (not owned) */
+};
+
+/*
+ * gate_policies_open() - the cache in @map, of layers made in @layers. Entries whose
+ * layer is no longer live (a layer cannot be freed while the gate holds it; an entry
+ * written just before a crash can outlive its layer) are deleted: the layers that a
+ * previous umbrellad made are found again by their ids.
+ */
+void gate_policies_open(struct gate_policies *p, struct layers *layers, int map);
+
+/*
+ * gate_policies_layer() - the layer of @text signed by @key_id: the one made for the same
+ * pair before (by this umbrellad or an earlier one), or a new one, held by the gate for
+ * as long as the pins live, with the key id and the binary's @path in its description.
+ * Return: 0 and *@ret_layer, or -errno with *@ret_error (malloc'd, may be NULL).
+ */
+int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *key_id, __u32 pid,
+			const char *path, __u32 *ret_layer, char **ret_error);
+
+#endif /* UMBRELLA_GATE_POLICIES_H */
