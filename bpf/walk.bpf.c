@@ -55,8 +55,11 @@ static __always_inline int umb_have_cast(void)
 	return bpf_ksym_exists(bpf_rdonly_cast);
 }
 
-/* Bytes of a name hashed per read (with the verifier's bound, (n & 127) == n). */
-#define UMB_NAME_CHUNK 127
+/* Bytes of a name hashed per read (with the verifier's bound, (n & 63) == n). 63, not
+ * 127: on Linux 6.1 the stack of a hook and of the calls down to this one may be 512
+ * bytes, each frame rounded up to 32, and path_rename's reached 544 with a 128-byte
+ * buffer once umb_fs_level_match() kept a permissive match. */
+#define UMB_NAME_CHUNK 63
 
 /* umb_fs_name_hash() - FNV-1a 64 of the name of the struct dentry at @dentry, as
  * layer_name_hash() computes it in umbrellad. Read in chunks to keep the stack small.

@@ -45,9 +45,11 @@ struct umb_walk {
 	__u32 dev;	  /* s_dev of the super block of the dentries walked */
 	__u32 dev_rules;  /* its bit in umb_fs_filter: some inode of it may have a rule */
 	__u32 need_dev;	  /* umb_walk_level(): dev is to be read (a new super block) */
-	/* what is asked */
-	const struct umb_task_state *state; /* the task's layers (6.1's typed walk) */
+	/* what is asked (requested first: it fills the hole before state, and the
+	 * struct stays at 72 bytes: on Linux 6.1 the stack of path_link and the walk's
+	 * calls is at its limit of 512, each frame counted rounded up to 32) */
 	__u32 requested;		    /* UMB_FS_* */
+	const struct umb_task_state *state; /* the task's layers (6.1's typed walk) */
 	/* outcome */
 	__u32 done;	   /* UMB_WALK_DONE, UMB_WALK_FS_ROOT or 0 (not done) */
 	__u32 deny_layer;  /* the layer that denies; 0: none (or the walk was too deep) */
@@ -60,6 +62,7 @@ struct umb_walk {
 #define UMB_WALK_DONE	 1
 #define UMB_WALK_FS_ROOT 2
 
+_Static_assert(sizeof(struct umb_walk) == 72, "see the comment of umb_walk.requested");
 _Static_assert(__builtin_offsetof(struct umb_walk, dentry) ==
 		       __builtin_offsetof(struct umb_walk, mnt) + 8,
 	       "umb_walk_cross() reads mnt and dentry at once");
