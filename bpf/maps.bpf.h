@@ -75,7 +75,7 @@ UMB_MAP struct {
 /*
  * umb_fs_inodes: restricted file system objects, by inode and layer (struct umb_fs_key
  * -> struct umb_fs_rule). Writer: umbrellad (with the layer, deleted when it is freed).
- * Reader: lib/path.bpf.h, on every ancestor of an object a restricted task touches whose
+ * Reader: walk.bpf.c, on every ancestor of an object a restricted task touches whose
  * bit in umb_fs_filter is set, once per fs layer of the task. Full: umbrellad refuses
  * the layer.
  */
@@ -89,7 +89,7 @@ UMB_MAP struct {
 /*
  * umb_fs_filter: one struct umb_fs_filter, a bit per hash of an umb_fs_inodes object
  * and of its dev (include/umbrella/bpf-abi.h). Writer: umbrellad, through its mapping.
- * Reader: lib/path.bpf.h, before the umb_fs_inodes lookups. Never full.
+ * Readers: walk.bpf.c and lib/walk-typed.bpf.h, before the umb_fs_inodes lookups. Never full.
  */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -102,7 +102,7 @@ UMB_MAP struct {
 /*
  * umb_fs_names: restricted names in directories, by layer (struct umb_fs_name_key ->
  * struct umb_fs_rule), for paths that do not exist yet or whose file may be replaced by
- * rename. Writer: umbrellad. Reader: lib/path.bpf.h, only below a directory whose
+ * rename. Writer: umbrellad. Reader: walk.bpf.c, only below a directory whose
  * umb_fs_inodes entry of the same layer has UMB_FS_HAS_NAMES. Full: umbrellad refuses
  * the layer.
  */

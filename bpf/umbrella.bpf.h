@@ -43,7 +43,7 @@
 /*
  * Kernel fields read through CO-RE (keep this list complete, so a kernel upgrade can
  * be reviewed against it):
- *   file.bpf.c, lib/path.bpf.h: file.f_mode, f_flags, f_path; path.dentry, mnt;
+ *   file.bpf.c, walk.bpf.c, lib/walk-typed.bpf.h: file.f_mode, f_flags, f_path; path.dentry, mnt;
  *     dentry.d_parent, d_inode, d_sb, d_name.name, d_name.len;
  *     inode.i_sb, i_ino; super_block.s_dev;
  *     mount.mnt, mnt_parent, mnt_mountpoint (container_of a vfsmount);

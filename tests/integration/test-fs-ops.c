@@ -330,7 +330,7 @@ static int probe_chroot_open(void *arg)
 }
 
 /* Levels the walk looks at before it gives up and denies (UMB_WALK_MAX in
- * bpf/lib/path.bpf.h); a file system root and a mount point count as one each. */
+ * bpf/walk.bpf.h); a file system root and a mount point count as one each. */
 #define WALK_MAX 64
 
 /*
