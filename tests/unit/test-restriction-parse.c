@@ -6,6 +6,7 @@
 
 #include <umbrella/umbrella.h>
 
+#include "cap-names.h"
 #include "tap.h"
 
 /* Expected items: a list ends with kind 0. */
@@ -141,25 +142,9 @@ static void parse_bad(const char *list, const char *want_error)
 
 static void test_cap_restrictions(void)
 {
-	static const struct {
-		const char *name;
-		uint64_t bit;
-	} caps[] = {
-		{ "net", UMB_CR_NET },
-		{ "signal", UMB_CR_SIGNAL },
-		{ "fork", UMB_CR_FORK },
-		{ "exec", UMB_CR_EXEC },
-		{ "exec-unsigned", UMB_CR_EXEC_UNSIGNED },
-		{ "ptrace", UMB_CR_PTRACE },
-		{ "mount", UMB_CR_MOUNT },
-		{ "module", UMB_CR_MODULE },
-		{ "setid", UMB_CR_SETID },
-		{ "net:all", UMB_CR_NET_ALL },
-		{ "keys", UMB_CR_KEYS },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(caps); i++)
-		parse_ok(caps[i].name, (struct umb_item[]){ CAP(caps[i].bit), END }, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(expected_cap_names); i++)
+		parse_ok(expected_cap_names[i].name,
+			 (struct umb_item[]){ CAP(expected_cap_names[i].bit), END }, NULL);
 }
 
 static void test_net_families(void)
