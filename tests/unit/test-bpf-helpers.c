@@ -6,7 +6,8 @@
  * globals filled here. The layer stack (push, the layer that denies, permissive
  * layers), references and their release, verdicts, domains, the fs prefilter as
  * umbrellad writes it, the name hash against umbrellad's, one level of the walk against
- * fs rules and names, and the system call numbers.
+ * fs rules and names, the walk (umb_fs_walk()) over a fake tree of dentries, and the
+ * system call numbers.
  *
  * Needs root (CAP_BPF and CAP_PERFMON: the helpers read kernel memory) and the
  * kernel's BTF; skips without them. The host suite runs it on the host's kernel, the
@@ -24,11 +25,12 @@
 
 #include <umbrella/bpf-abi.h>
 
+#include "test-bpf-helpers.h" /* before the skeleton: struct t_node */
+
 #include "bpf-helpers.skel.h"
 #include "fs-filter.h"
 #include "layer-install.h"
 #include "tap.h"
-#include "test-bpf-helpers.h"
 
 static struct umb_helpers_test *skel;
 
@@ -546,6 +548,93 @@ static void test_level_match(void)
 	       "umb_fs_level_match: nothing when no layer has fs rules");
 }
 
+/* include/linux/dcache.h: DCACHE_DISCONNECTED (walk.bpf.h's UMB_DCACHE_DISCONNECTED) */
+#define DCACHE_DISCONNECTED 0x20
+
+/* The fake tree of t_walk: 0 "/" (the root, ino 10), 1 "etc" (11) in it, 2 "app" (12)
+ * in etc, 3 "conf" (13) in app; 4 "new", a name not yet created (no inode) in app; 5..70
+ * a chain of 66 directories without inodes from 5 (under 0) down to 70, and 71 a root
+ * that is disconnected (a file handle's), with no ancestors known. */
+static void set_tree(uint32_t dev)
+{
+	struct t_node *t = skel->bss->t_tree;
+
+	memset(t, 0, sizeof(skel->bss->t_tree));
+	skel->bss->t_tree_dev = dev;
+	t[0] = (struct t_node){ .parent = 0, .ino = 10, .name = "/" };
+	t[1] = (struct t_node){ .parent = 0, .ino = 11, .name = "etc" };
+	t[2] = (struct t_node){ .parent = 1, .ino = 12, .name = "app" };
+	t[3] = (struct t_node){ .parent = 2, .ino = 13, .name = "conf" };
+	t[4] = (struct t_node){ .parent = 2, .name = "new" };
+	for (uint32_t i = 5; i < T_TREE - 1; i++)
+		t[i] = (struct t_node){ .parent = i == 5 ? 0 : i - 1, .name = "d" };
+	t[T_TREE - 1] = (struct t_node){
+		.parent = T_TREE - 1, .ino = 20, .flags = DCACHE_DISCONNECTED, .name = "lost"
+	};
+}
+
+/* umb_fs_walk() from @start for @requested; out: deny_layer, deny_access, permissive, done */
+static int walk(uint32_t start, uint32_t requested)
+{
+	return RUN(t_walk, start, requested);
+}
+
+static void test_walk(void)
+{
+	struct fs_filter filter = {};
+	uint32_t e = LAYER(30), p = LAYER(31), dev = 0x800020;
+
+	if (!TAP_EQ(fs_filter_open(&filter, bpf_map__fd(skel->maps.umb_fs_filter)), 0,
+		    "the walk: umb_fs_filter mapped"))
+		return;
+	set_tree(dev);
+	put_layer(e, 0, 0, UMB_FS_ALL, 0, 1);
+	put_layer(p, 0, 0, UMB_FS_ALL, UMB_LAYER_PERMISSIVE, 1);
+	SET_STACK(2, 1U << 0 | 1U << 1, p, e);
+
+	TAP_EQ(walk(3, UMB_FS_READ), 0, "umb_fs_walk: no rule on the file system: allowed");
+	TAP_EQ(OUT(3), skel->rodata->t_walk_done, "umb_fs_walk: and done");
+
+	/* A rule on etc, written as umbrellad writes one: the entry, and its bits. */
+	fs_filter_add(&filter, dev, 11);
+	put_inode_rule(dev, 11, e, UMB_FS_WRITE, 0);
+	TAP_EQ(walk(3, UMB_FS_WRITE), 1, "umb_fs_walk: a rule two levels up denies");
+	TAP_OK(OUT(0) == e && OUT(1) == UMB_FS_WRITE && OUT(2) == 0,
+	       "umb_fs_walk: its layer and access, enforced");
+	TAP_EQ(walk(3, UMB_FS_READ), 0, "umb_fs_walk: not an access the rule leaves");
+	TAP_EQ(walk(0, UMB_FS_WRITE), 0, "umb_fs_walk: not above the rule (the root)");
+	TAP_EQ(walk(4, UMB_FS_WRITE), 1, "umb_fs_walk: a name not yet created below it");
+
+	/* A permissive layer's rule below the enforcing one: the enforcing one is found. */
+	fs_filter_add(&filter, dev, 12);
+	put_inode_rule(dev, 12, p, UMB_FS_WRITE | UMB_FS_READ, 0);
+	TAP_EQ(walk(3, UMB_FS_WRITE), 1, "umb_fs_walk: permissive below, enforcing above");
+	TAP_OK(OUT(0) == e && OUT(2) == 0,
+	       "umb_fs_walk: the enforcing layer above answers, not the permissive one");
+	TAP_EQ(walk(3, UMB_FS_READ), 1, "umb_fs_walk: only a permissive layer denies");
+	TAP_OK(OUT(0) == p && OUT(1) == UMB_FS_READ && OUT(2) == 1,
+	       "umb_fs_walk: recorded as the permissive layer's");
+
+	/* A name in app, restricted by the enforcing layer. */
+	put_inode_rule(dev, 12, e, 0, UMB_FS_HAS_NAMES);
+	put_name_rule(dev, 12, e, "conf", UMB_FS_EXEC);
+	TAP_EQ(walk(3, UMB_FS_EXEC), 1, "umb_fs_walk: the name of the object in its directory");
+	TAP_OK(OUT(0) == e && OUT(1) == UMB_FS_EXEC, "umb_fs_walk: the name's layer and access");
+	TAP_EQ(walk(2, UMB_FS_EXEC), 0, "umb_fs_walk: not the directory itself");
+	TAP_EQ(walk(4, UMB_FS_EXEC), 0, "umb_fs_walk: not another name in it");
+
+	/* The walk cannot end: denied (fail closed), by no layer. */
+	TAP_EQ(walk(T_TREE - 2, UMB_FS_READ), 1,
+	       "umb_fs_walk: deeper than UMB_WALK_MAX levels: denied");
+	TAP_OK(OUT(0) == 0 && OUT(1) == UMB_FS_READ && OUT(3) == 0,
+	       "umb_fs_walk: not done, no layer named");
+	TAP_EQ(walk(T_TREE - 8, UMB_FS_READ), 0, "umb_fs_walk: 60 levels are walked");
+	TAP_EQ(walk(T_TREE - 1, UMB_FS_READ), 1, "umb_fs_walk: a disconnected dentry: denied");
+	TAP_OK(OUT(0) == 0 && OUT(3) == 0, "umb_fs_walk: not done, no layer named");
+
+	fs_filter_close(&filter);
+}
+
 static void test_syscall(void)
 {
 	const struct umb_helpers_test__rodata *ro = skel->rodata;
@@ -610,6 +699,7 @@ int main(void)
 	test_filter();
 	test_name_hash();
 	test_level_match();
+	test_walk();
 	test_syscall();
 
 	umb_helpers_test__destroy(skel);

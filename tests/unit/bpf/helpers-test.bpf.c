@@ -19,6 +19,8 @@
 #include "lib/syscall.bpf.h"
 #include "lib/verdict.bpf.h"
 
+#include "../test-bpf-helpers.h"
+
 /* The context of every program: its inputs, as the runner passes them. */
 struct t_in {
 	__u64 arg[6];
@@ -29,7 +31,7 @@ __u64 t_out[8];
 
 /* Constants of the BPF side that user space has no copy of, for the runner to check
  * (the system call numbers against the C library's) or to use. */
-const volatile __u64 t_match_permissive = UMB_MATCH_PERMISSIVE;
+const volatile __u64 t_match_permissive = UMB_MATCH_PERMISSIVE, t_walk_done = UMB_WALK_DONE;
 const volatile __u64 t_nr_swapon = UMB_NR_SWAPON, t_nr_swapoff = UMB_NR_SWAPOFF;
 const volatile __u64 t_nr_add_key = UMB_NR_ADD_KEY, t_nr_request_key = UMB_NR_REQUEST_KEY;
 const volatile __u64 t_nr_keyctl = UMB_NR_KEYCTL;
@@ -254,4 +256,89 @@ int t_syscall(struct t_in *in)
 	t_out[1] = umb_in_syscall(in->arg[1]);
 	t_out[2] = umb_syscall_arg1();
 	return 0;
+}
+
+/*
+ * A fake file system for the walk: T_TREE dentries, each with an inode (or none) and a
+ * name, on one super block, laid out at the running kernel's offsets. The runner says
+ * what each is in t_tree (struct t_node); t_walk builds them and walks.
+ */
+#define T_OBJ_SIZE 256
+struct t_node t_tree[T_TREE];
+__u32 t_tree_dev;
+char t_dentries[T_TREE][T_OBJ_SIZE] __attribute__((aligned(8)));
+char t_inodes[T_TREE][T_OBJ_SIZE] __attribute__((aligned(8)));
+char t_sb[T_OBJ_SIZE] __attribute__((aligned(8)));
+__u64 t_addr;
+
+/* Writes the 8 bytes @value at offset @off of @obj (T_OBJ_SIZE bytes), through a pointer
+ * clang takes as aligned (see t_make_dentry()). */
+static __always_inline void t_put64(char *obj, __u32 off, __u64 value)
+{
+	__u64 *p;
+
+	if (off > T_OBJ_SIZE - 8)
+		return;
+	p = (__u64 *)(obj + off);
+	barrier_var(p);
+	*p = value;
+}
+
+static __always_inline void t_put32(char *obj, __u32 off, __u32 value)
+{
+	__u32 *p;
+
+	if (off > T_OBJ_SIZE - 4)
+		return;
+	p = (__u32 *)(obj + off);
+	barrier_var(p);
+	*p = value;
+}
+
+/* umb_fs_walk() of t_state for arg[1] requested from the dentry arg[0] of t_tree, on
+ * no mount (the walk stays on the file system, as for a hook that knows none). Returns
+ * its result; out[0..3]: the walk's deny_layer, deny_access, permissive, done. */
+SEC("syscall")
+int t_walk(struct t_in *in)
+{
+	__u32 off_parent = bpf_core_field_offset(struct dentry, d_parent);
+	__u32 off_inode = bpf_core_field_offset(struct dentry, d_inode);
+	__u32 off_sb = bpf_core_field_offset(struct dentry, d_sb);
+	__u32 off_flags = bpf_core_field_offset(struct dentry, d_flags);
+	__u32 off_name = bpf_core_field_offset(struct dentry, d_name.name);
+	__u32 off_len = bpf_core_field_offset(struct dentry, d_name.len);
+	__u32 off_ino = bpf_core_field_offset(struct inode, i_ino);
+	__u32 off_dev = bpf_core_field_offset(struct super_block, s_dev);
+	__u32 start = in->arg[0];
+	struct umb_walk w;
+	int ret;
+
+	t_put32(t_sb, off_dev, t_tree_dev);
+	for (__u32 i = 0; i < T_TREE; i++) {
+		const struct t_node *node = &t_tree[i];
+		__u32 parent = node->parent, len = 0;
+
+		if (parent >= T_TREE)
+			return -EINVAL;
+		while (len < T_TREE_NAME - 1 && node->name[len])
+			len++;
+		t_put64(t_dentries[i], off_parent, (__u64)t_dentries[parent]);
+		t_put64(t_dentries[i], off_inode, node->ino ? (__u64)t_inodes[i] : 0);
+		t_put64(t_dentries[i], off_sb, (__u64)t_sb);
+		t_put32(t_dentries[i], off_flags, node->flags);
+		t_put64(t_dentries[i], off_name, (__u64)node->name);
+		t_put32(t_dentries[i], off_len, len);
+		t_put64(t_inodes[i], off_ino, node->ino);
+	}
+	if (start >= T_TREE)
+		return -EINVAL;
+	/* A number, as in the hooks that read their dentry (UMB_DENTRY_NUMBER). */
+	t_addr = (__u64)t_dentries[start];
+	ret = umb_fs_walk(&t_state, in->arg[1], (const struct dentry *)*(volatile __u64 *)&t_addr,
+			  NULL, UMB_DENTRY_NUMBER, &w);
+	t_out[0] = w.deny_layer;
+	t_out[1] = w.deny_access;
+	t_out[2] = w.permissive;
+	t_out[3] = w.done;
+	return ret;
 }
