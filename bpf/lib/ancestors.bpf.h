@@ -63,8 +63,7 @@ static __always_inline int umb_fs_ancestor_check(const struct umb_task_state *st
 	const struct inode *inode = dentry->d_inode;
 	const struct umb_fs_filter *filter;
 	struct umb_walk w = { .deny_access = UMB_FS_WRITE };
-	struct umb_event *e;
-	__u32 dev, flags;
+	__u32 dev;
 	__u64 ino;
 
 	if (!inode)
@@ -82,13 +81,7 @@ static __always_inline int umb_fs_ancestor_check(const struct umb_task_state *st
 	}
 	/* A mount point names no layer: umb_fs_layer() answers for it. */
 	w.permissive = umb_layer_permissive(w.deny_layer ? w.deny_layer : umb_fs_layer(state));
-	flags = umb_walk_flags(&w);
-	e = umb_fs_event(&w, hook, dentry, flags);
-	if (e)
-		bpf_probe_read_kernel_str(e->path, sizeof(e->path),
-					  BPF_CORE_READ(dentry, d_name.name));
-	umb_event_submit(e);
-	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
+	return umb_fs_deny_named(&w, hook, dentry);
 }
 
 #endif /* UMBRELLA_ANCESTORS_BPF_H */

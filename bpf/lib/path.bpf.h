@@ -113,6 +113,26 @@ static __always_inline struct umb_event *umb_fs_event(const struct umb_walk *w, 
 }
 
 /*
+ * umb_fs_deny_named() - records the denial the walk @w found on @dentry (@hook: the
+ * record's), with the dentry's own name as its path, and returns the hook's verdict:
+ * -EACCES, or 0 when it is only recorded (permissive mode, or a permissive layer).
+ * For the hooks whose denial cannot name the whole path (bpf_d_path() is not allowed
+ * there): umb_fs_check_kind(), and lib/ancestors.bpf.h's renames and removals.
+ */
+static __always_inline int umb_fs_deny_named(const struct umb_walk *w, __u32 hook,
+					     const struct dentry *dentry)
+{
+	__u32 flags = umb_walk_flags(w);
+	struct umb_event *e = umb_fs_event(w, hook, dentry, flags);
+
+	if (e)
+		bpf_probe_read_kernel_str(e->path, sizeof(e->path),
+					  BPF_CORE_READ(dentry, d_name.name));
+	umb_event_submit(e);
+	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
+}
+
+/*
  * umb_fs_check_kind() - the whole check of a hook that has a dentry (and maybe its
  * mount), known to the verifier as @kind (see umb_fs_walk())
  *
@@ -126,18 +146,10 @@ static __always_inline int umb_fs_check_kind(const struct umb_task_state *state,
 					     __u32 hook)
 {
 	struct umb_walk w;
-	struct umb_event *e;
-	__u32 flags;
 
 	if (!umb_fs_walk(state, requested, dentry, mnt, kind, &w))
 		return umb_fs_verdict(0);
-	flags = umb_walk_flags(&w);
-	e = umb_fs_event(&w, hook, dentry, flags);
-	if (e)
-		bpf_probe_read_kernel_str(e->path, sizeof(e->path),
-					  BPF_CORE_READ(dentry, d_name.name));
-	umb_event_submit(e);
-	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
+	return umb_fs_deny_named(&w, hook, dentry);
 }
 
 /*
