@@ -23,8 +23,8 @@
  *                              new key or key ring in add_key(2), keyctl(2).
  *   lsm/key_permission         "keys": every key and key ring the task names or
  *                              searches in add_key(2), request_key(2), keyctl(2).
- *                              Any restricted task: KEYCTL_SESSION_TO_PARENT only to
- *                              a parent inside the domain (the scope).
+ *                              Any restricted task: no KEYCTL_SESSION_TO_PARENT (the
+ *                              scope: the parent it reaches cannot be checked).
  *   lsm/bpf                    every bpf(2) command, for every task with a layer: a
  *                              restricted task must not reach our maps or load
  *                              programs (its inherited map fds included). Enforced
@@ -199,12 +199,15 @@ int BPF_PROG(umb_key_permission, key_ref_t key_ref, const struct cred *cred,
 		return ret;
 	/* The scope: KEYCTL_SESSION_TO_PARENT gives the parent the task's session key
 	 * ring, where the parent then keeps what it adds and finds what the task put.
-	 * The kernel looks that key ring up first (KEY_NEED_LINK). */
+	 * The kernel looks that key ring up first (KEY_NEED_LINK), here, but reads
+	 * real_parent again later under tasklist_lock (keyctl_session_to_parent()), and
+	 * the parent installs the ring in its own task work (cred_transfer, a hook that
+	 * cannot refuse): a parent that exits in between leaves the task re-parented to a
+	 * subreaper outside the domain, which would get the ring. No check here can hold
+	 * for the parent the kernel uses, so no restricted task gives its ring away. */
 	if (!umb_in_syscall(UMB_NR_KEYCTL) || umb_syscall_arg1() != UMB_KEYCTL_SESSION_TO_PARENT)
 		return 0;
 	parent = bpf_get_current_task_btf()->real_parent;
-	if (umb_in_domain(state, umb_task_state_get(parent)))
-		return 0;
 	return umb_scope_deny(UMB_HOOK_KEY_PERMISSION, UMB_SCOPE_PROCESS, parent->tgid);
 }
 

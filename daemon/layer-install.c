@@ -36,6 +36,7 @@
 #include <umbrella/kdev.h>
 
 #include "fs-mounts.h"
+#include "fs-stable.h"
 #include "layer-install.h"
 
 struct install {
@@ -295,7 +296,9 @@ static int install_fs_path(struct install *in, const struct umb_item *item, char
 		r = -errno;
 		goto out;
 	}
-	r = install_fs_ref(in, item, &ref, canon, name);
+	r = fs_ref_stable(&ref, 0, canon, ret_error);
+	if (r == 0)
+		r = install_fs_ref(in, item, &ref, canon, name);
 out:
 	if (ref.obj_fd >= 0)
 		close(ref.obj_fd);
@@ -330,7 +333,9 @@ static int install_fs(struct install *in, const struct umb_item *item, size_t fs
 				       item->path);
 		return -EINVAL;
 	}
-	r = install_fs_ref(in, item, ref, item->path, name);
+	r = fs_ref_stable(ref, in->peer, item->path, ret_error);
+	if (r == 0)
+		r = install_fs_ref(in, item, ref, item->path, name);
 	if (r == -ENOENT && ret_error)
 		(void)asprintf(ret_error,
 			       "fs:%s: its mount is in no mount namespace umbrellad "

@@ -9,10 +9,13 @@
  * none once it has exited, so the request is refused. Before 6.5 there is only the
  * number: the request must have been sent by the process that had it when it
  * connected (SCM_CREDENTIALS, which an unprivileged sender cannot forge), and the
- * process that has it now must be alive and have the connector's effective uid. What
- * remains there (the sender exits right after sending, and a process of the same uid
- * gets its pid before umbrellad reads the request; a root sender may also forge its
- * credentials) is in the README's security section.
+ * request brings a pidfd the sender opened of itself (protocol 4), which must have
+ * that pid and run: a sender that exited right after sending, its pid reused by a
+ * process of the same uid before umbrellad reads the request, is refused. A request
+ * without one is only identified by the number (the process that has it now must be
+ * alive and have the connector's effective uid) and may arm no thread (request.c).
+ * What remains (a root sender may forge its credentials, and send any process's
+ * pidfd) is in the README's security section.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,15 +75,17 @@ static pid_t sender_pid(const struct msghdr *msg)
 }
 
 /*
- * The pidfd of the process that connected @sock (pid @pid then), or -errno. Before
- * Linux 6.5, of the process that has @pid now (*@ret_exact false): the caller checks it.
+ * The pidfd of the process that connected @sock (pid @pid then), or -errno: from the
+ * kernel (*@ret_kernel); before Linux 6.5, a copy of @sender_pidfd, the sender's own,
+ * once checked; failing one, of the process that has @pid now (*@ret_exact false).
  */
-static int connector_pidfd(int sock, pid_t pid, bool *ret_exact, const char **ret_error)
+static int connector_pidfd(int sock, pid_t pid, int sender_pidfd, bool *ret_exact,
+			   bool *ret_kernel, const char **ret_error)
 {
 	socklen_t len = sizeof(int);
 	int pidfd;
 
-	*ret_exact = true;
+	*ret_exact = *ret_kernel = true;
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0) {
 		/* The pid names it in the fdinfo only while it has not been reaped. */
 		if (pidfd_pid(pidfd) != pid) {
@@ -95,7 +100,27 @@ static int connector_pidfd(int sock, pid_t pid, bool *ret_exact, const char **re
 		*ret_error = "the calling process has exited";
 		return errno == EINVAL ? -ESRCH : -errno;
 	}
-	/* Before Linux 6.5: whoever has the pid now, checked by the caller. */
+	/* Before Linux 6.5, a pidfd the sender opened of itself (protocol 4). A pidfd stays
+	 * bound to the process it was opened for: one that has the pid now and runs is
+	 * the process that had it when it sent (SCM_CREDENTIALS, checked by the caller),
+	 * since a sender cannot have held a pidfd of a process that got its pid after it
+	 * exited. A sender that may forge SCM_CREDENTIALS (CAP_SYS_ADMIN) can send any
+	 * live process's pidfd: see the README. */
+	*ret_kernel = false;
+	if (sender_pidfd >= 0) {
+		if (pidfd_pid(sender_pidfd) != pid || !pidfd_alive(sender_pidfd)) {
+			*ret_error = "the calling process has exited, or the pidfd sent with "
+				     "the request is not of the process that sent it";
+			return -ESRCH;
+		}
+		pidfd = fcntl(sender_pidfd, F_DUPFD_CLOEXEC, 3);
+		if (pidfd < 0) {
+			*ret_error = "cannot hold the calling process's pidfd";
+			return -errno;
+		}
+		return pidfd;
+	}
+	/* Whoever has the pid now, checked by the caller: not enough to arm a thread. */
 	*ret_exact = false;
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0) {
@@ -133,10 +158,11 @@ static int64_t proc_euid(int proc_fd)
 	return r;
 }
 
-int peer_identify(int sock, const struct msghdr *msg, struct peer *ret, const char **ret_error)
+int peer_identify(int sock, const struct msghdr *msg, int sender_pidfd, struct peer *ret,
+		  const char **ret_error)
 {
 	struct ucred cred;
-	bool exact;
+	bool exact, kernel;
 	socklen_t len = sizeof(cred);
 	char path[64];
 	int r;
@@ -157,12 +183,15 @@ int peer_identify(int sock, const struct msghdr *msg, struct peer *ret, const ch
 		*ret_error = "the request does not come from the process that connected";
 		return -EPERM;
 	}
-	r = connector_pidfd(sock, cred.pid, &exact, ret_error);
+	r = connector_pidfd(sock, cred.pid, sender_pidfd, &exact, &kernel, ret_error);
 	if (r < 0)
 		return r;
-	*ret = (struct peer){
-		.pid = cred.pid, .uid = cred.uid, .gid = cred.gid, .pidfd = r, .proc_fd = -1
-	};
+	*ret = (struct peer){ .pid = cred.pid,
+			      .uid = cred.uid,
+			      .gid = cred.gid,
+			      .pidfd = r,
+			      .proc_fd = -1,
+			      .exact = exact };
 	/* The pidfd's process had the pid before this open and still runs after it: the
 	 * directory is that process's (a pid is not reused while its process lives). */
 	snprintf(path, sizeof(path), "/proc/%d", cred.pid);
@@ -172,9 +201,10 @@ int peer_identify(int sock, const struct msghdr *msg, struct peer *ret, const ch
 		*ret_error = "the calling process has exited";
 		return -ESRCH;
 	}
-	/* Before 6.5, a process that got the pid after the sender exited must at least
-	 * not be another user's (SO_PEERCRED's uid is the connector's euid). */
-	if (!exact && proc_euid(ret->proc_fd) != (int64_t)cred.uid) {
+	/* Before 6.5, a process that got the pid after the sender exited (or whose pidfd a
+	 * sender that forged its credentials sent) must at least not be another user's
+	 * (SO_PEERCRED's uid is the connector's euid). */
+	if (!kernel && proc_euid(ret->proc_fd) != (int64_t)cred.uid) {
 		peer_release(ret);
 		*ret_error = "the calling process has exited (its pid belongs to another user)";
 		return -ESRCH;

@@ -3,6 +3,7 @@
 #ifndef UMBRELLA_PEER_H
 #define UMBRELLA_PEER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -20,6 +21,8 @@ struct peer {
 	gid_t gid;
 	int pidfd;   /* the calling process */
 	int proc_fd; /* its /proc/PID directory */
+	bool exact;  /* pidfd is the process that connected and sent (SO_PEERPIDFD, or its
+		      * own pidfd sent with the request), not the one with its pid now */
 };
 
 /* Room for the SCM_CREDENTIALS message that peer_identify() reads. */
@@ -31,14 +34,16 @@ struct peer {
  *
  * The connecting process comes from the kernel as a pidfd (SO_PEERPIDFD, Linux 6.5);
  * before 6.5, it is the process that has the connector's pid now, which must have the
- * connector's effective uid. Either way, the request must have been sent by the
- * process that had the connector's pid (SCM_CREDENTIALS), and that process must not
- * have exited.
+ * connector's effective uid, or the process of @sender_pidfd (a pidfd the request
+ * brought, -1 if none), which must have that pid now and run (ret->exact). Either way,
+ * the request must have been sent by the process that had the connector's pid
+ * (SCM_CREDENTIALS), and that process must not have exited.
  *
  * Return: 0, or -ESRCH (the caller has exited), -EPERM (the request comes from another
  * process than the one that connected), -errno; *@ret_error says why (static text).
  */
-int peer_identify(int sock, const struct msghdr *msg, struct peer *ret, const char **ret_error);
+int peer_identify(int sock, const struct msghdr *msg, int sender_pidfd, struct peer *ret,
+		  const char **ret_error);
 
 /*
  * peer_thread() - the start time of thread @tid of the caller (thread_start())

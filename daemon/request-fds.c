@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdinfo.h"
 #include "request-fds.h"
 
 void request_fds_take(const struct msghdr *msg, struct request_fds *fds)
@@ -43,10 +44,28 @@ void request_fds_take(const struct msghdr *msg, struct request_fds *fds)
 		fds->truncated = true;
 }
 
+void request_fds_take_pidfd(struct request_fds *fds)
+{
+	uint64_t pid;
+	int fd;
+
+	if (!fds->count || fds->has_sender_pidfd)
+		return;
+	fd = fds->fds[fds->count - 1];
+	/* Only a pidfd's fdinfo has "Pid:" (an O_PATH descriptor's has none). */
+	if (fdinfo_read(fd, 1, (const char *const[]){ "Pid" }, &pid) < 0)
+		return;
+	fds->sender_pidfd = fd;
+	fds->has_sender_pidfd = true;
+	fds->count--;
+}
+
 void request_fds_close(struct request_fds *fds)
 {
 	for (size_t i = 0; i < fds->count; i++)
 		close(fds->fds[i]);
+	if (fds->has_sender_pidfd)
+		close(fds->sender_pidfd);
 	*fds = (struct request_fds){};
 }
 

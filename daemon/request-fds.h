@@ -20,6 +20,8 @@ struct request_fds {
 	int fds[REQUEST_FDS_MAX];
 	size_t count;
 	bool truncated; /* MSG_CTRUNC: the kernel dropped some (never the case with ours) */
+	bool has_sender_pidfd; /* protocol 4: the sender's pidfd, taken off fds ... */
+	int sender_pidfd;      /* ... here (a zeroed struct has none) */
 };
 
 /* Room for the descriptors of one message (received with MSG_CMSG_CLOEXEC). */
@@ -31,6 +33,13 @@ struct request_fds {
  * happens.
  */
 void request_fds_take(const struct msghdr *msg, struct request_fds *fds);
+
+/*
+ * request_fds_take_pidfd() - takes the last descriptor off @fds into
+ * @fds->sender_pidfd (setting @fds->has_sender_pidfd) if it is a pidfd (protocol 4: a
+ * pidfd of the sending process, after the fs items' O_PATH descriptors)
+ */
+void request_fds_take_pidfd(struct request_fds *fds);
 
 /* Closes every descriptor of @fds. */
 void request_fds_close(struct request_fds *fds);

@@ -54,6 +54,15 @@ static void handle_arm(struct server *s, int fd, const struct peer *peer,
 		request_reply(fd, -ENOMEM, 0, NULL);
 		return;
 	}
+	/* Before Linux 6.5 the pid number alone may name a process that got it after the
+	 * sender exited: arming its thread takes the sender's pidfd (peer.c). */
+	if (!peer->exact) {
+		ret = -EPROTO;
+		error = strdup("this kernel (before Linux 6.5) does not tell umbrellad which "
+			       "process connected: a request to restrict must bring a pidfd "
+			       "of its sender (protocol 4; update libumbrella)");
+		goto out;
+	}
 	if (req->flags & ~(__u32)(UMB_ARM_ON_EXEC | UMB_ARM_PERMISSIVE)) {
 		ret = -EINVAL;
 		error = strdup("unknown flags");
@@ -176,7 +185,7 @@ static bool serve_client(struct server *s, int fd)
 	struct peer peer;
 	uint64_t start;
 	ssize_t n;
-	int r;
+	int r, sender_pidfd;
 
 	n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (n < 0)
@@ -190,11 +199,15 @@ static bool serve_client(struct server *s, int fd)
 	}
 	memcpy(&req, buf, sizeof(req));
 	buf[n] = '\0';
-	if (req.version != UMB_PROTOCOL_VERSION) {
+	/* 3: no sender pidfd, which only a kernel without SO_PEERPIDFD needs. */
+	if (req.version < 3 || req.version > UMB_PROTOCOL_VERSION) {
 		request_reply(fd, -EPROTO, 0, "unsupported protocol version");
 		return true;
 	}
-	r = peer_identify(fd, &msg, &peer, &why);
+	if (req.version >= 4)
+		request_fds_take_pidfd(&s->request_fds);
+	sender_pidfd = s->request_fds.has_sender_pidfd ? s->request_fds.sender_pidfd : -1;
+	r = peer_identify(fd, &msg, sender_pidfd, &peer, &why);
 	if (r < 0) {
 		log_notice("refused a request: %s", why);
 		request_reply(fd, r, 0, why);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -91,7 +92,8 @@ static int call(int fd, __u32 op, __u32 flags, const char *text, const unsigned 
 		.version = UMB_PROTOCOL_VERSION, .op = op, .tid = (__u32)gettid(), .flags = flags
 	};
 	char buf[sizeof(struct umb_reply) + 512];
-	char control[CMSG_SPACE(sizeof(int) * UMB_MSG_MAX_FDS)] = {};
+	char control[CMSG_SPACE(sizeof(int) * (UMB_MSG_MAX_FDS + 1))] = {};
+	int all[UMB_MSG_MAX_FDS + 1], self;
 	size_t text_len = text ? strlen(text) + 1 : 0;
 	struct iovec iov[3] = {
 		{ .iov_base = &req, .iov_len = sizeof(req) },
@@ -103,7 +105,14 @@ static int call(int fd, __u32 op, __u32 flags, const char *text, const unsigned 
 
 	if (sizeof(req) + text_len + table_len > UMB_MSG_MAX || fd_count > UMB_MSG_MAX_FDS)
 		return -E2BIG;
-	if (fd_count) {
+	/* Last, a pidfd of this process (protocol 4): before Linux 6.5, umbrellad's only
+	 * way to tell this process from one that got its pid after it exited. */
+	self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (self < 0)
+		return transport_error("cannot open a pidfd of this process", -errno);
+	memcpy(all, fds, sizeof(int) * fd_count);
+	all[fd_count++] = self;
+	{
 		struct cmsghdr *cmsg;
 
 		msg.msg_control = control;
@@ -112,9 +121,10 @@ static int call(int fd, __u32 op, __u32 flags, const char *text, const unsigned 
 		cmsg->cmsg_level = SOL_SOCKET;
 		cmsg->cmsg_type = SCM_RIGHTS;
 		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * fd_count);
-		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * fd_count);
+		memcpy(CMSG_DATA(cmsg), all, sizeof(int) * fd_count);
 	}
 	n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+	close(self);
 	if (n < 0)
 		return transport_error("cannot send the request to umbrellad", -errno);
 

@@ -11,7 +11,11 @@
  * caller is identified by the kernel (a pidfd of the process that connected), never by
  * what it says: each request must be sent by the process that connected
  * (SCM_CREDENTIALS, which umbrellad receives), and a thread id in a request must belong
- * to that process.
+ * to that process. Since version 4 every request may bring, as its last descriptor
+ * (SCM_RIGHTS), a pidfd the sender opened of itself (pidfd_open(getpid())): before
+ * Linux 6.5 (no SO_PEERPIDFD) umbrellad arms a thread only for a request with one,
+ * whose process must have the sender's pid and run (a sender that exited and whose
+ * pid was reused before umbrellad read the request is refused).
  *
  *   UMB_OP_ARM_CHILD  request: header + the restriction list (text form, NUL-terminated)
  *                     + one byte per fs item of the list, in order (UMB_FS_REF_*),
@@ -54,7 +58,9 @@
  * A reply with error < 0 carries a NUL-terminated message after the header.
  */
 #define UMB_SOCKET_PATH	     "/run/umbrella/umbrellad.sock"
-#define UMB_PROTOCOL_VERSION 3 /* 2: no UMB_OP_DISARM; 3: fs items as descriptors */
+/* 2: no UMB_OP_DISARM; 3: fs items as descriptors; 4: the sender's pidfd. umbrellad
+ * takes 3 too, but before Linux 6.5 arms no thread for it. */
+#define UMB_PROTOCOL_VERSION 4
 #define UMB_MSG_MAX	     65536
 
 /* The table byte of an fs item: which descriptors of it follow. */

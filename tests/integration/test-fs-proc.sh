@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# VM test: fs rules in procfs either hold or are refused (TAP). procfs gives a
+# process's entries (/proc/PID/...) and every sysctl below /proc/sys a new inode number
+# when it reads one back in after its eviction (memory pressure, drop_caches), and
+# rules are keyed by inode number: a rule there would stop matching. umbrellad refuses
+# such a rule, naming the item; rules on what keeps its number (the proc root,
+# /proc/sys itself, /proc/meminfo) are made, and hold across an eviction.
+set -u
+build=$(cd "$(dirname "$0")/../.." && pwd)
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
+umbrellad=$build/daemon/umbrellad
+cli=$build/cli/umbrella-cli
+export UMBRELLA_SOCKET=/run/umbrella-test/umbrellad.sock
+tmp=$(mktemp -d)
+log=$tmp/umbrellad.log
+cleanup() {
+	kill "$daemon" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+drop_caches() { sync; echo 2 >/proc/sys/vm/drop_caches; echo 2 >/proc/sys/vm/drop_caches; }
+
+# refused RULE WHAT: "run -r RULE" fails before running anything, naming the item
+refused() {
+	out=$("$cli" run -r "fs:$1" -- echo ran 2>&1)
+	local rc=$?
+	out="rc=$rc $out"
+	[ "$rc" != 0 ] && [[ "$out" != *ran* ]] && [[ "$out" == *"fs:${1%:r}:"*"cannot hold"* ]]
+	check $? "$2"
+}
+
+# holds RULE DENIED ALLOWED WHAT: under -r RULE, with the caches dropped while the
+# restricted shell waits, cat DENIED fails and cat ALLOWED works
+holds() {
+	"$cli" run -r "$1" -- sh -c "sleep 1; cat $2 && echo read-denied; cat $3 >/dev/null && echo read-allowed" \
+		>"$tmp/out" 2>&1 &
+	local pid=$!
+	sleep 0.3
+	drop_caches
+	wait "$pid"
+	out=$(cat "$tmp/out")
+	[[ "$out" == *"$2"*"Permission denied"* ]] && [[ "$out" != *read-denied* ]] &&
+		[[ "$out" == *read-allowed* ]]
+	check $? "$4"
+}
+
+start_daemon "$log"
+rc=$?
+out=$(cat "$log")
+[ "$rc" = 0 ]
+check $? "umbrellad starts"
+
+# The reason, measured here: these get new numbers once evicted.
+a=$(stat -c %i /proc/sys/kernel/hostname /proc/1/status)
+drop_caches
+b=$(stat -c %i /proc/sys/kernel/hostname /proc/1/status)
+out="before: $a after: $b"
+[ "$a" != "$b" ]
+check $? "a sysctl's and a process's proc inodes get new numbers after an eviction"
+
+refused /proc/sys/kernel/hostname:r "a rule on a sysctl is refused"
+refused /proc/sys/kernel "a rule on a directory of sysctls is refused"
+refused /proc/1/status "a rule on a process's proc file is refused"
+refused /proc/1 "a rule on a process's proc directory is refused"
+
+holds fs:/proc/sys:r /proc/sys/kernel/hostname /proc/version \
+	"fs:/proc/sys:r holds for a sysctl across an eviction (/proc/version still read)"
+holds fs:/proc/meminfo:r /proc/meminfo /proc/version \
+	"fs:/proc/meminfo:r holds across an eviction (/proc/version still read)"
+holds fs:/proc:r /proc/sys/kernel/hostname /etc/hostname \
+	"fs:/proc:r holds for a sysctl across an eviction (/etc/hostname still read)"
+
+tap_done
