@@ -37,11 +37,11 @@
 
 #include "fs-stable.h"
 
-#define PROC_SUPER_MAGIC_ 0x9fa0
-#define PROC_ROOT_INO_ 1
+#define PROC_SUPER_MAGIC_   0x9fa0
+#define PROC_ROOT_INO_	    1
 #define PROC_DYNAMIC_FIRST_ 0xf0000000ULL
 /* Directory levels climbed at most: a path of PATH_MAX has fewer. */
-#define LEVELS_MAX 2048
+#define LEVELS_MAX	    2048
 
 /* The name of the entry numbered @ino in the proc root @root_fd, into @name. */
 static int proc_root_name(int root_fd, uint64_t ino, char *name, size_t size)
@@ -82,9 +82,10 @@ static bool all_digits(const char *s)
 static int refuse(char **ret_error, const char *path, const char *why)
 {
 	if (ret_error)
-		(void)asprintf(ret_error,
-			       "fs:%s: a rule there cannot hold: %s (restrict a directory above it)",
-			       path, why);
+		(void)asprintf(
+			ret_error,
+			"fs:%s: a rule there cannot hold: %s (restrict a directory above it)", path,
+			why);
 	return -EINVAL;
 }
 
@@ -154,15 +155,18 @@ int fs_ref_stable(const struct fs_ref *ref, int peer, const char *path, char **r
 			/* The numbers cannot tell after get_next_ino() wrapped: the name does. */
 			r = proc_root_name(fd, top_ino, name, sizeof(name));
 			if (r == -ENOENT)
-				r = refuse(ret_error, path, "its procfs entry is not listed in /proc");
+				r = refuse(ret_error, path,
+					   "its procfs entry is not listed in /proc");
 			else if (r == 0 && all_digits(name))
-				r = refuse(ret_error, path,
-					   "procfs gives a process's entries a new inode number when "
-					   "it reads them back in after an eviction");
+				r = refuse(
+					ret_error, path,
+					"procfs gives a process's entries a new inode number when "
+					"it reads them back in after an eviction");
 			else if (r == 0 && !strcmp(name, "sys") && !top_is_object)
-				r = refuse(ret_error, path,
-					   "procfs gives every sysctl a new inode number when it reads "
-					   "it back in after an eviction");
+				r = refuse(
+					ret_error, path,
+					"procfs gives every sysctl a new inode number when it reads "
+					"it back in after an eviction");
 		}
 	}
 	close(fd);

@@ -79,8 +79,8 @@ static pid_t sender_pid(const struct msghdr *msg)
  * kernel (*@ret_kernel); before Linux 6.5, a copy of @sender_pidfd, the sender's own,
  * once checked; failing one, of the process that has @pid now (*@ret_exact false).
  */
-static int connector_pidfd(int sock, pid_t pid, int sender_pidfd, bool *ret_exact,
-			   bool *ret_kernel, const char **ret_error)
+static int connector_pidfd(int sock, pid_t pid, int sender_pidfd, bool *ret_exact, bool *ret_kernel,
+			   const char **ret_error)
 {
 	socklen_t len = sizeof(int);
 	int pidfd;

@@ -19,7 +19,7 @@
 struct request_fds {
 	int fds[REQUEST_FDS_MAX];
 	size_t count;
-	bool truncated; /* MSG_CTRUNC: the kernel dropped some (never the case with ours) */
+	bool truncated;	       /* MSG_CTRUNC: the kernel dropped some (never the case with ours) */
 	bool has_sender_pidfd; /* protocol 4: the sender's pidfd, taken off fds ... */
 	int sender_pidfd;      /* ... here (a zeroed struct has none) */
 };

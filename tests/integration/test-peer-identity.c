@@ -252,7 +252,8 @@ static int old_client_request(char *message, size_t size, bool *ret_peerpidfd)
 		fd = connect_daemon();
 		if (fd < 0)
 			_exit(125);
-		put_int(res[1], getsockopt(fd, SOL_SOCKET, 77 /* SO_PEERPIDFD */, &pidfd, &len) == 0);
+		put_int(res[1],
+			getsockopt(fd, SOL_SOCKET, 77 /* SO_PEERPIDFD */, &pidfd, &len) == 0);
 		e = send_request_v3(fd, (__u32)getpid(), "net") ?: read_reply(fd, m, sizeof(m));
 		put_int(res[1], e);
 		if (write(res[1], m, sizeof(m)) < 0)
@@ -460,12 +461,14 @@ int main(int argc, char *argv[])
 		int e = old_client_request(message, sizeof(message), &peerpidfd);
 
 		if (peerpidfd)
-			TAP_EQ(e, 0, "a protocol 3 request (no pidfd) arms the caller's thread "
-				     "where the kernel has SO_PEERPIDFD");
+			TAP_EQ(e, 0,
+			       "a protocol 3 request (no pidfd) arms the caller's thread "
+			       "where the kernel has SO_PEERPIDFD");
 		else
 			TAP_OK(e == -EPROTO && strstr(message, "pidfd"),
 			       "a protocol 3 request (no pidfd) is refused before Linux 6.5, "
-			       "saying why (%d: %s)", e, message);
+			       "saying why (%d: %s)",
+			       e, message);
 	}
 
 	TAP_EQ(request_from_handed_socket(message, sizeof(message)), -EPERM,
