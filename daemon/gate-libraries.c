@@ -7,8 +7,8 @@
  * inside it): PT_INTERP; then each DT_NEEDED name breadth first, searched in the
  * DT_RPATH of the object and its loaders (when the object has no DT_RUNPATH), its
  * DT_RUNPATH, /etc/ld.so.cache and the default directories. $ORIGIN is the directory
- * where an object was found; the program's own is known only when the process shares
- * umbrellad's root and mount namespace. LD_LIBRARY_PATH and LD_PRELOAD are not read:
+ * where an object was found; the program's own is known when the path umbrellad sees
+ * for it leads to it in the process's root (program_path()). LD_LIBRARY_PATH and LD_PRELOAD are not read:
  * what they name is verified only if something else made it so, and else is refused at
  * mmap.
  *
@@ -551,6 +551,35 @@ static bool same_view(pid_t pid)
 	       na.st_ino == nb.st_ino && na.st_dev == nb.st_dev;
 }
 
+/*
+ * The program's path in the process's root, whose directory is its $ORIGIN, or NULL.
+ * umbrellad has a mount namespace of its own under its unit (PrivateTmp=...): the path
+ * of @fd (@path) is then the program's path from its namespace's root, which is the
+ * process's own root unless it is chrooted. Taken when it leads to @fd's inode in the
+ * process's root; a wrong origin would only cost a library its verdict (see above).
+ */
+static const char *program_path(const struct closure *c, int fd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat a, b;
+	int pfd;
+
+	if (same_view(c->pid))
+		return path;
+	if (path[0] != '/' || fstat(fd, &a) < 0)
+		return NULL;
+	pfd = (int)syscall(SYS_openat2, c->root, path, &how, sizeof(how));
+	if (pfd < 0)
+		return NULL;
+	if (fstat(pfd, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		path = NULL;
+	close(pfd);
+	return path;
+}
+
 void gate_libraries_verify(struct gate_libraries *libs, const struct gate_libraries_env *env,
 			   int fd, pid_t pid, const char *path)
 {
@@ -588,7 +617,7 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 	 * pushed). Its own exec event finds this verdict. */
 	if (dyn.interp && dyn.interp[0] == '/' && try_path(c, dyn.interp, &f))
 		add_file(c, &f, NULL);
-	enqueue(c, &dyn, same_view(pid) ? path : NULL, NULL);
+	enqueue(c, &dyn, program_path(c, fd, path), NULL);
 	while (c->head < c->tail) {
 		struct object *o = &c->queue[c->head++];
 
