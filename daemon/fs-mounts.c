@@ -11,9 +11,9 @@
  *
  * The mounts are read from the caller's /proc/PID/mountinfo, whose mount points are
  * paths as the caller sees them, as D is. Each root is opened from the caller's own
- * descriptor of D, beneath it and through no symbolic link (/proc/PID/root would need
- * CAP_SYS_PTRACE, which the unit does not give), and checked to be that mount (by its
- * id), not one mounted over it.
+ * descriptor of D, beneath it and through no symbolic link (not through /proc/PID/root:
+ * the caller's descriptor already is its view, and needs no ptrace access to the
+ * caller), and checked to be that mount (by its id), not one mounted over it.
  */
 #include <errno.h>
 #include <fcntl.h>
