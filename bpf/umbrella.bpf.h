@@ -48,6 +48,10 @@
  *     inode.i_sb, i_ino; super_block.s_dev;
  *     mount.mnt, mnt_parent, mnt_mountpoint (container_of a vfsmount);
  *     vm_area_struct.vm_file, vm_flags
+ *   lib/dpath.bpf.h (a record's path): dentry.d_parent, d_name, d_sb; vfsmount.mnt_root;
+ *     mount.mnt, mnt_parent, mnt_mountpoint, mnt_ns, mnt_instance;
+ *     super_block.s_root, s_mounts; task_struct.fs, nsproxy; fs_struct.root;
+ *     nsproxy.mnt_ns
  *   proc.bpf.c, system.bpf.c, lib/domain.bpf.h: task_struct.tgid, thread_pid,
  *     group_leader, cred, real_cred; pid.level, numbers; upid.nr; file.f_owner (a
  *     struct fown_struct up to 6.11, a pointer to one since 6.12); fown_struct.pid;

@@ -145,6 +145,8 @@ static void layer_json(json_writer_t *jw, const struct layer_view *v)
 	jsonw_start_object(jw);
 	jsonw_uint_field(jw, "id", v->id);
 	jsonw_string_field(jw, "origin", origin_name(v->layer.origin));
+	/* true: its denials are recorded, not enforced (run --permissive) */
+	jsonw_bool_field(jw, "permissive", v->layer.flags & UMB_LAYER_PERMISSIVE);
 	jsonw_name(jw, "creator");
 	jsonw_start_object(jw);
 	jsonw_uint_field(jw, "pid", v->layer.creator_pid);
@@ -191,6 +193,10 @@ static void layer_text(const struct layer_view *v, const char *in)
 
 	printf("%slayer %u\n", in, v->id);
 	printf("%s\torigin:       %s\n", in, origin_name(v->layer.origin));
+	printf("%s\tmode:         %s\n", in,
+	       v->layer.flags & UMB_LAYER_PERMISSIVE ?
+		       "permissive (its denials are recorded, not enforced)" :
+		       "enforcing");
 	if (v->described) {
 		printf("%s\tcreator:      pid %u (%s)\n", in, v->layer.creator_pid,
 		       v->desc.creator_comm[0] ?

@@ -13,6 +13,7 @@
 
 #include "../walk.bpf.h"
 #include "audit.bpf.h"
+#include "dpath.bpf.h"
 #include "walk-typed.bpf.h"
 
 /* How the verifier knows a hook's dentry: a pointer (the hook's argument, or read
@@ -116,8 +117,8 @@ static __always_inline struct umb_event *umb_fs_event(const struct umb_walk *w, 
  * umb_fs_deny_named() - records the denial the walk @w found on @dentry (@hook: the
  * record's), with the dentry's own name as its path, and returns the hook's verdict:
  * -EACCES, or 0 when it is only recorded (permissive mode, or a permissive layer).
- * For the hooks whose denial cannot name the whole path (bpf_d_path() is not allowed
- * there): umb_fs_check_kind(), and lib/ancestors.bpf.h's renames and removals.
+ * For lib/ancestors.bpf.h's renames and removals, whose records keep the last name
+ * (umb_fs_check_kind() builds the whole path with lib/dpath.bpf.h).
  */
 static __always_inline int umb_fs_deny_named(const struct umb_walk *w, __u32 hook,
 					     const struct dentry *dentry)
@@ -136,9 +137,10 @@ static __always_inline int umb_fs_deny_named(const struct umb_walk *w, __u32 hoo
  * umb_fs_check_kind() - the whole check of a hook that has a dentry (and maybe its
  * mount), known to the verifier as @kind (see umb_fs_walk())
  *
- * Walks, and on denial records the event with the dentry's own name as its path (the
- * full path is only cheap where bpf_d_path() is allowed: see file_open). Returns the
- * hook's verdict: 0 or -EACCES (0 in permissive mode: the denial is only recorded).
+ * Walks, and on denial records the event with the object's whole path, built from
+ * @dentry and @mnt (lib/dpath.bpf.h: the kernel allows bpf_d_path() in none of these
+ * hooks). Returns the hook's verdict: 0 or -EACCES (0 in permissive mode: the denial
+ * is only recorded).
  */
 static __always_inline int umb_fs_check_kind(const struct umb_task_state *state, __u32 requested,
 					     const struct dentry *dentry,
@@ -146,18 +148,30 @@ static __always_inline int umb_fs_check_kind(const struct umb_task_state *state,
 					     __u32 hook)
 {
 	struct umb_walk w;
+	struct umb_event *e;
+	__u32 flags;
 
 	if (!umb_fs_walk(state, requested, dentry, mnt, kind, &w))
 		return umb_fs_verdict(0);
-	return umb_fs_deny_named(&w, hook, dentry);
+	flags = umb_walk_flags(&w);
+	e = umb_fs_event(&w, hook, dentry, flags);
+	if (e) {
+		/* The walk is over: its state carries the object to the global function,
+		 * which takes kernel pointers as numbers in memory only. */
+		w.dentry = (__u64)dentry;
+		w.mnt = (__u64)mnt;
+		umb_event_dpath(e, &w);
+	}
+	umb_event_submit(e);
+	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }
 
 /*
  * umb_fs_check_path() - umb_fs_check() of @path, whose denial names the whole path
  * (bpf_d_path()). Only in the hooks where the kernel lets a BPF LSM program call it:
  * those of its sleepable set (kernel/bpf/bpf_lsm.c: inode_getattr, mmap_file,
- * path_notify, file_receive, file_open; not the path_* hooks, whose records keep the
- * object's name only). @path must come from the hook's arguments.
+ * path_notify, file_receive, file_open; not the path_* hooks, where umb_fs_check()
+ * builds the path itself). @path must come from the hook's arguments.
  */
 static __always_inline int umb_fs_check_path(const struct umb_task_state *state, __u32 requested,
 					     const struct path *path, __u32 hook)

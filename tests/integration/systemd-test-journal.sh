@@ -177,8 +177,8 @@ real_hook() {
 		'map(select(.type == "denial" and .hook == $hook and .object == $object and
 			(.restriction | startswith($res)))) | length == 1' >/dev/null
 }
-real_hook "fs:$tmp/ro:w" unlink path_unlink file && [ -e "$tmp/ro/file" ]
-check $? "umbrella-cli events: a denied unlink is path_unlink's (its last name: no path there)"
+real_hook "fs:$tmp/ro:w" unlink path_unlink "$tmp/ro/file" && [ -e "$tmp/ro/file" ]
+check $? "umbrella-cli events: a denied unlink is path_unlink's, with the whole path"
 real_hook signal fcntl file_fcntl -
 check $? "umbrella-cli events: a denied fcntl(F_SETOWN) is file_fcntl's"
 real_hook setid setgid task_fix_setgid -

@@ -54,7 +54,9 @@ chmod 755 "$build/follow-client"
 follow=$build/follow-client
 
 start_daemon "$log"
-check $? "umbrellad starts and listens"
+rc=$?
+out=$(tail -n 40 "$log")
+check $rc "umbrellad starts and listens"
 
 run "$cli" run -r fs:/etc -- cat /etc/hostname
 [ "$rc" = 1 ] && [[ "$err" =~ "umbrella: denied open /etc/hostname (fs:/etc, layer "[0-9]+")" ]]
@@ -79,8 +81,7 @@ run "$cli" run -r "fs:$tmp/esc" -- cat "$tmp/esc/$esc"
 check $? "an escape sequence in a denied path reaches the terminal as text (\\xNN)"
 
 # Each record names the hook that denied, as umbrellad logs it and run explains it: an
-# actual denied call beside one that the same layer allows. (unlink's record has the
-# last name only: the kernel lets no BPF program build a path there.)
+# actual denied call beside one that the same layer allows.
 # logged HOOK RESTRICTION OBJECT: umbrellad logged a denial with these fields.
 logged() {
 	local _
@@ -96,8 +97,73 @@ mkdir -p "$tmp/ro"
 touch "$tmp/ro/file" "$tmp/rw"
 run "$cli" run -r "fs:$tmp/ro:w" -- sh -c "rm -f '$tmp/ro/file' || rm -f '$tmp/rw'"
 [ -e "$tmp/ro/file" ] && [ ! -e "$tmp/rw" ] &&
-	[[ "$err" == *"umbrella: denied unlink file (fs:w, layer "* ]] && logged path_unlink fs:w file
+	[[ "$err" == *"umbrella: denied unlink $tmp/ro/file (fs:$tmp/ro:w, layer "* ]] &&
+	logged path_unlink fs:w "$tmp/ro/file"
 check $? "unlink: denied as path_unlink, a file outside the rule is removed"
+
+# The records of the path hooks (where the kernel lets no BPF program call bpf_d_path)
+# name the whole path, on 6.1 and 6.12 alike (lib/dpath.bpf.h): each call denied on an
+# object two levels below the restricted directory, the same call allowed beside it.
+cat >"$build/path-call" <<'PY'
+#!/usr/bin/python3
+# path-call CALL PATH: truncate(2) or setxattr(2) of PATH; prints "denied" or "allowed".
+import os, sys
+try:
+    if sys.argv[1] == "truncate":
+        os.truncate(sys.argv[2], 0)
+    else:
+        os.setxattr(sys.argv[2], "trusted.umbrella-test", b"1")
+    print("allowed")
+except OSError:
+    print("denied")
+PY
+chmod 755 "$build/path-call"
+w=$tmp/wr/a/b   # under the rule
+f=$tmp/free/a/b # beside it
+mkdir -p "$w/gone" "$f/gone"
+echo data >"$w/file"
+# path_op HOOK OBJECT BODY: the shell function BODY (of a directory, $1) is denied on
+# $w and then allowed on $f, each object made anew there; run explains HOOK on OBJECT,
+# and umbrellad logs it.
+path_op() {
+	echo data >"$f/file"
+	run "$cli" run -r "fs:$tmp/wr:w" -- sh -c "op() { $3; }; ! op \"\$1\" 2>/dev/null && op \"\$2\"" \
+		sh "$w" "$f"
+	[ "$rc" = 0 ] && [[ "$err" == *"umbrella: denied ${1#*_} $2 (fs:$tmp/wr:w, layer "* ]] &&
+		logged "$1" fs:w "$2"
+}
+path_op path_mkdir "$w/new" 'mkdir "$1/new"' && [ ! -e "$w/new" ] && [ -d "$f/new" ]
+check $? "mkdir: the record names the whole path of the new directory" "$err"
+path_op path_rename "$w/file" 'mv "$1/file" "$1/moved"' && [ -e "$w/file" ] && [ -e "$f/moved" ]
+check $? "rename: the record names the whole path of the object moved" "$err"
+path_op path_link "$w/file" 'ln "$1/file" "$1/hard"' && [ ! -e "$w/hard" ] && [ -e "$f/hard" ]
+check $? "link: the record names the whole path of the object linked" "$err"
+path_op path_symlink "$w/sym" 'ln -s file "$1/sym"' && [ ! -L "$w/sym" ] && [ -L "$f/sym" ]
+check $? "symlink: the record names the whole path of the new link" "$err"
+path_op path_chmod "$w/file" 'chmod 600 "$1/file"' &&
+	[ "$(stat -c %a "$w/file")" != 600 ] && [ "$(stat -c %a "$f/file")" = 600 ]
+check $? "chmod: the record names the whole path" "$err"
+path_op path_chown "$w/file" 'chown 1:1 "$1/file"' &&
+	[ "$(stat -c %u "$w/file")" = 0 ] && [ "$(stat -c %u "$f/file")" = 1 ]
+check $? "chown: the record names the whole path" "$err"
+path_op path_truncate "$w/file" "[ \$($build/path-call truncate \"\$1/file\") = allowed ]" &&
+	[ -s "$w/file" ] && [ ! -s "$f/file" ]
+check $? "truncate(2): the record names the whole path" "$err"
+# A hook that gives no mount: the path is found through the file system's mount.
+path_op inode_setxattr "$w/file" "[ \$($build/path-call setxattr \"\$1/file\") = allowed ]"
+check $? "setxattr (a hook without the mount): the record names the whole path" "$err"
+path_op path_unlink "$w/file" 'rm "$1/file"' && [ -e "$w/file" ] && [ ! -e "$f/file" ]
+check $? "unlink: the record names the directory's path and the name" "$err"
+path_op path_rmdir "$w/gone" 'rmdir "$1/gone"' && [ -d "$w/gone" ] && [ ! -e "$f/gone" ]
+check $? "rmdir: the record names the directory's path and the name" "$err"
+# A path longer than the record holds begins with "...", never a wrong path.
+long=$w
+for i in 1 2 3; do long=$long/$(printf 'l%.0s' $(seq 90)); done
+mkdir -p "$long"
+run "$cli" run -r "fs:$tmp/wr:w" -- mkdir "$long/new"
+[ "$rc" = 1 ] && [[ "$err" == *"umbrella: denied mkdir .../l"*"l/new (fs:w, layer "* ]] &&
+	logged path_mkdir fs:w ".../l"
+check $? "a path too long for the record begins with '...'" "$err"
 
 cat >"$build/explain-calls" <<'PY'
 #!/usr/bin/python3
@@ -198,5 +264,5 @@ check $? "another user's follow connection gets none of root's denials: $(tr '\n
 
 kill "$daemon"
 wait "$daemon"
-rm -rf "$log" "$tmp" "$follow" "$calls"
+rm -rf "$log" "$tmp" "$follow" "$calls" "$build/path-call"
 tap_done

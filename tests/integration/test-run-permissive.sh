@@ -106,6 +106,44 @@ PY
 [ "$out" = "-22 -1 0" ]
 verify $? "over the socket: permissive on oneself refused (EINVAL), for another process's thread (EPERM), for one's own child armed ($out)"
 
+# --- task show and layer show tell a permissive layer from an enforcing one ---
+# A run's CMD, alive for a while: its pid once it has its layer ("" if it never does).
+cmd_pid() {
+	local child
+	for _ in $(seq 100); do
+		child=$(pgrep -P "$1")
+		[ -n "$child" ] && "$cli" task show "$child" >/dev/null 2>&1 && echo "$child" && return
+		sleep 0.1
+	done
+}
+"$cli" run -q --permissive -r fs:/etc -- sleep 30 &
+loose=$!
+"$cli" run -q -r fs:/etc -- sleep 30 &
+strict=$!
+loose_pid=$(cmd_pid "$loose")
+strict_pid=$(cmd_pid "$strict")
+run "$cli" task show "$loose_pid"
+loose_text=$out
+run "$cli" task show "$strict_pid"
+[[ "$loose_text" == *"mode:         permissive (its denials are recorded, not enforced)"* ]] &&
+	[[ "$out" == *"mode:         enforcing"* ]] && [[ "$out" != *permissive* ]]
+verify $? "task show: the permissive layer's mode says so, the enforcing one's says enforcing"
+json() { "$cli" "$@" --json | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+l = v["layers"][-1] if "layers" in v else v
+print(l["id"], l["permissive"])'; }
+loose_json=$(json task show "$loose_pid")
+strict_json=$(json task show "$strict_pid")
+run "$cli" layer show "${loose_json% *}"
+[ "${loose_json#* }" = True ] && [ "${strict_json#* }" = False ] &&
+	[[ "$out" == *"mode:         permissive"* ]] &&
+	[ "$(json layer show "${loose_json% *}")" = "${loose_json% True} True" ] &&
+	[ "$(json layer show "${strict_json% *}")" = "${strict_json% False} False" ]
+verify $? "--json: \"permissive\" is true for that layer, false for the other ($loose_json, $strict_json)"
+kill "$loose" "$strict"
+wait "$loose" "$strict" 2>/dev/null
+
 kill "$daemon"
 wait "$daemon"
 rm -rf "$log" "$tmp"
