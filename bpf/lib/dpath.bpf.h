@@ -51,9 +51,9 @@ struct umb_dpath_scratch {
 /* How the build ended (struct umb_dpath.end). */
 enum umb_dpath_end {
 	UMB_DPATH_GOING = 0,
-	UMB_DPATH_ROOT,	    /* at the task's root, or the root of the mount tree */
-	UMB_DPATH_CUT,	    /* not whole: too long, too deep, unreadable ("...") */
-	UMB_DPATH_FS_ROOT,  /* at the root of a file system whose mount is unknown ("?") */
+	UMB_DPATH_ROOT,	   /* at the task's root, or the root of the mount tree */
+	UMB_DPATH_CUT,	   /* not whole: too long, too deep, unreadable ("...") */
+	UMB_DPATH_FS_ROOT, /* at the root of a file system whose mount is unknown ("?") */
 };
 
 /* The state of one build, shared with its bpf_loop() callback. Kernel pointers are
