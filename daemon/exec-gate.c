@@ -107,10 +107,8 @@ static int on_invalidated(void *ctx, void *data, size_t size)
 	r = gate_marks_remove(&g->marks, inv.inode.dev, inv.inode.ino);
 	if (r < 0) {
 		if (!g->remove_warned)
-			log_msg(LOG_NOTICE,
-				"exec gate: an ignore mark cannot be "
-				"removed alone (%s): all of them go (said once)\n",
-				strerror(-r));
+			log_notice_errno(r, "exec gate: an ignore mark cannot be removed alone "
+					    "(%m): all of them go (said once)");
 		g->remove_warned = true;
 		g->flush_marks = true;
 	}
@@ -130,10 +128,8 @@ static int new_epoch(struct exec_gate *g)
 	gate_flush_ignore_marks(g);
 	gate_libraries_clear(&g->libs);
 	r = epoch_write(g, g->epoch + 1);
-	if (r < 0) {
-		log_msg(LOG_ERR, "exec gate: cannot start a new verdict epoch: %s\n", strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot start a new verdict epoch: %m");
 	log_clear(g);
 	gate_trust_self(g);
 	return 0;
@@ -144,7 +140,7 @@ int exec_gate_flush(struct exec_gate *g)
 	int r = new_epoch(g);
 
 	if (r == 0)
-		log_msg(LOG_INFO, "verdicts flushed (epoch %u)\n", g->epoch);
+		log_info("verdicts flushed (epoch %u)", g->epoch);
 	return r;
 }
 
@@ -158,18 +154,16 @@ int exec_gate_reload_keyring(struct exec_gate *g)
 	keyring_watch(g);
 	/* Only out of memory keeps the ring in force: a rejected file takes effect like
 	 * the others (a key whose file went bad is not trusted any more). */
-	r = keyring_read(g->keyring_dir, &k);
-	if (r < 0) {
-		log_msg(LOG_ERR, "keeping the key ring in force\n");
+	r = keyring_read(g->keyring_dir, "; keeping the key ring in force", &k);
+	if (r < 0)
 		return r;
-	}
 	keyring_free(g->keyring);
 	g->keyring = k;
 	r = new_epoch(g);
 	/* Once this is logged, every exec is decided by the new ring. */
 	if (r == 0)
-		log_msg(LOG_INFO, "key ring %s loaded: %s\n", g->keyring_dir,
-			keyring_summary(k, summary, sizeof(summary)));
+		log_info("key ring %s loaded: %s", g->keyring_dir,
+			 keyring_summary(k, summary, sizeof(summary)));
 	return r;
 }
 
@@ -243,38 +237,39 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	gate_stats_open(&g->stats, maps->gate_stats);
 	g->fan_fd = g->mountinfo_fd = g->inotify_fd = g->libs.inotify_fd = -1;
 
-	r = keyring_read(keyring_dir, &g->keyring);
+	r = keyring_read(keyring_dir, "", &g->keyring);
 	if (r < 0)
 		goto fail;
 	raise_fd_limit();
 	g->fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK,
 				  O_RDONLY | O_LARGEFILE | O_CLOEXEC);
 	if (g->fan_fd < 0) {
-		r = -errno;
-		log_msg(LOG_ERR, "exec gate: fanotify_init: %s\n", strerror(-r));
+		r = log_error_errno(errno, "exec gate: cannot create the fanotify group "
+					   "(fanotify_init): %m");
 		goto fail;
 	}
 	g->marks = (struct gate_marks){ .fan_fd = g->fan_fd, .mounts = &g->mounts };
 	g->mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (g->mountinfo_fd < 0) {
-		r = -errno;
-		log_msg(LOG_ERR, "/proc/self/mountinfo: %s\n", strerror(-r));
+		r = log_error_errno(errno, "exec gate: cannot open /proc/self/mountinfo: %m");
 		goto fail;
 	}
 	g->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (g->inotify_fd < 0)
+		log_warning_errno(errno, "exec gate: cannot watch the key ring %s (inotify): %m: "
+					 "it is read again on SIGHUP only",
+				  keyring_dir);
 	keyring_watch(g);
 	r = gate_libraries_init(&g->libs);
 	if (r < 0)
-		log_msg(LOG_WARNING, "exec gate: no inotify for library directories: %s\n",
-			strerror(-r));
+		log_warning_errno(r, "exec gate: no inotify for library directories: %m");
 	g->invalidated = ring_buffer__new(maps->invalidated, on_invalidated, g, NULL);
 	if (!g->invalidated) {
-		r = -errno;
-		log_msg(LOG_ERR, "exec gate: cannot read umb_invalidated: %s\n", strerror(-r));
+		r = log_error_errno(errno, "exec gate: cannot read umb_invalidated: %m");
 		goto fail;
 	}
 	if (bpf_map_lookup_elem(maps->ctl, &zero, &ctl) < 0) {
-		r = -errno;
+		r = log_error_errno(errno, "exec gate: cannot read the verdict epoch (umb_ctl): %m");
 		goto fail;
 	}
 	g->epoch = ctl.verdict_epoch;
@@ -285,8 +280,8 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	r = new_epoch(g);
 	if (r < 0)
 		goto fail;
-	log_msg(LOG_INFO, "exec gate: key ring %s (%s), verdict epoch %u\n", keyring_dir,
-		keyring_summary(g->keyring, summary, sizeof(summary)), g->epoch);
+	log_info("exec gate: key ring %s (%s), verdict epoch %u", keyring_dir,
+		 keyring_summary(g->keyring, summary, sizeof(summary)), g->epoch);
 	*ret = g;
 	return 0;
 

@@ -27,7 +27,7 @@ void gate_ignore_mark(struct exec_gate *g, struct gate_job *j)
 	r = gate_marks_add(&g->marks, j->fd, j->kdev, j->st.st_ino);
 	/* No file handles (ramfs): no mark, each exec asks and is answered at once. */
 	if (r < 0 && r != -EOPNOTSUPP && !g->mark_warned) {
-		log_msg(LOG_WARNING, "exec gate: cannot set an ignore mark: %s\n", strerror(-r));
+		log_warning_errno(r, "exec gate: cannot set an ignore mark: %m");
 		g->mark_warned = true;
 	}
 }
@@ -37,7 +37,7 @@ void gate_answer(struct exec_gate *g, int fd, bool allow)
 	struct fanotify_response resp = { .fd = fd, .response = allow ? FAN_ALLOW : FAN_DENY };
 
 	if (write(g->fan_fd, &resp, sizeof(resp)) != sizeof(resp))
-		log_msg(LOG_ERR, "exec gate: cannot answer an exec: %s\n", strerror(errno));
+		log_error_errno(errno, "exec gate: cannot answer an exec: %m");
 }
 
 /* Reads and answers (or queues) every waiting event. */
@@ -56,7 +56,7 @@ void gate_read_events(struct exec_gate *g)
 		if (n < 0) {
 			/* The kernel denies a permission event it could not hand over. */
 			if (errno != EAGAIN)
-				log_msg(LOG_ERR, "exec gate: read: %s\n", strerror(errno));
+				log_error_errno(errno, "exec gate: cannot read its events: %m");
 			return;
 		}
 		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
@@ -85,7 +85,7 @@ void mark_filesystems(struct exec_gate *g)
 	int r = gate_mounts_scan(&g->mounts);
 
 	if (r < 0) {
-		log_msg(LOG_ERR, "exec gate: /proc/self/mountinfo: %s\n", strerror(-r));
+		log_error_errno(r, "exec gate: cannot read /proc/self/mountinfo: %m");
 		return;
 	}
 	for (size_t i = 0; i < g->mounts.n; i++) {
@@ -104,5 +104,5 @@ void gate_flush_ignore_marks(struct exec_gate *g)
 	int r = gate_marks_flush(&g->marks);
 
 	if (r < 0)
-		log_msg(LOG_ERR, "exec gate: cannot flush the ignore marks: %s\n", strerror(-r));
+		log_error_errno(r, "exec gate: cannot flush the ignore marks: %m");
 }

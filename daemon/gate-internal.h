@@ -127,8 +127,9 @@ void gate_flush_ignore_marks(struct exec_gate *g);
 /* Watches the key ring directory, if it exists (a missing one is an empty ring). */
 void keyring_watch(struct exec_gate *g);
 
-/* Reads the key ring @dir into @ret, logging each file it rejects. Return: 0 or -ENOMEM. */
-int keyring_read(const char *dir, struct keyring **ret);
+/* Reads the key ring @dir into @ret, logging each file it rejects, and a failure with
+ * @failed_suffix after it. Return: 0 or -ENOMEM. */
+int keyring_read(const char *dir, const char *failed_suffix, struct keyring **ret);
 
 /* What the key ring @k trusts, for the line that says it is in force, in @buf. */
 const char *keyring_summary(const struct keyring *k, char *buf, size_t size);

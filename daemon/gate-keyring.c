@@ -22,16 +22,15 @@ void keyring_watch(struct exec_gate *g)
 			      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
 				      IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) < 0 &&
 	    errno != ENOENT)
-		log_msg(LOG_WARNING, "cannot watch the key ring %s: %s\n", g->keyring_dir,
-			strerror(errno));
+		log_warning_errno(errno, "cannot watch the key ring %s: %m", g->keyring_dir);
 }
 
 /*
  * Reads the key ring into @ret, logging each file it rejects at error level: a stray
  * file is not a reason to stop gating, but nobody may miss that it is not trusted.
- * Return: 0 or -ENOMEM.
+ * A failure is logged once, with @failed_suffix after it. Return: 0 or -ENOMEM.
  */
-int keyring_read(const char *dir, struct keyring **ret)
+int keyring_read(const char *dir, const char *failed_suffix, struct keyring **ret)
 {
 	struct keyring *k = NULL;
 	char *error = NULL;
@@ -40,18 +39,18 @@ int keyring_read(const char *dir, struct keyring **ret)
 
 	r = keyring_load(dir, &k, &error);
 	if (r < 0) {
-		log_msg(LOG_ERR, "%s\n", error ? error : strerror(-r));
+		log_error_errno(r, "%s%s", error ?: strerror(-r), failed_suffix);
 		free(error);
 		return r;
 	}
 	rejected = keyring_rejected_count(k);
 	for (size_t i = 0; i < rejected; i++)
-		log_msg(LOG_ERR, "key ring: %s\n", keyring_rejected(k, i));
+		log_error("key ring: %s", keyring_rejected(k, i));
 	if (!keyring_revocations_known(k))
-		log_msg(LOG_CRIT,
-			"key ring %s: its revocation list is not known: every signed "
-			"binary is refused until it is fixed\n",
-			dir);
+		log_full_errno(LOG_CRIT, 0,
+			       "key ring %s: its revocation list is not known: every signed "
+			       "binary is refused until it is fixed",
+			       dir);
 	*ret = k;
 	return 0;
 }

@@ -193,7 +193,7 @@ static void log_lines(int priority, const char *text, const char *last_suffix)
 	for (const char *p = text; *p;) {
 		size_t n = strcspn(p, "\n");
 
-		log_msg(priority, "%.*s%s\n", (int)n, p, p[n] ? "" : last_suffix);
+		log_full_errno(priority, 0, "%.*s%s", (int)n, p, p[n] ? "" : last_suffix);
 		p += n + (p[n] == '\n');
 	}
 }
