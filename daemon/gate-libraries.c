@@ -41,7 +41,7 @@
 #include <umbrella/kdev.h>
 
 #include "elf-dynamic.h"
-#include "events.h"
+#include "journal-writer.h"
 #include "gate-libraries.h"
 #include "gate-mounts.h"
 #include "gate-verify.h"
@@ -291,7 +291,7 @@ static bool verify_library(struct closure *c, int fd, const char *path, const st
 		if (e.has_signature)
 			key_id_to_hex(e.signature.key_id, key);
 		snprintf(why, sizeof(why), "a library of %s: %s", c->program, reason);
-		events_log_refused_binary(path, (unsigned int)c->pid, why, key, "refused");
+		journal_write_refused_binary(path, (unsigned int)c->pid, why, key, "refused");
 	}
 	signed_elf_release(&e);
 	free(error);

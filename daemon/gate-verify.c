@@ -24,7 +24,7 @@
 
 #include <umbrella/kdev.h>
 
-#include "events.h"
+#include "journal-writer.h"
 #include "gate-internal.h"
 #include "gate-verify.h"
 #include "log.h"
@@ -115,7 +115,7 @@ static void log_refusal(const char *path, __u32 pid, const struct outcome *o)
 
 	if (o->has_key_id)
 		key_id_to_hex(o->key_id, key);
-	events_log_refused_binary(path, pid, o->reason, key,
+	journal_write_refused_binary(path, pid, o->reason, key,
 				  o->cached ? "refused" : "not verified");
 }
 

@@ -45,6 +45,7 @@
 #include "config.h"
 #include "events.h"
 #include "exec-gate.h"
+#include "journal-writer.h"
 #include "keyring.h"
 #include "log.h"
 #include "time-util.h"
@@ -161,7 +162,7 @@ static int parse_argv(int argc, char *argv[])
 					  optarg);
 				return -EINVAL;
 			}
-			events_set_rate_limit(burst, interval);
+			journal_set_rate_limit(burst, interval);
 			arg_log_rate_limit = true;
 			break;
 		}
@@ -357,7 +358,7 @@ static int config_apply(const struct config *c, struct server *s)
 		.user_rules = c->max_rules_per_user ?: CONFIG_MAX_RULES_PER_USER_DEFAULT,
 	};
 	if (!arg_log_rate_limit)
-		events_set_rate_limit(c->log_burst, c->log_interval_sec);
+		journal_set_rate_limit(c->log_burst, c->log_interval_sec);
 	config = *c;
 	log_info("configuration: %s%s", config_summary(c, summary, sizeof(summary)),
 		 c->permissive ? " (denials are logged, not enforced)" : "");
@@ -489,7 +490,7 @@ static int run(struct server *s, struct ring_buffer *events, int stats_fd, int s
 			last_sweep = now_usec();
 		}
 		events_report_drops(stats_fd);
-		events_flush_suppressed(false);
+		journal_flush_suppressed(false);
 		/* Clients first (their fds are in the set we polled), then new ones. */
 		for (size_t i = first_client; i < n; i++) {
 			if (fds[i].revents)
@@ -632,7 +633,7 @@ int main(int argc, char *argv[])
 	r = run(&server, events, bpf_map__fd(skel->maps.umb_stats), signal_fd);
 	(void)sd_notify(0, "STOPPING=1");
 	(void)ring_buffer__consume(events);
-	events_flush_suppressed(true);
+	journal_flush_suppressed(true);
 
 out:
 	for (size_t i = 0; i < server.client_count; i++)
