@@ -12,16 +12,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/epoll.h>
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <systemd/sd-event.h>
 
 #include <umbrella/event-names.h>
 #include <umbrella/kdev.h>
 #include <umbrella/umbrella.h>
 
+#include "event-priority.h"
 #include "events.h"
 #include "follow.h"
 #include "journal-writer.h"
+#include "log.h"
+#include "macro.h"
+#include "time-util.h"
+
+/* How often the records dropped and the denials suppressed are looked for: a gap in the
+ * journal is said within this long. */
+#define TICK_USEC (1 * USEC_PER_SEC)
+
+/* The loop's sources (events_attach()); one reader per process. */
+static struct {
+	struct ring_buffer *rb;
+	int stats_fd;
+	sd_event_source *ready, *tick;
+} attached = { .stats_fd = -1 };
 
 const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 {
@@ -178,4 +196,53 @@ void events_report_drops(int stats_fd)
 		}
 	}
 	free(values);
+}
+
+/* Records wait in the ring buffer(s): read them all, then say what was dropped. */
+static int on_records(_unused_ sd_event_source *s, _unused_ int fd, _unused_ uint32_t revents,
+		      _unused_ void *userdata)
+{
+	(void)ring_buffer__consume(attached.rb);
+	events_report_drops(attached.stats_fd);
+	return 0;
+}
+
+static int on_tick(sd_event_source *s, _unused_ uint64_t usec, _unused_ void *userdata)
+{
+	int r;
+
+	events_report_drops(attached.stats_fd);
+	journal_flush_suppressed(false);
+	r = sd_event_source_set_time_relative(s, TICK_USEC);
+	if (r < 0)
+		log_error_errno(r, "Failed to schedule the next look for dropped records: %m");
+	return 0;
+}
+
+int events_attach(struct ring_buffer *rb, int stats_fd, sd_event *e)
+{
+	int r;
+
+	attached.rb = rb;
+	attached.stats_fd = stats_fd;
+	r = sd_event_add_io(e, &attached.ready, ring_buffer__epoll_fd(rb), EPOLLIN, on_records,
+			    NULL);
+	if (r >= 0)
+		r = sd_event_source_set_priority(attached.ready, PRIORITY_RECORDS);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch the ring buffers: %m");
+	r = sd_event_add_time_relative(e, &attached.tick, CLOCK_MONOTONIC, TICK_USEC,
+				       TICK_USEC / 10, on_tick, NULL);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(attached.tick, SD_EVENT_ON);
+	if (r < 0)
+		return log_error_errno(r, "Failed to schedule the look for dropped records: %m");
+	return 0;
+}
+
+void events_detach(void)
+{
+	attached.ready = sd_event_source_disable_unref(attached.ready);
+	attached.tick = sd_event_source_disable_unref(attached.tick);
+	attached.rb = NULL;
 }

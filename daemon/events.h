@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <systemd/sd-event.h>
+
 #include <umbrella/bpf-abi.h>
 
 struct follows;
@@ -30,5 +32,14 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size);
 /* Writes the count of records dropped since the last call (umb_stats) to the journal,
  * so that no drop goes unnoticed. */
 void events_report_drops(int stats_fd);
+
+/*
+ * events_attach() - read @rb (events_open()'s, with any ring buffer added to it) from
+ * the loop @e whenever records wait (at PRIORITY_RECORDS, event-priority.h), and every
+ * second write what was dropped (umb_stats, @stats_fd) and what the rate limit
+ * suppressed. events_detach() stops. Return: 0 or -errno (logged).
+ */
+int events_attach(struct ring_buffer *rb, int stats_fd, sd_event *e);
+void events_detach(void);
 
 #endif /* UMBRELLA_EVENTS_H */

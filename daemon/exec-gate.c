@@ -17,8 +17,11 @@
  * (the key ring, watched with inotify), gate-self.c (umbrellad's own executable),
  * gate-libraries.c (a signed program's shared libraries get their verdicts before its
  * exec is answered: fanotify has no event for a mapping). This file ties them together:
- * the verdict epoch, and BPF's invalidations (umb_invalidated: a verdict BPF deleted
- * takes its inode's ignore mark with it, gate-marks.c, so that its next exec asks).
+ * the verdict epoch, BPF's invalidations (umb_invalidated: a verdict BPF deleted
+ * takes its inode's ignore mark with it, gate-marks.c, so that its next exec asks), and
+ * the gate's place in umbrellad's event loop (exec_gate_attach(): each part attaches
+ * its own sources, this file those of the invalidations, of the library directories
+ * and of the turns of the files being verified).
  *
  * Every permission event is answered, on every path: an unanswered one would hold the
  * exec for ever. umbrellad never execs anything itself.
@@ -31,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
@@ -46,6 +50,7 @@
 #include <umbrella/umbrella.h>
 
 #include "events.h"
+#include "event-priority.h"
 #include "exec-gate.h"
 #include "gate-internal.h"
 #include "gate-libraries.h"
@@ -54,6 +59,7 @@
 #include "gate-mounts.h"
 #include "keyring.h"
 #include "log.h"
+#include "macro.h"
 #include "signed-elf.h"
 #include "state.h"
 
@@ -167,41 +173,92 @@ int exec_gate_reload_keyring(struct exec_gate *g)
 	return r;
 }
 
-size_t exec_gate_poll_fds(const struct exec_gate *g, struct pollfd *fds)
+void gate_read_invalidations(struct exec_gate *g)
 {
-	size_t n = 0;
-
-	fds[n++] = (struct pollfd){ .fd = g->fan_fd, .events = POLLIN };
-	fds[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(g->invalidated), .events = POLLIN };
-	fds[n++] = (struct pollfd){ .fd = g->mountinfo_fd, .events = POLLPRI };
-	fds[n++] = (struct pollfd){ .fd = g->inotify_fd, .events = POLLIN };
-	fds[n++] = (struct pollfd){ .fd = g->libs.inotify_fd, .events = POLLIN };
-	return n;
-}
-
-void exec_gate_dispatch(struct exec_gate *g, const struct pollfd *fds, size_t n)
-{
-	/* Invalidations first: a mark must not outlive its verdict longer than needed. */
 	(void)ring_buffer__consume(g->invalidated);
 	if (g->flush_marks) {
 		g->flush_marks = false;
 		gate_flush_ignore_marks(g);
 	}
-	if (n > 0 && fds[0].revents & POLLIN)
-		gate_read_events(g);
-	gate_run_jobs(g);
-	if (n > 2 && fds[2].revents & (POLLPRI | POLLERR))
-		mark_filesystems(g);
-	if (n > 3 && fds[3].revents & POLLIN)
-		gate_read_inotify(g);
-	/* A library directory changed: each program asks once more (gate-libraries.h). */
-	if (n > 4 && fds[4].revents & POLLIN && gate_libraries_read(&g->libs))
-		gate_flush_ignore_marks(g);
 }
 
-bool exec_gate_busy(const struct exec_gate *g)
+static int on_invalidated_ready(_unused_ sd_event_source *s, _unused_ int fd,
+				_unused_ uint32_t revents, void *userdata)
 {
-	return g->jobs;
+	gate_read_invalidations(userdata);
+	return 0;
+}
+
+/* A library directory changed: each program asks once more (gate-libraries.h). */
+static int on_libraries_changed(_unused_ sd_event_source *s, _unused_ int fd,
+				_unused_ uint32_t revents, void *userdata)
+{
+	struct exec_gate *g = userdata;
+
+	if (gate_libraries_read(&g->libs))
+		gate_flush_ignore_marks(g);
+	return 0;
+}
+
+/*
+ * One turn of the files being verified (gate_run_jobs()), then the next one if any is
+ * left. A time source due at once, not a defer source: sd-event keeps a defer source
+ * pending with its first age, so that it would always win over the requests on the
+ * socket at its priority (or always lose at a lower one). Made pending anew each turn,
+ * it waits behind whatever became pending before it, as the poll() loop's turns did.
+ */
+static int on_jobs_turn(_unused_ sd_event_source *s, _unused_ uint64_t usec, void *userdata)
+{
+	struct exec_gate *g = userdata;
+
+	gate_run_jobs(g);
+	gate_schedule_jobs(g);
+	return 0;
+}
+
+void gate_schedule_jobs(struct exec_gate *g)
+{
+	int r;
+
+	if (!g->jobs_source || !g->jobs)
+		return;
+	r = sd_event_source_set_time(g->jobs_source, 0);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(g->jobs_source, SD_EVENT_ONESHOT);
+	/* Only a bug makes this fail; the held execs would wait until their deadline. */
+	if (r < 0)
+		log_error_errno(r, "exec gate: cannot schedule the files being verified: %m");
+}
+
+int exec_gate_attach(struct exec_gate *g, sd_event *e)
+{
+	int r;
+
+	r = sd_event_add_io(e, &g->invalidated_source, ring_buffer__epoll_fd(g->invalidated),
+			    EPOLLIN, on_invalidated_ready, g);
+	if (r >= 0)
+		r = sd_event_source_set_priority(g->invalidated_source, PRIORITY_INVALIDATED);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot watch umb_invalidated: %m");
+	if (g->libs.inotify_fd >= 0) {
+		r = sd_event_add_io(e, &g->libs_source, g->libs.inotify_fd, EPOLLIN,
+				    on_libraries_changed, g);
+		if (r >= 0)
+			r = sd_event_source_set_priority(g->libs_source, PRIORITY_GATE_WATCH);
+		if (r < 0)
+			return log_error_errno(r, "exec gate: cannot watch library directories: %m");
+	}
+	r = sd_event_add_time(e, &g->jobs_source, CLOCK_MONOTONIC, 0, 1, on_jobs_turn, g);
+	if (r >= 0)
+		r = sd_event_source_set_priority(g->jobs_source, PRIORITY_WORK);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(g->jobs_source, SD_EVENT_OFF);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot schedule verifications: %m");
+	r = gate_keyring_attach(g, e);
+	if (r < 0)
+		return r;
+	return gate_fanotify_attach(g, e);
 }
 
 /* The layers of signed policies, those an earlier umbrellad made among them. */
@@ -294,6 +351,12 @@ void exec_gate_free(struct exec_gate *g)
 {
 	if (!g)
 		return;
+	sd_event_source_disable_unref(g->fan_source);
+	sd_event_source_disable_unref(g->mountinfo_source);
+	sd_event_source_disable_unref(g->keyring_source);
+	sd_event_source_disable_unref(g->libs_source);
+	sd_event_source_disable_unref(g->invalidated_source);
+	sd_event_source_disable_unref(g->jobs_source);
 	/* Execs still held: the kernel answers them when the group closes (below). */
 	while (g->jobs) {
 		struct gate_job *j = g->jobs;

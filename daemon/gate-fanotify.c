@@ -11,11 +11,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/fanotify.h>
 #include <unistd.h>
 
+#include "event-priority.h"
 #include "gate-internal.h"
 #include "log.h"
+#include "macro.h"
 
 /* Keeps later execs of @j's inode out of user space (until an invalidation). */
 void gate_ignore_mark(struct exec_gate *g, struct gate_job *j)
@@ -41,7 +44,7 @@ void gate_answer(struct exec_gate *g, int fd, bool allow)
 }
 
 /* Reads and answers (or queues) every waiting event. */
-void gate_read_events(struct exec_gate *g)
+static void read_events(struct exec_gate *g)
 {
 	/* Few at a time: each event holds a descriptor until it is answered. */
 	char buf[64 * sizeof(struct fanotify_event_metadata)]
@@ -96,6 +99,49 @@ void mark_filesystems(struct exec_gate *g)
 		(void)fanotify_mark(g->fan_fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
 				    FAN_OPEN_EXEC_PERM, AT_FDCWD, g->mounts.v[i].path);
 	}
+}
+
+/*
+ * Exec events wait: BPF's invalidations first (a mark must not outlive its verdict
+ * longer than needed, and a flush of every mark is due before the next answer), then
+ * each event, then the files queued among them get their turns.
+ */
+static int on_fanotify_ready(_unused_ sd_event_source *s, _unused_ int fd,
+			     _unused_ uint32_t revents, void *userdata)
+{
+	struct exec_gate *g = userdata;
+
+	gate_read_invalidations(g);
+	read_events(g);
+	gate_schedule_jobs(g);
+	return 0;
+}
+
+/* The mounts changed (POLLPRI on /proc/self/mountinfo): mark the new file systems. */
+static int on_mounts_changed(_unused_ sd_event_source *s, _unused_ int fd, uint32_t revents,
+			     void *userdata)
+{
+	if (revents & (EPOLLPRI | EPOLLERR))
+		mark_filesystems(userdata);
+	return 0;
+}
+
+int gate_fanotify_attach(struct exec_gate *g, sd_event *e)
+{
+	int r;
+
+	r = sd_event_add_io(e, &g->fan_source, g->fan_fd, EPOLLIN, on_fanotify_ready, g);
+	if (r >= 0)
+		r = sd_event_source_set_priority(g->fan_source, PRIORITY_FANOTIFY);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot watch its fanotify group: %m");
+	r = sd_event_add_io(e, &g->mountinfo_source, g->mountinfo_fd, EPOLLPRI,
+			    on_mounts_changed, g);
+	if (r >= 0)
+		r = sd_event_source_set_priority(g->mountinfo_source, PRIORITY_GATE_WATCH);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot watch /proc/self/mountinfo: %m");
+	return 0;
 }
 
 /* Drops every ignore mark (the file system marks stay): each file asks once more. */

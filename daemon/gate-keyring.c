@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "event-priority.h"
 #include "gate-internal.h"
 #include "log.h"
+#include "macro.h"
 
 /* Watches the key ring directory, if it exists (a missing one is an empty ring). */
 void keyring_watch(struct exec_gate *g)
@@ -74,8 +77,10 @@ size_t exec_gate_keyring_rejected(const struct exec_gate *g)
 }
 
 /* The key ring directory changed: read it again. */
-void gate_read_inotify(struct exec_gate *g)
+static int on_keyring_changed(_unused_ sd_event_source *s, _unused_ int fd,
+			      _unused_ uint32_t revents, void *userdata)
 {
+	struct exec_gate *g = userdata;
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	bool changed = false, rewatch = false;
 	ssize_t n;
@@ -93,4 +98,20 @@ void gate_read_inotify(struct exec_gate *g)
 		keyring_watch(g);
 	if (changed)
 		(void)exec_gate_reload_keyring(g);
+	return 0;
+}
+
+int gate_keyring_attach(struct exec_gate *g, sd_event *e)
+{
+	int r;
+
+	if (g->inotify_fd < 0)
+		return 0; /* said by exec_gate_new(): SIGHUP reads it again */
+	r = sd_event_add_io(e, &g->keyring_source, g->inotify_fd, EPOLLIN, on_keyring_changed, g);
+	if (r >= 0)
+		r = sd_event_source_set_priority(g->keyring_source, PRIORITY_GATE_WATCH);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot watch the key ring %s: %m",
+				       g->keyring_dir);
+	return 0;
 }
