@@ -205,6 +205,7 @@ static void client_close(struct server *s, size_t i)
 	sd_event_source_disable_unref(s->clients[i]);
 	close(fd);
 	s->clients[i] = s->clients[--s->client_count];
+	s->clients[s->client_count] = NULL; /* a free slot holds no source */
 }
 
 /* Answers the requests waiting on a connection (and a hang-up: EPOLLHUP comes

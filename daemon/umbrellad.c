@@ -477,7 +477,7 @@ static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, 
 {
 	static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
 	_cleanup_(sd_event_unrefp) sd_event *e = NULL;
-	sd_event_source *source;
+	sd_event_source *source = NULL; /* left as it was when an add fails */
 	int r;
 
 	r = sd_event_new(&e);
@@ -490,7 +490,7 @@ static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, 
 			r = sd_event_source_set_priority(source, PRIORITY_SIGNAL);
 		if (r >= 0)
 			r = sd_event_source_set_floating(source, 1);
-		sd_event_source_unref(source);
+		source = sd_event_source_unref(source);
 		if (r < 0)
 			return log_error_errno(r, "Failed to watch %s: %m", strsignal(signals[i]));
 	}
@@ -500,7 +500,7 @@ static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, 
 		r = sd_event_source_set_enabled(source, SD_EVENT_ON);
 	if (r >= 0)
 		r = sd_event_source_set_floating(source, 1);
-	sd_event_source_unref(source);
+	source = sd_event_source_unref(source);
 	if (r < 0)
 		return log_error_errno(r, "Failed to schedule the sweep of the layers: %m");
 	r = sd_event_set_watchdog(e, 1);
