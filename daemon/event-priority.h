@@ -16,6 +16,8 @@
 #ifndef UMBRELLA_EVENT_PRIORITY_H
 #define UMBRELLA_EVENT_PRIORITY_H
 
+#include <stdint.h>
+
 #include <systemd/sd-event.h>
 
 enum {
@@ -26,5 +28,25 @@ enum {
 	PRIORITY_RECORDS = SD_EVENT_PRIORITY_NORMAL - 10,
 	PRIORITY_WORK = SD_EVENT_PRIORITY_NORMAL,
 };
+
+/* sd_event_add_io() with its place in that order, @priority. *@ret is set only when
+ * both succeed. Return: 0 or -errno. */
+static inline int event_add_io(sd_event *e, sd_event_source **ret, int fd, uint32_t events,
+			       int64_t priority, sd_event_io_handler_t handler, void *userdata)
+{
+	sd_event_source *s = NULL;
+	int r;
+
+	r = sd_event_add_io(e, &s, fd, events, handler, userdata);
+	if (r < 0)
+		return r;
+	r = sd_event_source_set_priority(s, priority);
+	if (r < 0) {
+		sd_event_source_unref(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
 
 #endif /* UMBRELLA_EVENT_PRIORITY_H */

@@ -225,10 +225,8 @@ int events_attach(struct ring_buffer *rb, int stats_fd, sd_event *e)
 
 	attached.rb = rb;
 	attached.stats_fd = stats_fd;
-	r = sd_event_add_io(e, &attached.ready, ring_buffer__epoll_fd(rb), EPOLLIN, on_records,
-			    NULL);
-	if (r >= 0)
-		r = sd_event_source_set_priority(attached.ready, PRIORITY_RECORDS);
+	r = event_add_io(e, &attached.ready, ring_buffer__epoll_fd(rb), EPOLLIN, PRIORITY_RECORDS,
+			 on_records, NULL);
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the ring buffers: %m");
 	r = sd_event_add_time_relative(e, &attached.tick, CLOCK_MONOTONIC, TICK_USEC,

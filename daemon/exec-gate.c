@@ -234,17 +234,13 @@ int exec_gate_attach(struct exec_gate *g, sd_event *e)
 {
 	int r;
 
-	r = sd_event_add_io(e, &g->invalidated_source, ring_buffer__epoll_fd(g->invalidated),
-			    EPOLLIN, on_invalidated_ready, g);
-	if (r >= 0)
-		r = sd_event_source_set_priority(g->invalidated_source, PRIORITY_INVALIDATED);
+	r = event_add_io(e, &g->invalidated_source, ring_buffer__epoll_fd(g->invalidated), EPOLLIN,
+			 PRIORITY_INVALIDATED, on_invalidated_ready, g);
 	if (r < 0)
 		return log_error_errno(r, "exec gate: cannot watch umb_invalidated: %m");
 	if (g->libs.inotify_fd >= 0) {
-		r = sd_event_add_io(e, &g->libs_source, g->libs.inotify_fd, EPOLLIN,
-				    on_libraries_changed, g);
-		if (r >= 0)
-			r = sd_event_source_set_priority(g->libs_source, PRIORITY_GATE_WATCH);
+		r = event_add_io(e, &g->libs_source, g->libs.inotify_fd, EPOLLIN,
+				 PRIORITY_GATE_WATCH, on_libraries_changed, g);
 		if (r < 0)
 			return log_error_errno(r, "exec gate: cannot watch library directories: %m");
 	}

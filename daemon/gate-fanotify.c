@@ -130,15 +130,12 @@ int gate_fanotify_attach(struct exec_gate *g, sd_event *e)
 {
 	int r;
 
-	r = sd_event_add_io(e, &g->fan_source, g->fan_fd, EPOLLIN, on_fanotify_ready, g);
-	if (r >= 0)
-		r = sd_event_source_set_priority(g->fan_source, PRIORITY_FANOTIFY);
+	r = event_add_io(e, &g->fan_source, g->fan_fd, EPOLLIN, PRIORITY_FANOTIFY,
+			 on_fanotify_ready, g);
 	if (r < 0)
 		return log_error_errno(r, "exec gate: cannot watch its fanotify group: %m");
-	r = sd_event_add_io(e, &g->mountinfo_source, g->mountinfo_fd, EPOLLPRI,
-			    on_mounts_changed, g);
-	if (r >= 0)
-		r = sd_event_source_set_priority(g->mountinfo_source, PRIORITY_GATE_WATCH);
+	r = event_add_io(e, &g->mountinfo_source, g->mountinfo_fd, EPOLLPRI, PRIORITY_GATE_WATCH,
+			 on_mounts_changed, g);
 	if (r < 0)
 		return log_error_errno(r, "exec gate: cannot watch /proc/self/mountinfo: %m");
 	return 0;

@@ -107,9 +107,8 @@ int gate_keyring_attach(struct exec_gate *g, sd_event *e)
 
 	if (g->inotify_fd < 0)
 		return 0; /* said by exec_gate_new(): SIGHUP reads it again */
-	r = sd_event_add_io(e, &g->keyring_source, g->inotify_fd, EPOLLIN, on_keyring_changed, g);
-	if (r >= 0)
-		r = sd_event_source_set_priority(g->keyring_source, PRIORITY_GATE_WATCH);
+	r = event_add_io(e, &g->keyring_source, g->inotify_fd, EPOLLIN, PRIORITY_GATE_WATCH,
+			 on_keyring_changed, g);
 	if (r < 0)
 		return log_error_errno(r, "exec gate: cannot watch the key ring %s: %m",
 				       g->keyring_dir);

@@ -245,13 +245,10 @@ static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ u
 		close(fd);
 		return 0;
 	}
-	r = sd_event_add_io(s->event, &s->clients[s->client_count], fd, EPOLLIN, on_client, s);
-	if (r >= 0)
-		r = sd_event_source_set_priority(s->clients[s->client_count], PRIORITY_WORK);
+	r = event_add_io(s->event, &s->clients[s->client_count], fd, EPOLLIN, PRIORITY_WORK,
+			 on_client, s);
 	if (r < 0) {
 		log_warning_errno(r, "Failed to serve a connection: %m");
-		s->clients[s->client_count] = sd_event_source_disable_unref(
-			s->clients[s->client_count]);
 		request_reply(fd, r, 0, "umbrellad cannot serve this connection");
 		close(fd);
 		return 0;
@@ -265,9 +262,7 @@ int server_attach(struct server *s, sd_event *e)
 	int r;
 
 	s->event = e;
-	r = sd_event_add_io(e, &s->listen_source, s->listen_fd, EPOLLIN, on_listen, s);
-	if (r >= 0)
-		r = sd_event_source_set_priority(s->listen_source, PRIORITY_WORK);
+	r = event_add_io(e, &s->listen_source, s->listen_fd, EPOLLIN, PRIORITY_WORK, on_listen, s);
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the socket: %m");
 	return 0;
