@@ -39,32 +39,31 @@ bool log_stderr_is_journal(void)
 	return stderr_is_journal;
 }
 
-/* The prefix of a line: the priority for the journal, and who says it. */
-static void log_prefix(int priority)
+/* The start of a line: the priority for the journal (the one place that writes it), and
+ * with @name who says it. */
+static void line_start(int priority, bool name)
 {
 	if (log_stderr_is_journal())
 		fprintf(stderr, "<%d>", priority);
-	fputs(program_invocation_short_name, stderr);
-	fputs(": ", stderr);
+	if (name) {
+		fputs(program_invocation_short_name, stderr);
+		fputs(": ", stderr);
+	}
 }
 
 /*
- * Writes @fmt, @ap as one line after log_prefix(@priority) (@lines: as lines, each with
- * the journal's priority, for libbpf's own multi-line text, which quotes nobody): one
- * final newline of the text is the line's end, any other control character is written
- * as "\n", "\t" or "\xHH". errno is what %m names.
+ * Writes @fmt, @ap as one line after line_start() (@lines: as lines, each with the
+ * journal's priority and without the program's name, for libbpf's own multi-line text,
+ * which quotes nobody): one final newline of the text is the line's end, any other
+ * control character is written as "\n", "\t" or "\xHH". errno is what %m names.
  */
 static void log_line(int priority, bool lines, const char *fmt, va_list ap)
 {
-	bool journal = log_stderr_is_journal();
 	char *text = NULL;
 	int n = vasprintf(&text, fmt, ap);
 
 	flockfile(stderr);
-	if (!lines)
-		log_prefix(priority);
-	else if (journal)
-		fprintf(stderr, "<%d>", priority);
+	line_start(priority, !lines);
 	if (n < 0) {
 		fputs("(a message was lost: out of memory)", stderr);
 		n = 0;
@@ -76,8 +75,7 @@ static void log_line(int priority, bool lines, const char *fmt, va_list ap)
 
 		if (c == '\n' && lines) {
 			fputc('\n', stderr);
-			if (journal)
-				fprintf(stderr, "<%d>", priority);
+			line_start(priority, false);
 		} else if (c == '\n') {
 			fputs("\\n", stderr);
 		} else if (c == '\t') {
@@ -96,18 +94,6 @@ static void log_line(int priority, bool lines, const char *fmt, va_list ap)
 void log_vprintf(int priority, const char *fmt, va_list ap)
 {
 	log_line(priority, true, fmt, ap);
-}
-
-void log_msg(int priority, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	errno = saved; /* for a %m in @fmt */
-	log_line(priority, false, fmt, ap);
-	va_end(ap);
-	errno = saved;
 }
 
 int log_internal(int priority, int error, const char *fmt, ...)

@@ -8,8 +8,7 @@
  *	if (r < 0)
  *		return log_error_errno(r, "Failed to open '%s': %m", path);
  * logs the message with %m standing for strerror(-r), and returns -abs(r). The
- * log_*() functions take a format without its newline; log_msg() (the older form) takes
- * one with it.
+ * log_*() functions take a format without its newline (one final newline is dropped).
  */
 #ifndef UMBRELLA_COMMON_LOG_H
 #define UMBRELLA_COMMON_LOG_H
@@ -20,9 +19,6 @@
 
 /* Whether stderr is the stream systemd connected to the journal (JOURNAL_STREAM). */
 bool log_stderr_is_journal(void);
-
-/* "PROGRAM: " and @fmt (which ends with its newline) at @priority. */
-__attribute__((format(printf, 2, 3))) void log_msg(int priority, const char *fmt, ...);
 
 /* @fmt as it is (another library's message, with its own newline) at @priority. */
 void log_vprintf(int priority, const char *fmt, va_list ap);

@@ -18,6 +18,9 @@
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
 
+/* A parameter that a callback's signature has and this callback does not need. */
+#define _unused_ __attribute__((unused))
+
 static inline void freep(void *p)
 {
 	free(*(void **)p);

@@ -1,36 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * umbrellad - denial records from the ring buffer, logged to the systemd journal with
- * structured fields (include/umbrella/journal.h), rate limited. Records the ring buffer
- * could not take are counted by the BPF side and reported here.
+ * umbrellad - denial records from the ring buffer (umb_events): each is described once,
+ * as text, and goes to the connections that follow its layer (follow.c) and to the
+ * journal (journal-writer.c). Records the ring buffer could not take are counted by the
+ * BPF side (umb_stats) and reported here.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <syslog.h>
-#include <time.h>
-#include <unistd.h>
+
+#include <sys/epoll.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <systemd/sd-daemon.h>
-#include <systemd/sd-journal.h>
+#include <systemd/sd-event.h>
 
 #include <umbrella/event-names.h>
-#include <umbrella/journal.h>
 #include <umbrella/kdev.h>
 #include <umbrella/umbrella.h>
 
+#include "event-priority.h"
 #include "events.h"
 #include "follow.h"
+#include "journal-writer.h"
 #include "log.h"
+#include "macro.h"
 #include "time-util.h"
+
+/* How often the records dropped and the denials suppressed are looked for: a gap in the
+ * journal is said within this long. */
+#define TICK_USEC (1 * USEC_PER_SEC)
+
+/* The loop's sources (events_attach()); one reader per process. */
+static struct {
+	struct ring_buffer *rb;
+	int stats_fd;
+	sd_event_source *ready, *tick;
+} attached = { .stats_fd = -1 };
 
 const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 {
@@ -87,106 +96,6 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 	return buf;
 }
 
-/*
- * The rate limit: a window opens with the first denial after the last one closed; in it
- * the first rl_burst denials are logged and the rest only counted, and the count is
- * logged once the window has closed. A flood of denials costs a bounded journal, and
- * the total still adds up.
- */
-static unsigned int rl_burst = 200;
-static uint64_t rl_interval_usec = 5 * 1000000ULL;
-static uint64_t rl_window_start;
-static unsigned int rl_window_count;
-static unsigned long long rl_suppressed;
-
-/*
- * Under systemd stderr is a stream to the journal, and a line there would log each
- * denial twice. Elsewhere (a terminal, the plain test VM without journald) the line on
- * stderr is what people and tests read.
- */
-static bool log_to_stderr(void)
-{
-	return !log_stderr_is_journal();
-}
-
-void events_set_rate_limit(unsigned int burst, unsigned int interval_sec)
-{
-	events_flush_suppressed(true);
-	rl_burst = burst;
-	rl_interval_usec = (uint64_t)interval_sec * 1000000;
-	rl_window_start = 0;
-	rl_window_count = 0;
-}
-
-/*
- * Logs a gap in the record of denials (@n of them not logged, @text says why) as a
- * warning: to the journal under @message_id with @n in @field, and to stderr when that
- * is not the journal.
- */
-static void log_gap(const char *message_id, const char *field, unsigned long long n,
-		    const char *text)
-{
-	(void)sd_journal_send("MESSAGE=%s", text, "MESSAGE_ID=%s", message_id, "PRIORITY=%d",
-			      LOG_WARNING, "SYSLOG_IDENTIFIER=umbrellad", "%s=%llu", field, n,
-			      NULL);
-	if (log_to_stderr())
-		log_warning("%s", text);
-}
-
-void events_flush_suppressed(bool now)
-{
-	unsigned long long n = rl_suppressed;
-	char text[128];
-
-	if (!n || (!now && now_usec() - rl_window_start < rl_interval_usec))
-		return;
-	rl_suppressed = 0;
-	snprintf(text, sizeof(text), "%llu denials suppressed (rate limit: %u per %llu s)", n,
-		 rl_burst, (unsigned long long)(rl_interval_usec / 1000000));
-	log_gap(UMB_MESSAGE_SUPPRESSED, UMB_FIELD_SUPPRESSED, n, text);
-}
-
-/* Whether this denial is within the rate limit; counts it if not. */
-static bool rate_limit_pass(void)
-{
-	uint64_t now;
-
-	if (!rl_burst || !rl_interval_usec)
-		return true;
-	now = now_usec();
-	if (!rl_window_start || now - rl_window_start >= rl_interval_usec) {
-		events_flush_suppressed(true);
-		rl_window_start = now;
-		rl_window_count = 0;
-	}
-	if (rl_window_count < rl_burst) {
-		rl_window_count++;
-		return true;
-	}
-	rl_suppressed++;
-	return false;
-}
-
-/* One journal field, "NAME=value", for sd_journal_sendv(). */
-struct field {
-	char text[UMB_EVENT_PATH_MAX + 256]; /* MESSAGE: the line, with a whole path */
-};
-
-static void __attribute__((format(printf, 3, 4))) field_set(struct iovec *iov, struct field *f,
-							    const char *fmt, ...)
-{
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(f->text, sizeof(f->text), fmt, ap);
-	va_end(ap);
-	if (len < 0)
-		len = 0;
-	*iov = (struct iovec){ f->text,
-			       (size_t)len < sizeof(f->text) ? (size_t)len : sizeof(f->text) - 1 };
-}
-
 /* What @e's record denied (UMB_FIELD_OBJECT), in @buf; @inode: its inode's text. */
 static void object_text(const struct umb_event *e, const char *inode, char *buf, size_t size)
 {
@@ -209,104 +118,61 @@ static void object_text(const struct umb_event *e, const char *inode, char *buf,
 		snprintf(buf, size, "-");
 }
 
+/* What @e says, as text: the same for the journal and for the followers. */
+static void event_describe(const struct umb_event *e, struct event_text *t)
+{
+	snprintf(t->comm, sizeof(t->comm), "%.*s", UMB_COMM_LEN, e->comm);
+	t->hook = umb_hook_name(e->hook);
+	event_item_text(e, t->item, sizeof(t->item));
+	t->inode[0] = '\0';
+	if (e->ino)
+		umb_inode_text(t->inode, sizeof(t->inode), e->dev, e->ino);
+	object_text(e, t->inode, t->object, sizeof(t->object));
+}
+
 /* @e to the connections that follow its layer (follow.h), as the journal has it. */
-static void follow_record(struct follows *f, const struct umb_event *e)
+static void follow_record(struct follows *f, const struct umb_event *e, const struct event_text *t)
 {
 	struct umb_denial d = { .kind = UMB_DENIAL_RECORD,
 				.layer = e->layer,
 				.pid = e->pid,
 				.flags = e->flags & UMB_EVENT_PERMISSIVE };
-	char inode[48] = "";
 
-	snprintf(d.comm, sizeof(d.comm), "%.*s", UMB_COMM_LEN, e->comm);
-	snprintf(d.hook, sizeof(d.hook), "%s", umb_hook_name(e->hook));
-	event_item_text(e, d.restriction, sizeof(d.restriction));
-	if (e->ino)
-		umb_inode_text(inode, sizeof(inode), e->dev, e->ino);
-	object_text(e, inode, d.object, sizeof(d.object));
+	/* Each cut to its field of struct umb_denial. */
+	snprintf(d.comm, sizeof(d.comm), "%.*s", (int)sizeof(d.comm) - 1, t->comm);
+	snprintf(d.hook, sizeof(d.hook), "%.*s", (int)sizeof(d.hook) - 1, t->hook);
+	snprintf(d.restriction, sizeof(d.restriction), "%.*s", (int)sizeof(d.restriction) - 1,
+		 t->item);
+	snprintf(d.object, sizeof(d.object), "%.*s", (int)sizeof(d.object) - 1, t->object);
 	follow_denial(f, &d);
 }
 
-static int log_event(void *ctx, void *data, size_t size)
+/* One umb_events record: to its layer's followers, and to the journal (journal-writer.c)
+ * within the rate limit, which holds for the journal only: the followers' sockets bound
+ * what they queue. */
+static int on_event(void *ctx, void *data, size_t size)
 {
-	enum {
-		F_MESSAGE,
-		F_ID,
-		F_PRIORITY,
-		F_IDENT,
-		F_PID,
-		F_TID,
-		F_COMM,
-		F_HOOK,
-		F_ITEM,
-		F_LAYER,
-		F_OBJECT,
-		F_EXTRA,
-		F_MAX = F_EXTRA + 2
-	};
 	const struct umb_event *e = data;
-	char item[64], object[UMB_EVENT_PATH_MAX + 64], comm[UMB_COMM_LEN + 1], inode[48] = "";
-	/* A few KiB, reused for every record: static, off the callback's stack. */
-	static struct field fields[F_MAX];
-	struct iovec iov[F_MAX];
-	struct field *f;
-	size_t n = F_EXTRA;
-	const char *hook, *mode;
+	struct event_text t;
+	bool follow, journal;
 
 	if (size < sizeof(*e))
 		return 0;
-	/* The followers first: their sockets bound what they queue, not the rate limit. */
-	if (follow_any(ctx))
-		follow_record(ctx, e);
-	if (!rate_limit_pass())
+	follow = follow_any(ctx);
+	journal = journal_denial_within_limit();
+	if (!follow && !journal)
 		return 0;
-	snprintf(comm, sizeof(comm), "%.*s", UMB_COMM_LEN, e->comm);
-	hook = umb_hook_name(e->hook);
-	mode = e->flags & UMB_EVENT_PERMISSIVE ? " (permissive: allowed)" : "";
-	event_item_text(e, item, sizeof(item));
-	if (e->ino)
-		umb_inode_text(inode, sizeof(inode), e->dev, e->ino);
-	object_text(e, inode, object, sizeof(object));
-
-	if (log_to_stderr())
-		log_notice("denied: pid=%u tid=%u comm=%s hook=%s "
-			   "restriction=%s layer=%u object=%s%s",
-			   e->pid, e->tid, comm, hook, item, e->layer, object, mode);
-
-	f = fields;
-	field_set(&iov[F_MESSAGE], &f[F_MESSAGE],
-		  "MESSAGE=denied: pid=%u tid=%u comm=%s hook=%s restriction=%s layer=%u "
-		  "object=%s%s",
-		  e->pid, e->tid, comm, hook, item, e->layer, object, mode);
-	field_set(&iov[F_ID], &f[F_ID], "MESSAGE_ID=%s", UMB_MESSAGE_DENIED);
-	field_set(&iov[F_PRIORITY], &f[F_PRIORITY], "PRIORITY=%d", LOG_NOTICE);
-	field_set(&iov[F_IDENT], &f[F_IDENT], "SYSLOG_IDENTIFIER=umbrellad");
-	field_set(&iov[F_PID], &f[F_PID], UMB_FIELD_PID "=%u", e->pid);
-	field_set(&iov[F_TID], &f[F_TID], UMB_FIELD_TID "=%u", e->tid);
-	field_set(&iov[F_COMM], &f[F_COMM], UMB_FIELD_COMM "=%s", comm);
-	field_set(&iov[F_HOOK], &f[F_HOOK], UMB_FIELD_HOOK "=%s", hook);
-	field_set(&iov[F_ITEM], &f[F_ITEM], UMB_FIELD_RESTRICTION "=%s", item);
-	field_set(&iov[F_LAYER], &f[F_LAYER], UMB_FIELD_LAYER "=%u", e->layer);
-	field_set(&iov[F_OBJECT], &f[F_OBJECT], UMB_FIELD_OBJECT "=%s", object);
-	if (e->ino) {
-		field_set(&iov[n], &f[n], UMB_FIELD_INODE "=%s", inode);
-		n++;
-	} else if (e->target_pid && e->hook != UMB_HOOK_SOCKET_CREATE) {
-		field_set(&iov[n], &f[n], UMB_FIELD_TARGET_PID "=%u", e->target_pid);
-		n++;
-	}
-	if (e->flags & UMB_EVENT_PERMISSIVE) {
-		field_set(&iov[n], &f[n], UMB_FIELD_PERMISSIVE "=1");
-		n++;
-	}
-	/* Without journald (the plain test VM) this fails at once; stderr had the line. */
-	(void)sd_journal_sendv(iov, (int)n);
+	event_describe(e, &t);
+	if (follow)
+		follow_record(ctx, e, &t);
+	if (journal)
+		journal_write_denial(e, &t);
 	return 0;
 }
 
 struct ring_buffer *events_open(int ringbuf_fd, struct follows *follows)
 {
-	return ring_buffer__new(ringbuf_fd, log_event, follows, NULL);
+	return ring_buffer__new(ringbuf_fd, on_event, follows, NULL);
 }
 
 void events_report_drops(int stats_fd)
@@ -325,30 +191,56 @@ void events_report_drops(int stats_fd)
 		for (int i = 0; i < ncpus; i++)
 			total += values[i];
 		if (total > reported) {
-			unsigned long long n = total - reported;
-			char text[128];
-
-			snprintf(text, sizeof(text),
-				 "%llu denial records dropped (ring buffer full)", n);
-			log_gap(UMB_MESSAGE_DROPPED, UMB_FIELD_DROPPED, n, text);
+			journal_write_dropped(total - reported);
 			reported = total;
 		}
 	}
 	free(values);
 }
 
-void events_log_refused_binary(const char *path, unsigned int pid, const char *reason,
-			       const char *key_id, const char *verdict)
+/* Records wait in the ring buffer(s): read them all, then say what was dropped. */
+static int on_records(_unused_ sd_event_source *s, _unused_ int fd, _unused_ uint32_t revents,
+		      _unused_ void *userdata)
 {
-	if (log_to_stderr())
-		log_warning("refused binary: pid=%u path=%s key=%s "
-			    "verdict=%s reason=%s",
-			    pid, path, key_id, verdict, reason);
-	/* Without journald (the plain test VM) this fails at once; stderr had the line. */
-	(void)sd_journal_send("MESSAGE=refused binary: pid=%u path=%s key=%s verdict=%s reason=%s",
-			      pid, path, key_id, verdict, reason, "MESSAGE_ID=%s",
-			      UMB_MESSAGE_REFUSED_BINARY, "PRIORITY=%d", LOG_WARNING,
-			      "SYSLOG_IDENTIFIER=umbrellad", UMB_FIELD_PID "=%u", pid,
-			      UMB_FIELD_OBJECT "=%s", path, UMB_FIELD_VERDICT "=%s", verdict,
-			      UMB_FIELD_REASON "=%s", reason, UMB_FIELD_KEY_ID "=%s", key_id, NULL);
+	(void)ring_buffer__consume(attached.rb);
+	events_report_drops(attached.stats_fd);
+	return 0;
+}
+
+static int on_tick(sd_event_source *s, _unused_ uint64_t usec, _unused_ void *userdata)
+{
+	int r;
+
+	events_report_drops(attached.stats_fd);
+	journal_flush_suppressed(false);
+	r = sd_event_source_set_time_relative(s, TICK_USEC);
+	if (r < 0)
+		log_error_errno(r, "Failed to schedule the next look for dropped records: %m");
+	return 0;
+}
+
+int events_attach(struct ring_buffer *rb, int stats_fd, sd_event *e)
+{
+	int r;
+
+	attached.rb = rb;
+	attached.stats_fd = stats_fd;
+	r = event_add_io(e, &attached.ready, ring_buffer__epoll_fd(rb), EPOLLIN, PRIORITY_RECORDS,
+			 on_records, NULL);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch the ring buffers: %m");
+	r = sd_event_add_time_relative(e, &attached.tick, CLOCK_MONOTONIC, TICK_USEC,
+				       TICK_USEC / 10, on_tick, NULL);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(attached.tick, SD_EVENT_ON);
+	if (r < 0)
+		return log_error_errno(r, "Failed to schedule the look for dropped records: %m");
+	return 0;
+}
+
+void events_detach(void)
+{
+	attached.ready = sd_event_source_disable_unref(attached.ready);
+	attached.tick = sd_event_source_disable_unref(attached.tick);
+	attached.rb = NULL;
 }

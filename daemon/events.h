@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* umbrellad - denial records from the ring buffer */
+/* umbrellad - denial records from the ring buffer (umb_events) */
 #ifndef UMBRELLA_EVENTS_H
 #define UMBRELLA_EVENTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include <systemd/sd-event.h>
 
 #include <umbrella/bpf-abi.h>
 
@@ -15,30 +17,29 @@ struct ring_buffer;
  * connections of @follows that follow its layer. NULL with errno set on failure. */
 struct ring_buffer *events_open(int ringbuf_fd, struct follows *follows);
 
+/* What a denial record says, as text: for the journal and the followers alike. */
+struct event_text {
+	char comm[UMB_COMM_LEN + 1];
+	const char *hook;			 /* umb_hook_name() */
+	char item[64];				 /* event_item_text() */
+	char inode[48];				 /* "DEV:INO", or "" when the record names none */
+	char object[UMB_EVENT_PATH_MAX + 64]; /* what was denied: a path, a socket... */
+};
+
 /* The text of @e's restriction item ("fs:r", "net", "net:inet6", "cap:net_raw") in @buf. */
 const char *event_item_text(const struct umb_event *e, char *buf, size_t size);
 
-/*
- * At most @burst denials are logged per @interval_sec seconds; the rest are counted and
- * summed up in one message when the interval ends. 0 for either turns the limit off.
- */
-void events_set_rate_limit(unsigned int burst, unsigned int interval_sec);
-
-/*
- * Logs "N denials suppressed" once the interval that suppressed them has ended, or at
- * once with @now (before exiting). Called on every tick of the daemon's loop.
- */
-void events_flush_suppressed(bool now);
-
-/* Logs records dropped since the last call (umb_stats), so no drop goes unnoticed. */
+/* Writes the count of records dropped since the last call (umb_stats) to the journal,
+ * so that no drop goes unnoticed. */
 void events_report_drops(int stats_fd);
 
 /*
- * events_log_refused_binary() - log that the exec gate refused the exec of @path by
- * @pid: @reason, the signature's @key_id (hex, or "-"), @verdict ("refused": the verdict
- * is cached; "not verified": it is not). Not rate limited: each needs a verification.
+ * events_attach() - read @rb (events_open()'s, with any ring buffer added to it) from
+ * the loop @e whenever records wait (at PRIORITY_RECORDS, event-priority.h), and every
+ * second write what was dropped (umb_stats, @stats_fd) and what the rate limit
+ * suppressed. events_detach() stops. Return: 0 or -errno (logged).
  */
-void events_log_refused_binary(const char *path, unsigned int pid, const char *reason,
-			       const char *key_id, const char *verdict);
+int events_attach(struct ring_buffer *rb, int stats_fd, sd_event *e);
+void events_detach(void);
 
 #endif /* UMBRELLA_EVENTS_H */

@@ -17,8 +17,11 @@
  * (the key ring, watched with inotify), gate-self.c (umbrellad's own executable),
  * gate-libraries.c (a signed program's shared libraries get their verdicts before its
  * exec is answered: fanotify has no event for a mapping). This file ties them together:
- * the verdict epoch, and BPF's invalidations (umb_invalidated: a verdict BPF deleted
- * takes its inode's ignore mark with it, gate-marks.c, so that its next exec asks).
+ * the verdict epoch, BPF's invalidations (umb_invalidated: a verdict BPF deleted
+ * takes its inode's ignore mark with it, gate-marks.c, so that its next exec asks), and
+ * the gate's place in umbrellad's event loop (exec_gate_attach(): each part attaches
+ * its own sources, this file those of the invalidations, of the library directories
+ * and of the turns of the files being verified).
  *
  * Every permission event is answered, on every path: an unanswered one would hold the
  * exec for ever. umbrellad never execs anything itself.
@@ -31,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
@@ -46,6 +50,7 @@
 #include <umbrella/umbrella.h>
 
 #include "events.h"
+#include "event-priority.h"
 #include "exec-gate.h"
 #include "gate-internal.h"
 #include "gate-libraries.h"
@@ -54,6 +59,7 @@
 #include "gate-mounts.h"
 #include "keyring.h"
 #include "log.h"
+#include "macro.h"
 #include "signed-elf.h"
 #include "state.h"
 
@@ -107,10 +113,8 @@ static int on_invalidated(void *ctx, void *data, size_t size)
 	r = gate_marks_remove(&g->marks, inv.inode.dev, inv.inode.ino);
 	if (r < 0) {
 		if (!g->remove_warned)
-			log_msg(LOG_NOTICE,
-				"exec gate: an ignore mark cannot be "
-				"removed alone (%s): all of them go (said once)\n",
-				strerror(-r));
+			log_notice_errno(r, "exec gate: an ignore mark cannot be removed alone "
+					    "(%m): all of them go (said once)");
 		g->remove_warned = true;
 		g->flush_marks = true;
 	}
@@ -130,10 +134,8 @@ static int new_epoch(struct exec_gate *g)
 	gate_flush_ignore_marks(g);
 	gate_libraries_clear(&g->libs);
 	r = epoch_write(g, g->epoch + 1);
-	if (r < 0) {
-		log_msg(LOG_ERR, "exec gate: cannot start a new verdict epoch: %s\n", strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot start a new verdict epoch: %m");
 	log_clear(g);
 	gate_trust_self(g);
 	return 0;
@@ -144,7 +146,7 @@ int exec_gate_flush(struct exec_gate *g)
 	int r = new_epoch(g);
 
 	if (r == 0)
-		log_msg(LOG_INFO, "verdicts flushed (epoch %u)\n", g->epoch);
+		log_info("verdicts flushed (epoch %u)", g->epoch);
 	return r;
 }
 
@@ -158,56 +160,101 @@ int exec_gate_reload_keyring(struct exec_gate *g)
 	keyring_watch(g);
 	/* Only out of memory keeps the ring in force: a rejected file takes effect like
 	 * the others (a key whose file went bad is not trusted any more). */
-	r = keyring_read(g->keyring_dir, &k);
-	if (r < 0) {
-		log_msg(LOG_ERR, "keeping the key ring in force\n");
+	r = keyring_read(g->keyring_dir, "; keeping the key ring in force", &k);
+	if (r < 0)
 		return r;
-	}
 	keyring_free(g->keyring);
 	g->keyring = k;
 	r = new_epoch(g);
 	/* Once this is logged, every exec is decided by the new ring. */
 	if (r == 0)
-		log_msg(LOG_INFO, "key ring %s loaded: %s\n", g->keyring_dir,
-			keyring_summary(k, summary, sizeof(summary)));
+		log_info("key ring %s loaded: %s", g->keyring_dir,
+			 keyring_summary(k, summary, sizeof(summary)));
 	return r;
 }
 
-size_t exec_gate_poll_fds(const struct exec_gate *g, struct pollfd *fds)
+void gate_read_invalidations(struct exec_gate *g)
 {
-	size_t n = 0;
-
-	fds[n++] = (struct pollfd){ .fd = g->fan_fd, .events = POLLIN };
-	fds[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(g->invalidated), .events = POLLIN };
-	fds[n++] = (struct pollfd){ .fd = g->mountinfo_fd, .events = POLLPRI };
-	fds[n++] = (struct pollfd){ .fd = g->inotify_fd, .events = POLLIN };
-	fds[n++] = (struct pollfd){ .fd = g->libs.inotify_fd, .events = POLLIN };
-	return n;
-}
-
-void exec_gate_dispatch(struct exec_gate *g, const struct pollfd *fds, size_t n)
-{
-	/* Invalidations first: a mark must not outlive its verdict longer than needed. */
 	(void)ring_buffer__consume(g->invalidated);
 	if (g->flush_marks) {
 		g->flush_marks = false;
 		gate_flush_ignore_marks(g);
 	}
-	if (n > 0 && fds[0].revents & POLLIN)
-		gate_read_events(g);
-	gate_run_jobs(g);
-	if (n > 2 && fds[2].revents & (POLLPRI | POLLERR))
-		mark_filesystems(g);
-	if (n > 3 && fds[3].revents & POLLIN)
-		gate_read_inotify(g);
-	/* A library directory changed: each program asks once more (gate-libraries.h). */
-	if (n > 4 && fds[4].revents & POLLIN && gate_libraries_read(&g->libs))
-		gate_flush_ignore_marks(g);
 }
 
-bool exec_gate_busy(const struct exec_gate *g)
+static int on_invalidated_ready(_unused_ sd_event_source *s, _unused_ int fd,
+				_unused_ uint32_t revents, void *userdata)
 {
-	return g->jobs;
+	gate_read_invalidations(userdata);
+	return 0;
+}
+
+/* A library directory changed: each program asks once more (gate-libraries.h). */
+static int on_libraries_changed(_unused_ sd_event_source *s, _unused_ int fd,
+				_unused_ uint32_t revents, void *userdata)
+{
+	struct exec_gate *g = userdata;
+
+	if (gate_libraries_read(&g->libs))
+		gate_flush_ignore_marks(g);
+	return 0;
+}
+
+/*
+ * One turn of the files being verified (gate_run_jobs()), then the next one if any is
+ * left. A time source due at once, not a defer source: sd-event keeps a defer source
+ * pending with its first age, so that it would always win over the requests on the
+ * socket at its priority (or always lose at a lower one). Made pending anew each turn,
+ * it waits behind whatever became pending before it, as the poll() loop's turns did.
+ */
+static int on_jobs_turn(_unused_ sd_event_source *s, _unused_ uint64_t usec, void *userdata)
+{
+	struct exec_gate *g = userdata;
+
+	gate_run_jobs(g);
+	gate_schedule_jobs(g);
+	return 0;
+}
+
+void gate_schedule_jobs(struct exec_gate *g)
+{
+	int r;
+
+	if (!g->jobs_source || !g->jobs)
+		return;
+	r = sd_event_source_set_time(g->jobs_source, 0);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(g->jobs_source, SD_EVENT_ONESHOT);
+	/* Only a bug makes this fail; the held execs would wait until their deadline. */
+	if (r < 0)
+		log_error_errno(r, "exec gate: cannot schedule the files being verified: %m");
+}
+
+int exec_gate_attach(struct exec_gate *g, sd_event *e)
+{
+	int r;
+
+	r = event_add_io(e, &g->invalidated_source, ring_buffer__epoll_fd(g->invalidated), EPOLLIN,
+			 PRIORITY_INVALIDATED, on_invalidated_ready, g);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot watch umb_invalidated: %m");
+	if (g->libs.inotify_fd >= 0) {
+		r = event_add_io(e, &g->libs_source, g->libs.inotify_fd, EPOLLIN,
+				 PRIORITY_GATE_WATCH, on_libraries_changed, g);
+		if (r < 0)
+			return log_error_errno(r, "exec gate: cannot watch library directories: %m");
+	}
+	r = sd_event_add_time(e, &g->jobs_source, CLOCK_MONOTONIC, 0, 1, on_jobs_turn, g);
+	if (r >= 0)
+		r = sd_event_source_set_priority(g->jobs_source, PRIORITY_WORK);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(g->jobs_source, SD_EVENT_OFF);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot schedule verifications: %m");
+	r = gate_keyring_attach(g, e);
+	if (r < 0)
+		return r;
+	return gate_fanotify_attach(g, e);
 }
 
 /* The layers of signed policies, those an earlier umbrellad made among them. */
@@ -243,38 +290,39 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	gate_stats_open(&g->stats, maps->gate_stats);
 	g->fan_fd = g->mountinfo_fd = g->inotify_fd = g->libs.inotify_fd = -1;
 
-	r = keyring_read(keyring_dir, &g->keyring);
+	r = keyring_read(keyring_dir, "", &g->keyring);
 	if (r < 0)
 		goto fail;
 	raise_fd_limit();
 	g->fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK,
 				  O_RDONLY | O_LARGEFILE | O_CLOEXEC);
 	if (g->fan_fd < 0) {
-		r = -errno;
-		log_msg(LOG_ERR, "exec gate: fanotify_init: %s\n", strerror(-r));
+		r = log_error_errno(errno, "exec gate: cannot create the fanotify group "
+					   "(fanotify_init): %m");
 		goto fail;
 	}
 	g->marks = (struct gate_marks){ .fan_fd = g->fan_fd, .mounts = &g->mounts };
 	g->mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (g->mountinfo_fd < 0) {
-		r = -errno;
-		log_msg(LOG_ERR, "/proc/self/mountinfo: %s\n", strerror(-r));
+		r = log_error_errno(errno, "exec gate: cannot open /proc/self/mountinfo: %m");
 		goto fail;
 	}
 	g->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (g->inotify_fd < 0)
+		log_warning_errno(errno, "exec gate: cannot watch the key ring %s (inotify): %m: "
+					 "it is read again on SIGHUP only",
+				  keyring_dir);
 	keyring_watch(g);
 	r = gate_libraries_init(&g->libs);
 	if (r < 0)
-		log_msg(LOG_WARNING, "exec gate: no inotify for library directories: %s\n",
-			strerror(-r));
+		log_warning_errno(r, "exec gate: no inotify for library directories: %m");
 	g->invalidated = ring_buffer__new(maps->invalidated, on_invalidated, g, NULL);
 	if (!g->invalidated) {
-		r = -errno;
-		log_msg(LOG_ERR, "exec gate: cannot read umb_invalidated: %s\n", strerror(-r));
+		r = log_error_errno(errno, "exec gate: cannot read umb_invalidated: %m");
 		goto fail;
 	}
 	if (bpf_map_lookup_elem(maps->ctl, &zero, &ctl) < 0) {
-		r = -errno;
+		r = log_error_errno(errno, "exec gate: cannot read the verdict epoch (umb_ctl): %m");
 		goto fail;
 	}
 	g->epoch = ctl.verdict_epoch;
@@ -285,8 +333,8 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	r = new_epoch(g);
 	if (r < 0)
 		goto fail;
-	log_msg(LOG_INFO, "exec gate: key ring %s (%s), verdict epoch %u\n", keyring_dir,
-		keyring_summary(g->keyring, summary, sizeof(summary)), g->epoch);
+	log_info("exec gate: key ring %s (%s), verdict epoch %u", keyring_dir,
+		 keyring_summary(g->keyring, summary, sizeof(summary)), g->epoch);
 	*ret = g;
 	return 0;
 
@@ -299,6 +347,12 @@ void exec_gate_free(struct exec_gate *g)
 {
 	if (!g)
 		return;
+	sd_event_source_disable_unref(g->fan_source);
+	sd_event_source_disable_unref(g->mountinfo_source);
+	sd_event_source_disable_unref(g->keyring_source);
+	sd_event_source_disable_unref(g->libs_source);
+	sd_event_source_disable_unref(g->invalidated_source);
+	sd_event_source_disable_unref(g->jobs_source);
 	/* Execs still held: the kernel answers them when the group closes (below). */
 	while (g->jobs) {
 		struct gate_job *j = g->jobs;

@@ -3,9 +3,10 @@
 #ifndef UMBRELLA_EXEC_GATE_H
 #define UMBRELLA_EXEC_GATE_H
 
-#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <systemd/sd-event.h>
 
 #include "layers.h"
 #include "pin.h"
@@ -48,16 +49,13 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 
 void exec_gate_free(struct exec_gate *g);
 
-/* The descriptors to poll (at most GATE_POLL_FDS, written to @fds). Return: how many. */
-#define GATE_POLL_FDS 5
-size_t exec_gate_poll_fds(const struct exec_gate *g, struct pollfd *fds);
-
-/* Handles what @fds (as filled by exec_gate_poll_fds() and polled) report, and reads a
- * step of each file being verified. */
-void exec_gate_dispatch(struct exec_gate *g, const struct pollfd *fds, size_t n);
-
-/* Whether files are being verified: dispatch again without waiting in poll(). */
-bool exec_gate_busy(const struct exec_gate *g);
+/*
+ * exec_gate_attach() - serve the gate from the event loop @e: its fanotify events, BPF's
+ * invalidations, the mounts, the key ring and library directories it watches, and the
+ * files being verified, a step per turn (event-priority.h says in which order).
+ * exec_gate_free() detaches it. Return: 0 or -errno (logged).
+ */
+int exec_gate_attach(struct exec_gate *g, sd_event *e);
 
 /*
  * exec_gate_reload_keyring() - read the key ring again (SIGHUP, or a change seen by

@@ -11,11 +11,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/fanotify.h>
 #include <unistd.h>
 
+#include "event-priority.h"
 #include "gate-internal.h"
 #include "log.h"
+#include "macro.h"
 
 /* Keeps later execs of @j's inode out of user space (until an invalidation). */
 void gate_ignore_mark(struct exec_gate *g, struct gate_job *j)
@@ -27,7 +30,7 @@ void gate_ignore_mark(struct exec_gate *g, struct gate_job *j)
 	r = gate_marks_add(&g->marks, j->fd, j->kdev, j->st.st_ino);
 	/* No file handles (ramfs): no mark, each exec asks and is answered at once. */
 	if (r < 0 && r != -EOPNOTSUPP && !g->mark_warned) {
-		log_msg(LOG_WARNING, "exec gate: cannot set an ignore mark: %s\n", strerror(-r));
+		log_warning_errno(r, "exec gate: cannot set an ignore mark: %m");
 		g->mark_warned = true;
 	}
 }
@@ -37,11 +40,11 @@ void gate_answer(struct exec_gate *g, int fd, bool allow)
 	struct fanotify_response resp = { .fd = fd, .response = allow ? FAN_ALLOW : FAN_DENY };
 
 	if (write(g->fan_fd, &resp, sizeof(resp)) != sizeof(resp))
-		log_msg(LOG_ERR, "exec gate: cannot answer an exec: %s\n", strerror(errno));
+		log_error_errno(errno, "exec gate: cannot answer an exec: %m");
 }
 
 /* Reads and answers (or queues) every waiting event. */
-void gate_read_events(struct exec_gate *g)
+static void read_events(struct exec_gate *g)
 {
 	/* Few at a time: each event holds a descriptor until it is answered. */
 	char buf[64 * sizeof(struct fanotify_event_metadata)]
@@ -56,7 +59,7 @@ void gate_read_events(struct exec_gate *g)
 		if (n < 0) {
 			/* The kernel denies a permission event it could not hand over. */
 			if (errno != EAGAIN)
-				log_msg(LOG_ERR, "exec gate: read: %s\n", strerror(errno));
+				log_error_errno(errno, "exec gate: cannot read its events: %m");
 			return;
 		}
 		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
@@ -85,7 +88,7 @@ void mark_filesystems(struct exec_gate *g)
 	int r = gate_mounts_scan(&g->mounts);
 
 	if (r < 0) {
-		log_msg(LOG_ERR, "exec gate: /proc/self/mountinfo: %s\n", strerror(-r));
+		log_error_errno(r, "exec gate: cannot read /proc/self/mountinfo: %m");
 		return;
 	}
 	for (size_t i = 0; i < g->mounts.n; i++) {
@@ -98,11 +101,51 @@ void mark_filesystems(struct exec_gate *g)
 	}
 }
 
+/*
+ * Exec events wait: BPF's invalidations first (a mark must not outlive its verdict
+ * longer than needed, and a flush of every mark is due before the next answer), then
+ * each event, then the files queued among them get their turns.
+ */
+static int on_fanotify_ready(_unused_ sd_event_source *s, _unused_ int fd,
+			     _unused_ uint32_t revents, void *userdata)
+{
+	struct exec_gate *g = userdata;
+
+	gate_read_invalidations(g);
+	read_events(g);
+	gate_schedule_jobs(g);
+	return 0;
+}
+
+/* The mounts changed (POLLPRI on /proc/self/mountinfo): mark the new file systems. */
+static int on_mounts_changed(_unused_ sd_event_source *s, _unused_ int fd, uint32_t revents,
+			     void *userdata)
+{
+	if (revents & (EPOLLPRI | EPOLLERR))
+		mark_filesystems(userdata);
+	return 0;
+}
+
+int gate_fanotify_attach(struct exec_gate *g, sd_event *e)
+{
+	int r;
+
+	r = event_add_io(e, &g->fan_source, g->fan_fd, EPOLLIN, PRIORITY_FANOTIFY,
+			 on_fanotify_ready, g);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot watch its fanotify group: %m");
+	r = event_add_io(e, &g->mountinfo_source, g->mountinfo_fd, EPOLLPRI, PRIORITY_GATE_WATCH,
+			 on_mounts_changed, g);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot watch /proc/self/mountinfo: %m");
+	return 0;
+}
+
 /* Drops every ignore mark (the file system marks stay): each file asks once more. */
 void gate_flush_ignore_marks(struct exec_gate *g)
 {
 	int r = gate_marks_flush(&g->marks);
 
 	if (r < 0)
-		log_msg(LOG_ERR, "exec gate: cannot flush the ignore marks: %s\n", strerror(-r));
+		log_error_errno(r, "exec gate: cannot flush the ignore marks: %m");
 }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include <bpf/libbpf.h>
+#include <systemd/sd-event.h>
 
 #include <umbrella/bpf-abi.h>
 #include <umbrella/umbrella.h>
@@ -48,6 +49,10 @@ struct exec_gate {
 	struct gate_job *jobs;	       /* the execs held while their files are read, oldest first */
 	struct gate_libraries libs;    /* the inodes of verified library closures */
 	struct gate_stats stats;
+	/* Its sources in the event loop (exec_gate_attach()); NULL until attached. */
+	sd_event_source *fan_source, *mountinfo_source, *keyring_source, *libs_source;
+	sd_event_source *invalidated_source;
+	sd_event_source *jobs_source; /* a turn of the jobs: enabled while there are any */
 };
 
 /* What a verification found. */
@@ -64,7 +69,7 @@ struct outcome {
  * One exec held by the gate (or umbrellad's own executable, whose descriptor is not an
  * event's): a verification that may take several turns of the event loop. Jobs wait in
  * one list, oldest first; each turn advances the oldest job of each owner of a file by
- * GATE_STEP_BYTES (exec_gate_dispatch()), so that one user's large files delay only
+ * GATE_STEP_BYTES (gate_run_jobs()), so that one user's large files delay only
  * that user's: every other owner's files, and the socket, are served in between.
  */
 struct gate_job {
@@ -105,13 +110,23 @@ bool gate_job_locate(struct exec_gate *g, struct gate_job *j);
  * is done (j->o says how), false when it must wait for another turn. */
 bool gate_job_run(struct exec_gate *g, struct gate_job *j, uint64_t budget);
 
+/* exec-gate.c */
+
+/* Reads BPF's invalidations (their ignore marks go), and drops every ignore mark when
+ * one could not be removed alone. */
+void gate_read_invalidations(struct exec_gate *g);
+
+/* Makes the next turn of the loop run gate_run_jobs() if there are jobs. */
+void gate_schedule_jobs(struct exec_gate *g);
+
 /* gate-fanotify.c */
+
+/* Serves the fanotify group and the mount changes (mark_filesystems()) from @e.
+ * Return: 0 or -errno (logged). */
+int gate_fanotify_attach(struct exec_gate *g, sd_event *e);
 
 /* Answers the permission event of @fd. */
 void gate_answer(struct exec_gate *g, int fd, bool allow);
-
-/* Reads and answers (or queues) every waiting event. */
-void gate_read_events(struct exec_gate *g);
 
 /* Marks the file system of every mount that may cache verdicts. */
 void mark_filesystems(struct exec_gate *g);
@@ -127,14 +142,15 @@ void gate_flush_ignore_marks(struct exec_gate *g);
 /* Watches the key ring directory, if it exists (a missing one is an empty ring). */
 void keyring_watch(struct exec_gate *g);
 
-/* Reads the key ring @dir into @ret, logging each file it rejects. Return: 0 or -ENOMEM. */
-int keyring_read(const char *dir, struct keyring **ret);
+/* Reads the key ring @dir into @ret, logging each file it rejects, and a failure with
+ * @failed_suffix after it. Return: 0 or -ENOMEM. */
+int keyring_read(const char *dir, const char *failed_suffix, struct keyring **ret);
 
 /* What the key ring @k trusts, for the line that says it is in force, in @buf. */
 const char *keyring_summary(const struct keyring *k, char *buf, size_t size);
 
-/* The key ring directory changed: read it again. */
-void gate_read_inotify(struct exec_gate *g);
+/* Reads the key ring again when its directory changes. Return: 0 or -errno (logged). */
+int gate_keyring_attach(struct exec_gate *g, sd_event *e);
 
 /* gate-self.c */
 

@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "event-priority.h"
 #include "gate-internal.h"
 #include "log.h"
+#include "macro.h"
 
 /* Watches the key ring directory, if it exists (a missing one is an empty ring). */
 void keyring_watch(struct exec_gate *g)
@@ -22,16 +25,15 @@ void keyring_watch(struct exec_gate *g)
 			      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
 				      IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) < 0 &&
 	    errno != ENOENT)
-		log_msg(LOG_WARNING, "cannot watch the key ring %s: %s\n", g->keyring_dir,
-			strerror(errno));
+		log_warning_errno(errno, "cannot watch the key ring %s: %m", g->keyring_dir);
 }
 
 /*
  * Reads the key ring into @ret, logging each file it rejects at error level: a stray
  * file is not a reason to stop gating, but nobody may miss that it is not trusted.
- * Return: 0 or -ENOMEM.
+ * A failure is logged once, with @failed_suffix after it. Return: 0 or -ENOMEM.
  */
-int keyring_read(const char *dir, struct keyring **ret)
+int keyring_read(const char *dir, const char *failed_suffix, struct keyring **ret)
 {
 	struct keyring *k = NULL;
 	char *error = NULL;
@@ -40,18 +42,18 @@ int keyring_read(const char *dir, struct keyring **ret)
 
 	r = keyring_load(dir, &k, &error);
 	if (r < 0) {
-		log_msg(LOG_ERR, "%s\n", error ? error : strerror(-r));
+		log_error_errno(r, "%s%s", error ?: strerror(-r), failed_suffix);
 		free(error);
 		return r;
 	}
 	rejected = keyring_rejected_count(k);
 	for (size_t i = 0; i < rejected; i++)
-		log_msg(LOG_ERR, "key ring: %s\n", keyring_rejected(k, i));
+		log_error("key ring: %s", keyring_rejected(k, i));
 	if (!keyring_revocations_known(k))
-		log_msg(LOG_CRIT,
-			"key ring %s: its revocation list is not known: every signed "
-			"binary is refused until it is fixed\n",
-			dir);
+		log_full_errno(LOG_CRIT, 0,
+			       "key ring %s: its revocation list is not known: every signed "
+			       "binary is refused until it is fixed",
+			       dir);
 	*ret = k;
 	return 0;
 }
@@ -75,8 +77,10 @@ size_t exec_gate_keyring_rejected(const struct exec_gate *g)
 }
 
 /* The key ring directory changed: read it again. */
-void gate_read_inotify(struct exec_gate *g)
+static int on_keyring_changed(_unused_ sd_event_source *s, _unused_ int fd,
+			      _unused_ uint32_t revents, void *userdata)
 {
+	struct exec_gate *g = userdata;
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	bool changed = false, rewatch = false;
 	ssize_t n;
@@ -94,4 +98,19 @@ void gate_read_inotify(struct exec_gate *g)
 		keyring_watch(g);
 	if (changed)
 		(void)exec_gate_reload_keyring(g);
+	return 0;
+}
+
+int gate_keyring_attach(struct exec_gate *g, sd_event *e)
+{
+	int r;
+
+	if (g->inotify_fd < 0)
+		return 0; /* said by exec_gate_new(): SIGHUP reads it again */
+	r = event_add_io(e, &g->keyring_source, g->inotify_fd, EPOLLIN, PRIORITY_GATE_WATCH,
+			 on_keyring_changed, g);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot watch the key ring %s: %m",
+				       g->keyring_dir);
+	return 0;
 }

@@ -41,13 +41,14 @@
 #include <umbrella/kdev.h>
 
 #include "elf-dynamic.h"
-#include "events.h"
+#include "journal-writer.h"
 #include "gate-libraries.h"
 #include "gate-mounts.h"
 #include "gate-verify.h"
 #include "keyring.h"
 #include "log.h"
 #include "signed-elf.h"
+#include "time-util.h"
 
 /* How long one exec's closure may take to read. */
 #define GATE_LIBS_DEADLINE_USEC (2 * 1000000ULL)
@@ -96,14 +97,6 @@ struct closure {
 	size_t cache_len;
 	bool cache_read;
 };
-
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 /*
  * Opens @path in the process's root for reading, only if it is a regular file: a FIFO
@@ -178,11 +171,10 @@ static void watch_dir(struct closure *c, const char *path)
 		return;
 	if (libs->watches >= GATE_LIBS_WATCHES_MAX) {
 		if (!libs->watch_warned)
-			log_msg(LOG_WARNING,
-				"more than %d library directories: a library replaced by "
-				"rename in others stays refused until its program changes or "
-				"the verdicts are flushed (said once)\n",
-				GATE_LIBS_WATCHES_MAX);
+			log_warning("more than %d library directories: a library replaced by "
+				    "rename in others stays refused until its program changes or "
+				    "the verdicts are flushed (said once)",
+				    GATE_LIBS_WATCHES_MAX);
 		libs->watch_warned = true;
 		return;
 	}
@@ -223,8 +215,8 @@ static bool cacheable(const struct closure *c, int fd, uint32_t kdev)
 
 static void not_verified(const struct closure *c, const char *path, const char *why)
 {
-	log_msg(LOG_INFO, "library %s of %s (pid %d) not verified: %s: mapping it is refused\n",
-		path, c->program, (int)c->pid, why);
+	log_info("library %s of %s (pid %d) not verified: %s: mapping it is refused", path,
+		 c->program, (int)c->pid, why);
 }
 
 /*
@@ -299,7 +291,7 @@ static bool verify_library(struct closure *c, int fd, const char *path, const st
 		if (e.has_signature)
 			key_id_to_hex(e.signature.key_id, key);
 		snprintf(why, sizeof(why), "a library of %s: %s", c->program, reason);
-		events_log_refused_binary(path, (unsigned int)c->pid, why, key, "refused");
+		journal_write_refused_binary(path, (unsigned int)c->pid, why, key, "refused");
 	}
 	signed_elf_release(&e);
 	free(error);
@@ -605,8 +597,8 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	c->root = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (c->root < 0) {
-		log_msg(LOG_NOTICE, "libraries of %s (pid %d) not verified: %s: %s\n", path,
-			(int)pid, root, strerror(errno));
+		log_notice_errno(errno, "libraries of %s (pid %d) not verified: %s: %m", path,
+				 (int)pid, root);
 		elf_dynamic_release(&dyn);
 		free(c);
 		return;

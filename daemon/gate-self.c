@@ -26,7 +26,7 @@ void gate_trust_self(struct exec_gate *g)
 	j->pid = (__u32)getpid();
 	j->fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (j->fd < 0) {
-		log_msg(LOG_WARNING, "cannot open its own executable: %s\n", strerror(errno));
+		log_warning_errno(errno, "cannot open its own executable: %m");
 		free(j);
 		return;
 	}
@@ -35,20 +35,16 @@ void gate_trust_self(struct exec_gate *g)
 	if (ended || !j->markable) {
 		/* Where no verdict is cached, none can be trusted either. Said once. */
 		if (!g->self_warned)
-			log_msg(LOG_NOTICE,
-				"%s is not on a file system the exec gate "
-				"caches: under 'unsigned = deny' it cannot start again "
-				"while umbrellad is down\n",
-				j->path);
+			log_notice("%s is not on a file system the exec gate caches: under "
+				   "'unsigned = deny' it cannot start again while umbrellad is down",
+				   j->path);
 		g->self_warned = true;
 	} else {
 		(void)gate_job_run(g, j, 0);
 		if (!j->o.cached || j->o.verdict.state != UMB_VERDICT_SIGNED)
-			log_msg(LOG_WARNING,
-				"its own executable %s is not trusted (%s): "
-				"under 'unsigned = deny' it cannot start again while "
-				"umbrellad is down\n",
-				j->path, j->o.reason);
+			log_warning("its own executable %s is not trusted (%s): under "
+				    "'unsigned = deny' it cannot start again while umbrellad is down",
+				    j->path, j->o.reason);
 	}
 	signed_elf_release(&j->e);
 	close(j->fd);

@@ -24,18 +24,11 @@
 
 #include <umbrella/kdev.h>
 
-#include "events.h"
+#include "journal-writer.h"
 #include "gate-internal.h"
 #include "gate-verify.h"
 #include "log.h"
-
-static uint64_t monotonic_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
+#include "time-util.h"
 
 static uint64_t realtime_ns(void)
 {
@@ -122,7 +115,7 @@ static void log_refusal(const char *path, __u32 pid, const struct outcome *o)
 
 	if (o->has_key_id)
 		key_id_to_hex(o->key_id, key);
-	events_log_refused_binary(path, pid, o->reason, key,
+	journal_write_refused_binary(path, pid, o->reason, key,
 				  o->cached ? "refused" : "not verified");
 }
 
@@ -243,7 +236,7 @@ static bool job_begin(struct exec_gate *g, struct gate_job *j)
 	signed_elf_release(&j->e);
 	r = signed_elf_begin(j->fd, 0, &j->e, &j->reader, &error);
 	if (r == 0 && j->reader) {
-		j->deadline = monotonic_usec() + GATE_DEADLINE_USEC;
+		j->deadline = now_usec() + GATE_DEADLINE_USEC;
 		return false;
 	}
 	return job_decide(g, j, r, error);
@@ -264,7 +257,7 @@ bool gate_job_run(struct exec_gate *g, struct gate_job *j, uint64_t budget)
 		if (!j->reader)
 			continue; /* the file changed while its headers were read */
 		error = NULL;
-		if (monotonic_usec() > j->deadline) {
+		if (now_usec() > j->deadline) {
 			r = -ETIMEDOUT;
 			signed_elf_reader_free(j->reader);
 		} else {
@@ -349,7 +342,7 @@ static void job_finish(struct exec_gate *g, struct gate_job *j)
 	/* A file read (not a verdict found cached, nor an exec refused unread). */
 	if (j->attempt)
 		gate_stats_record(&g->stats, j->o.cached ? j->o.verdict.state : 0,
-				  monotonic_usec() - j->event_us);
+				  now_usec() - j->event_us);
 	if (j->o.cached)
 		gate_ignore_mark(g, j);
 	/* A signed program: its libraries get verdicts before it can map them. */
@@ -450,7 +443,7 @@ void gate_handle_exec(struct exec_gate *g, int fd, __u32 pid)
 		close(fd);
 		return;
 	}
-	*j = (struct gate_job){ .fd = fd, .pid = pid, .event = true, .event_us = monotonic_usec() };
+	*j = (struct gate_job){ .fd = fd, .pid = pid, .event = true, .event_us = now_usec() };
 	gate_fd_path(fd, j->path, sizeof(j->path));
 	if (gate_job_locate(g, j) || job_cached(g, j)) {
 		job_finish(g, j);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -34,6 +35,9 @@
 #include <umbrella/protocol.h>
 
 #include "arm.h"
+#include "event-priority.h"
+#include "log.h"
+#include "macro.h"
 #include "peer.h"
 #include "request.h"
 #include "server.h"
@@ -192,31 +196,84 @@ int server_follow(struct server *s, int fd, const struct peer *peer, const struc
 			  ret_error);
 }
 
-int server_accept(struct server *s)
+/* Forgets connection @i (its source) and closes it. */
+static void client_close(struct server *s, size_t i)
 {
-	int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int fd = sd_event_source_get_io_fd(s->clients[i]);
 
-	if (fd < 0)
-		return errno == EAGAIN ? 0 : -errno;
+	follow_closed(&s->follows, fd);
+	sd_event_source_disable_unref(s->clients[i]);
+	close(fd);
+	s->clients[i] = s->clients[--s->client_count];
+	s->clients[s->client_count] = NULL; /* a free slot holds no source */
+}
+
+/* Answers the requests waiting on a connection (and a hang-up: EPOLLHUP comes
+ * unasked); closes it when the client has left. */
+static int on_client(sd_event_source *source, int fd, _unused_ uint32_t revents, void *userdata)
+{
+	struct server *s = userdata;
+
+	if (request_serve(s, fd))
+		return 0;
+	for (size_t i = 0; i < s->client_count; i++) {
+		if (s->clients[i] == source) {
+			client_close(s, i);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Accepts a waiting connection. */
+static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ uint32_t revents,
+		     void *userdata)
+{
+	struct server *s = userdata;
+	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int r;
+
+	if (fd < 0) {
+		/* A connection that went before we took it, or no descriptor left: the
+		 * client sees its connection fail; the loop goes on. */
+		if (errno != EAGAIN && errno != ECONNABORTED)
+			log_warning_errno(errno, "Failed to accept a connection: %m");
+		return 0;
+	}
 	if (s->client_count >= SERVER_MAX_CLIENTS) {
 		request_reply(fd, -EBUSY, 0, "too many clients");
 		close(fd);
 		return 0;
 	}
-	s->clients[s->client_count++] = fd;
+	r = event_add_io(s->event, &s->clients[s->client_count], fd, EPOLLIN, PRIORITY_WORK,
+			 on_client, s);
+	if (r < 0) {
+		log_warning_errno(r, "Failed to serve a connection: %m");
+		request_reply(fd, r, 0, "umbrellad cannot serve this connection");
+		close(fd);
+		return 0;
+	}
+	s->client_count++;
 	return 0;
 }
 
-void server_serve(struct server *s, int fd)
+int server_attach(struct server *s, sd_event *e)
 {
-	if (request_serve(s, fd))
-		return;
-	follow_closed(&s->follows, fd);
-	close(fd);
-	for (size_t i = 0; i < s->client_count; i++) {
-		if (s->clients[i] == fd) {
-			s->clients[i] = s->clients[--s->client_count];
-			break;
-		}
-	}
+	int r;
+
+	s->event = e;
+	r = event_add_io(e, &s->listen_source, s->listen_fd, EPOLLIN, PRIORITY_WORK, on_listen, s);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch the socket: %m");
+	return 0;
+}
+
+void server_close(struct server *s)
+{
+	while (s->client_count)
+		client_close(s, s->client_count - 1);
+	s->listen_source = sd_event_source_disable_unref(s->listen_source);
+	if (s->listen_fd >= 0)
+		close(s->listen_fd);
+	s->listen_fd = -1;
 }

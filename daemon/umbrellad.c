@@ -7,6 +7,14 @@
  * denials the programs report. Stays in the foreground; tells systemd when it is ready
  * and pets its watchdog.
  *
+ * One sd-event loop serves it all (loop_new()). Each module attaches its own sources:
+ * the socket and its connections (server.c), the denial and release records
+ * (events.c, which hands denials to journal-writer.c and follow.c), the exec gate
+ * (exec-gate.c: fanotify, BPF's invalidations, mounts, key ring, library directories,
+ * the files being verified, a step per turn); this file has the signals (SIGHUP
+ * reloads, SIGTERM and SIGINT stop), the sweep of the layers and the watchdog.
+ * event-priority.h says in which order one turn of the loop serves them.
+ *
  * The programs' links and the maps are pinned in the pin directory (pin.c): they keep
  * enforcing when umbrellad stops or dies, and the next umbrellad adopts them, attaching
  * its programs before it lets go of the old ones. Stopping umbrellad therefore does not
@@ -22,7 +30,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,6 +43,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
 
 #include <umbrella/bpf-abi.h>
 #include <umbrella/protocol.h>
@@ -43,15 +51,18 @@
 #include "arm.h"
 #include "bpf-open.h"
 #include "config.h"
+#include "event-priority.h"
 #include "events.h"
 #include "exec-gate.h"
+#include "journal-writer.h"
 #include "keyring.h"
 #include "log.h"
-#include "time-util.h"
 #include "lsm-probe.h"
+#include "macro.h"
 #include "pin.h"
 #include "server.h"
 #include "state.h"
+#include "time-util.h"
 #include "umbrella.skel.h"
 
 /* EX_CONFIG: restarting cannot help (the unit's RestartPreventExitStatus=). */
@@ -161,7 +172,7 @@ static int parse_argv(int argc, char *argv[])
 					  optarg);
 				return -EINVAL;
 			}
-			events_set_rate_limit(burst, interval);
+			journal_set_rate_limit(burst, interval);
 			arg_log_rate_limit = true;
 			break;
 		}
@@ -193,7 +204,7 @@ static void log_lines(int priority, const char *text, const char *last_suffix)
 	for (const char *p = text; *p;) {
 		size_t n = strcspn(p, "\n");
 
-		log_msg(priority, "%.*s%s\n", (int)n, p, p[n] ? "" : last_suffix);
+		log_full_errno(priority, 0, "%.*s%s", (int)n, p, p[n] ? "" : last_suffix);
 		p += n + (p[n] == '\n');
 	}
 }
@@ -357,7 +368,7 @@ static int config_apply(const struct config *c, struct server *s)
 		.user_rules = c->max_rules_per_user ?: CONFIG_MAX_RULES_PER_USER_DEFAULT,
 	};
 	if (!arg_log_rate_limit)
-		events_set_rate_limit(c->log_burst, c->log_interval_sec);
+		journal_set_rate_limit(c->log_burst, c->log_interval_sec);
 	config = *c;
 	log_info("configuration: %s%s", config_summary(c, summary, sizeof(summary)),
 		 c->permissive ? " (denials are logged, not enforced)" : "");
@@ -417,7 +428,7 @@ static void reload(struct server *s)
 /* How often umbrellad looks for layers whose release record was lost (a full ring
  * buffer) and arms whose thread is gone without the kernel seeing it (Linux 6.1 can
  * fail a map operation in task_free under contention). */
-#define SWEEP_INTERVAL_USEC (10 * 1000000ULL)
+#define SWEEP_INTERVAL_USEC (10 * USEC_PER_SEC)
 
 /* The kernel dropped the last reference on a layer (umb_released): free it. */
 static int on_release(void *ctx, void *data, size_t size)
@@ -429,75 +440,85 @@ static int on_release(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Serves until SIGTERM or SIGINT arrives on @signal_fd; reloads on SIGHUP. */
-static int run(struct server *s, struct ring_buffer *events, int stats_fd, int signal_fd)
+/* The layers' sweep (arm.c and layers.c have no source of their own: the benchmark and
+ * the tests link them without a loop). */
+static int on_sweep(sd_event_source *source, _unused_ uint64_t usec, void *userdata)
 {
-	uint64_t watchdog_usec = 0;
-	uint64_t last_ping = 0, last_sweep = now_usec();
-	int timeout_ms = 1000;
+	struct layers *layers = userdata;
+	int r;
 
-	/* WatchdogSec=: ping at least twice per period (sd_watchdog_enabled(3)). */
-	if (sd_watchdog_enabled(0, &watchdog_usec) > 0 && watchdog_usec > 0) {
-		if (watchdog_usec / 4000 < (uint64_t)timeout_ms)
-			timeout_ms = watchdog_usec / 4000 ? (int)(watchdog_usec / 4000) : 1;
-	} else {
-		watchdog_usec = 0;
+	(void)arm_sweep(layers);
+	(void)layers_sweep(layers);
+	r = sd_event_source_set_time_relative(source, SWEEP_INTERVAL_USEC);
+	if (r < 0)
+		log_error_errno(r, "Failed to schedule the next sweep of the layers: %m");
+	return 0;
+}
+
+/* SIGHUP reloads; SIGTERM and SIGINT stop the loop. */
+static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata)
+{
+	if (si->ssi_signo == SIGHUP) {
+		reload(userdata);
+		return 0;
 	}
+	log_info("%s, stopping", strsignal((int)si->ssi_signo));
+	return sd_event_exit(sd_event_source_get_event(source), 0);
+}
 
-	for (;;) {
-		struct pollfd fds[3 + GATE_POLL_FDS + SERVER_MAX_CLIENTS] = {
-			{ .fd = signal_fd, .events = POLLIN },
-			{ .fd = s->listen_fd, .events = POLLIN },
-			{ .fd = ring_buffer__epoll_fd(events), .events = POLLIN },
-		};
-		size_t n = 3, clients = s->client_count, gate_n = 0, first_client;
+/*
+ * The event loop: the signals (here), the sweep of the layers (here: layers.c has no
+ * loop), and what each module attaches: the socket (server.c), the denial and release
+ * records (events.c), the exec gate (exec-gate.c and its parts). event-priority.h says
+ * in which order a turn serves them. The watchdog is sd-event's: it pets systemd at
+ * half of WatchdogSec= (sd_event_set_watchdog(3)).
+ */
+static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, sd_event **ret)
+{
+	static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
+	_cleanup_(sd_event_unrefp) sd_event *e = NULL;
+	sd_event_source *source = NULL; /* left as it was when an add fails */
+	int r;
 
-		/* The gate first: an exec waits on each of its events. */
-		if (s->gate)
-			gate_n = exec_gate_poll_fds(s->gate, fds + n);
-		n += gate_n;
-		first_client = n;
-		for (size_t i = 0; i < clients; i++)
-			fds[n++] = (struct pollfd){ .fd = s->clients[i], .events = POLLIN };
-		/* Files being verified: a step each turn, between the other work. */
-		if (poll(fds, n, s->gate && exec_gate_busy(s->gate) ? 0 : timeout_ms) < 0 &&
-		    errno != EINTR)
-			return log_error_errno(errno, "Failed to wait for events (poll): %m");
-		if (watchdog_usec && now_usec() - last_ping >= watchdog_usec / 2) {
-			(void)sd_notify(0, "WATCHDOG=1");
-			last_ping = now_usec();
-		}
-
-		if (fds[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(signal_fd, &si, sizeof(si)) == sizeof(si)) {
-				if (si.ssi_signo == SIGHUP) {
-					reload(s);
-				} else {
-					log_info("%s, stopping", strsignal((int)si.ssi_signo));
-					return 0;
-				}
-			}
-		}
-		if (s->gate)
-			exec_gate_dispatch(s->gate, fds + 3, gate_n);
-		(void)ring_buffer__consume(events);
-		if (now_usec() - last_sweep >= SWEEP_INTERVAL_USEC) {
-			(void)arm_sweep(s->layers);
-			(void)layers_sweep(s->layers);
-			last_sweep = now_usec();
-		}
-		events_report_drops(stats_fd);
-		events_flush_suppressed(false);
-		/* Clients first (their fds are in the set we polled), then new ones. */
-		for (size_t i = first_client; i < n; i++) {
-			if (fds[i].revents)
-				server_serve(s, fds[i].fd);
-		}
-		if (fds[1].revents & POLLIN)
-			(void)server_accept(s);
+	r = sd_event_new(&e);
+	if (r < 0)
+		return log_error_errno(r, "Failed to create the event loop: %m");
+	for (size_t i = 0; i < ARRAY_SIZE(signals); i++) {
+		/* Floating: the loop owns them. The signals are blocked in main(). */
+		r = sd_event_add_signal(e, &source, signals[i], on_signal, s);
+		if (r >= 0)
+			r = sd_event_source_set_priority(source, PRIORITY_SIGNAL);
+		if (r >= 0)
+			r = sd_event_source_set_floating(source, 1);
+		source = sd_event_source_unref(source);
+		if (r < 0)
+			return log_error_errno(r, "Failed to watch %s: %m", strsignal(signals[i]));
 	}
+	r = sd_event_add_time_relative(e, &source, CLOCK_MONOTONIC, SWEEP_INTERVAL_USEC,
+				       USEC_PER_SEC, on_sweep, s->layers);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(source, SD_EVENT_ON);
+	if (r >= 0)
+		r = sd_event_source_set_floating(source, 1);
+	source = sd_event_source_unref(source);
+	if (r < 0)
+		return log_error_errno(r, "Failed to schedule the sweep of the layers: %m");
+	r = sd_event_set_watchdog(e, 1);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the watchdog: %m");
+	r = events_attach(events, stats_fd, e);
+	if (r < 0)
+		return r;
+	if (s->gate) {
+		r = exec_gate_attach(s->gate, e);
+		if (r < 0)
+			return r;
+	}
+	r = server_attach(s, e);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(e);
+	return 0;
 }
 
 int main(int argc, char *argv[])
@@ -509,8 +530,9 @@ int main(int argc, char *argv[])
 	struct layers layers = {};
 	struct pin pin = { .dir_fd = -1, .meta_fd = -1 };
 	char status[256], rejected[128], *config_error = NULL;
-	sigset_t stop_signals;
-	int r, signal_fd = -1;
+	sd_event *loop = NULL;
+	sigset_t signals;
+	int r;
 
 	r = parse_argv(argc, argv);
 	if (r <= 0)
@@ -539,16 +561,14 @@ int main(int argc, char *argv[])
 		return EXIT_FAILURE;
 	}
 
-	sigemptyset(&stop_signals);
-	sigaddset(&stop_signals, SIGTERM);
-	sigaddset(&stop_signals, SIGINT);
-	sigaddset(&stop_signals, SIGHUP); /* not a stop: run() reloads the configuration */
-	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
-	signal_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
-	if (signal_fd < 0) {
-		log_error_errno(errno, "Failed to create the signalfd: %m");
-		return EXIT_FAILURE;
-	}
+	/* Blocked before anything is loaded, so that they wait for the loop (sd-event reads
+	 * them from a signalfd, sd_event_add_signal(3)): SIGHUP reloads the configuration,
+	 * SIGTERM and SIGINT stop. */
+	sigemptyset(&signals);
+	sigaddset(&signals, SIGTERM);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGHUP);
+	sigprocmask(SIG_BLOCK, &signals, NULL);
 
 	(void)sd_notify(0, "STATUS=Loading the BPF programs");
 	r = pin_open(arg_pin_dir, &pin);
@@ -618,6 +638,9 @@ int main(int argc, char *argv[])
 		log_error_errno(r, "failed to listen on %s: %m", arg_socket);
 		goto out;
 	}
+	r = loop_new(&server, events, bpf_map__fd(skel->maps.umb_stats), &loop);
+	if (r < 0)
+		goto out;
 
 	log_info("programs attached, listening on %s", arg_socket);
 	if (keyring_rejected_status(gate, rejected, sizeof(rejected)))
@@ -629,18 +652,18 @@ int main(int argc, char *argv[])
 			 pin.dir);
 	(void)sd_notify(0, status);
 
-	r = run(&server, events, bpf_map__fd(skel->maps.umb_stats), signal_fd);
+	r = sd_event_loop(loop);
+	if (r < 0)
+		log_error_errno(r, "The event loop failed: %m");
 	(void)sd_notify(0, "STOPPING=1");
 	(void)ring_buffer__consume(events);
-	events_flush_suppressed(true);
+	journal_flush_suppressed(true);
 
 out:
-	for (size_t i = 0; i < server.client_count; i++)
-		close(server.clients[i]);
-	if (server.listen_fd >= 0) {
-		close(server.listen_fd);
+	if (server.listen_fd >= 0)
 		(void)unlink(arg_socket);
-	}
+	server_close(&server);
+	events_detach();
 	ring_buffer__free(events);
 	/* Execs waiting on the gate are allowed by the kernel when its group closes; the
 	 * pinned verdicts and the mode keep deciding in BPF. */
@@ -658,7 +681,7 @@ out:
 	}
 	umbrella_bpf__destroy(skel); /* closes our fds: the pinned links and maps stay */
 	pin_close(&pin);
-	close(signal_fd);
+	sd_event_unref(loop);
 	if (r == -EPROTO && !skel)
 		return EXIT_PINS_INCOMPATIBLE;
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -55,13 +55,13 @@ int main(void)
 	setenv("JOURNAL_STREAM", stream, 1);
 
 	log_notice("pid 1: bad item '%s'", "fork\n<0>umbrellad: forged\x1b[2J");
-	log_msg(LOG_INFO, "old form, %s\n", "with its newline");
+	log_info("a final newline, %s\n", "the line's end");
 	vprint(LOG_WARNING, "libbpf: %s\n", "line one\nline two");
 	dup2(saved, STDERR_FILENO);
 
 	const char *out = contents(f);
 	const char *want = "<5>test-log: pid 1: bad item 'fork\\n<0>umbrellad: forged\\x1b[2J'\n"
-			   "<6>test-log: old form, with its newline\n"
+			   "<6>test-log: a final newline, the line's end\n"
 			   "<4>libbpf: line one\n<4>line two\n";
 
 	TAP_OK(strcmp(out, want) == 0,

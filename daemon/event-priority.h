@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * umbrellad - the order in which its event sources are served (sd-event priorities).
+ *
+ * sd-event dispatches one pending source per turn of the loop, the one with the lowest
+ * priority value first, and among equals the one pending the longest. These values keep
+ * the order of umbrellad's earlier poll() loop where it matters: a stop or reload first,
+ * then BPF's invalidations (an ignore mark must not outlive its verdict), then the exec
+ * gate's fanotify events (an exec waits on each), then what changes the gate's view
+ * (mounts, the key ring, library directories), then the denial and release records (a
+ * released layer no longer counts against its user before the next request is served),
+ * and last, in turn by age, the requests on the socket, new connections, a step of the
+ * files being verified and the timers: a large file being verified never blocks the
+ * socket, and a busy socket never stalls a verification.
+ */
+#ifndef UMBRELLA_EVENT_PRIORITY_H
+#define UMBRELLA_EVENT_PRIORITY_H
+
+#include <stdint.h>
+
+#include <systemd/sd-event.h>
+
+enum {
+	PRIORITY_SIGNAL = SD_EVENT_PRIORITY_IMPORTANT - 20,
+	PRIORITY_INVALIDATED = SD_EVENT_PRIORITY_IMPORTANT - 10,
+	PRIORITY_FANOTIFY = SD_EVENT_PRIORITY_IMPORTANT,
+	PRIORITY_GATE_WATCH = SD_EVENT_PRIORITY_IMPORTANT + 10,
+	PRIORITY_RECORDS = SD_EVENT_PRIORITY_NORMAL - 10,
+	PRIORITY_WORK = SD_EVENT_PRIORITY_NORMAL,
+};
+
+/* sd_event_add_io() with its place in that order, @priority. *@ret is set only when
+ * both succeed. Return: 0 or -errno. */
+static inline int event_add_io(sd_event *e, sd_event_source **ret, int fd, uint32_t events,
+			       int64_t priority, sd_event_io_handler_t handler, void *userdata)
+{
+	sd_event_source *s = NULL;
+	int r;
+
+	r = sd_event_add_io(e, &s, fd, events, handler, userdata);
+	if (r < 0)
+		return r;
+	r = sd_event_source_set_priority(s, priority);
+	if (r < 0) {
+		sd_event_source_unref(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+#endif /* UMBRELLA_EVENT_PRIORITY_H */

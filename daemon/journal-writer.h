@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrellad - denials and refused binaries as journal entries with UMBRELLA_* fields */
+#ifndef UMBRELLA_JOURNAL_WRITER_H
+#define UMBRELLA_JOURNAL_WRITER_H
+
+#include <stdbool.h>
+
+#include <umbrella/bpf-abi.h>
+
+#include "events.h"
+
+/*
+ * At most @burst denials are written per @interval_sec seconds; the rest are counted and
+ * summed up in one entry when the interval ends. 0 for either turns the limit off.
+ */
+void journal_set_rate_limit(unsigned int burst, unsigned int interval_sec);
+
+/*
+ * Writes "N denials suppressed" once the interval that suppressed them has ended, or at
+ * once with @now (before exiting). Called at least once a second (events.c's tick).
+ */
+void journal_flush_suppressed(bool now);
+
+/* Whether the next denial is within the rate limit (then journal_write_denial() it);
+ * counts it as suppressed if not. */
+bool journal_denial_within_limit(void);
+
+/* Writes the denial @e, described by @t (journal_denial_within_limit() said yes). */
+void journal_write_denial(const struct umb_event *e, const struct event_text *t);
+
+/* Writes that @n denial records were dropped (the ring buffer was full). */
+void journal_write_dropped(unsigned long long n);
+
+/*
+ * journal_write_refused_binary() - write that the exec gate refused the exec of @path by
+ * @pid: @reason, the signature's @key_id (hex, or "-"), @verdict ("refused": the verdict
+ * is cached; "not verified": it is not). Not rate limited: each needs a verification.
+ */
+void journal_write_refused_binary(const char *path, unsigned int pid, const char *reason,
+				  const char *key_id, const char *verdict);
+
+#endif /* UMBRELLA_JOURNAL_WRITER_H */
