@@ -20,9 +20,9 @@ struct ring_buffer *events_open(int ringbuf_fd, struct follows *follows);
 /* What a denial record says, as text: for the journal and the followers alike. */
 struct event_text {
 	char comm[UMB_COMM_LEN + 1];
-	const char *hook;			 /* umb_hook_name() */
-	char item[64];				 /* event_item_text() */
-	char inode[48];				 /* "DEV:INO", or "" when the record names none */
+	const char *hook;		      /* umb_hook_name() */
+	char item[64];			      /* event_item_text() */
+	char inode[48];			      /* "DEV:INO", or "" when the record names none */
 	char object[UMB_EVENT_PATH_MAX + 64]; /* what was denied: a path, a socket... */
 };
 

@@ -242,7 +242,8 @@ int exec_gate_attach(struct exec_gate *g, sd_event *e)
 		r = event_add_io(e, &g->libs_source, g->libs.inotify_fd, EPOLLIN,
 				 PRIORITY_GATE_WATCH, on_libraries_changed, g);
 		if (r < 0)
-			return log_error_errno(r, "exec gate: cannot watch library directories: %m");
+			return log_error_errno(r,
+					       "exec gate: cannot watch library directories: %m");
 	}
 	r = sd_event_add_time(e, &g->jobs_source, CLOCK_MONOTONIC, 0, 1, on_jobs_turn, g);
 	if (r >= 0)
@@ -309,8 +310,9 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	}
 	g->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (g->inotify_fd < 0)
-		log_warning_errno(errno, "exec gate: cannot watch the key ring %s (inotify): %m: "
-					 "it is read again on SIGHUP only",
+		log_warning_errno(errno,
+				  "exec gate: cannot watch the key ring %s (inotify): %m: "
+				  "it is read again on SIGHUP only",
 				  keyring_dir);
 	keyring_watch(g);
 	r = gate_libraries_init(&g->libs);
@@ -322,7 +324,8 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 		goto fail;
 	}
 	if (bpf_map_lookup_elem(maps->ctl, &zero, &ctl) < 0) {
-		r = log_error_errno(errno, "exec gate: cannot read the verdict epoch (umb_ctl): %m");
+		r = log_error_errno(errno,
+				    "exec gate: cannot read the verdict epoch (umb_ctl): %m");
 		goto fail;
 	}
 	g->epoch = ctl.verdict_epoch;

@@ -35,16 +35,18 @@ void gate_trust_self(struct exec_gate *g)
 	if (ended || !j->markable) {
 		/* Where no verdict is cached, none can be trusted either. Said once. */
 		if (!g->self_warned)
-			log_notice("%s is not on a file system the exec gate caches: under "
-				   "'unsigned = deny' it cannot start again while umbrellad is down",
-				   j->path);
+			log_notice(
+				"%s is not on a file system the exec gate caches: under "
+				"'unsigned = deny' it cannot start again while umbrellad is down",
+				j->path);
 		g->self_warned = true;
 	} else {
 		(void)gate_job_run(g, j, 0);
 		if (!j->o.cached || j->o.verdict.state != UMB_VERDICT_SIGNED)
-			log_warning("its own executable %s is not trusted (%s): under "
-				    "'unsigned = deny' it cannot start again while umbrellad is down",
-				    j->path, j->o.reason);
+			log_warning(
+				"its own executable %s is not trusted (%s): under "
+				"'unsigned = deny' it cannot start again while umbrellad is down",
+				j->path, j->o.reason);
 	}
 	signed_elf_release(&j->e);
 	close(j->fd);

@@ -116,7 +116,7 @@ static void log_refusal(const char *path, __u32 pid, const struct outcome *o)
 	if (o->has_key_id)
 		key_id_to_hex(o->key_id, key);
 	journal_write_refused_binary(path, pid, o->reason, key,
-				  o->cached ? "refused" : "not verified");
+				     o->cached ? "refused" : "not verified");
 }
 
 /* Ends @j without a cached verdict: the exec is refused and the next one asks again.
