@@ -44,6 +44,24 @@ void request_fds_take(const struct msghdr *msg, struct request_fds *fds)
 		fds->truncated = true;
 }
 
+/*
+ * Whether @fd is a pidfd, asked of its /proc/self/fd link, which takes no lock of the
+ * file: reading the fdinfo of an arbitrary descriptor first could wait for ever (an
+ * epoll descriptor's takes its mutex, which a caller can hold in epoll_ctl() on a file
+ * of its own FUSE server), and another file's fdinfo may print a "Pid:" line of the
+ * caller's making (a dma-buf's name). pidfs keeps the anonymous inode's name.
+ */
+static bool fd_is_pidfd(int fd)
+{
+	static const char want[] = "anon_inode:[pidfd]";
+	char link[64], target[sizeof(want) + 1];
+	ssize_t n;
+
+	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target));
+	return n == (ssize_t)strlen(want) && memcmp(target, want, (size_t)n) == 0;
+}
+
 void request_fds_take_pidfd(struct request_fds *fds)
 {
 	uint64_t pid;
@@ -52,7 +70,9 @@ void request_fds_take_pidfd(struct request_fds *fds)
 	if (!fds->count || fds->has_sender_pidfd)
 		return;
 	fd = fds->fds[fds->count - 1];
-	/* Only a pidfd's fdinfo has "Pid:" (an O_PATH descriptor's has none). */
+	if (!fd_is_pidfd(fd))
+		return;
+	/* Its fdinfo's "Pid:" is read later, by peer.c; here it only must have one. */
 	if (fdinfo_read(fd, 1, (const char *const[]){ "Pid" }, &pid) < 0)
 		return;
 	fds->sender_pidfd = fd;
