@@ -225,7 +225,7 @@ int events_attach(struct ring_buffer *rb, int stats_fd, sd_event *e)
 
 	attached.rb = rb;
 	attached.stats_fd = stats_fd;
-	r = event_add_io(e, &attached.ready, ring_buffer__epoll_fd(rb), EPOLLIN, PRIORITY_RECORDS,
+	r = event_add_io(e, &attached.ready, ring_buffer__epoll_fd(rb), EPOLLIN, PRIORITY_WORK,
 			 on_records, NULL);
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the ring buffers: %m");

@@ -239,8 +239,8 @@ int exec_gate_attach(struct exec_gate *g, sd_event *e)
 	if (r < 0)
 		return log_error_errno(r, "exec gate: cannot watch umb_invalidated: %m");
 	if (g->libs.inotify_fd >= 0) {
-		r = event_add_io(e, &g->libs_source, g->libs.inotify_fd, EPOLLIN,
-				 PRIORITY_GATE_WATCH, on_libraries_changed, g);
+		r = event_add_io(e, &g->libs_source, g->libs.inotify_fd, EPOLLIN, PRIORITY_WORK,
+				 on_libraries_changed, g);
 		if (r < 0)
 			return log_error_errno(r,
 					       "exec gate: cannot watch library directories: %m");
