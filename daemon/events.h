@@ -37,7 +37,8 @@ void events_report_drops(int stats_fd);
  * events_attach() - read @rb (events_open()'s, with any ring buffer added to it) from
  * the loop @e whenever records wait (at PRIORITY_WORK, event-priority.h: a flood of
  * denials takes turns with the requests), and every second write what was dropped
- * (umb_stats, @stats_fd) and what the rate limit suppressed. events_detach() stops. Return: 0 or -errno (logged).
+ * (umb_stats, @stats_fd) and what the rate limit suppressed. events_detach() stops.
+ * Return: 0 or -errno (logged).
  */
 int events_attach(struct ring_buffer *rb, int stats_fd, sd_event *e);
 void events_detach(void);
