@@ -29,7 +29,8 @@
 #define UMB_DCACHE_MOUNTED 0x10000
 
 /* The layer of @state that marked the inode (@dev, @ino) as an ancestor of one of its
- * rules, or 0: the lowest that enforces, else the lowest permissive one. */
+ * rules, or 0: the lowest that enforces, else a permissive one (the highest: kept
+ * untested, as in umb_fs_level_match(), so that the verifier's states merge). */
 static __always_inline __u32 umb_fs_ancestor_layer(const struct umb_task_state *state, __u32 dev,
 						   __u64 ino)
 {
@@ -49,8 +50,7 @@ static __always_inline __u32 umb_fs_ancestor_layer(const struct umb_task_state *
 			continue;
 		if (!umb_layer_permissive(key.layer))
 			return key.layer;
-		if (!permissive)
-			permissive = key.layer;
+		permissive = key.layer;
 	}
 	return permissive;
 }
