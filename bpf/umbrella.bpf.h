@@ -37,6 +37,7 @@
 #define VM_EXEC		0x4
 #define S_IFMT		00170000
 #define S_IFREG		0100000
+#define S_IFDIR		0040000
 #define S_IFCHR		0020000
 #define S_IFBLK		0060000
 

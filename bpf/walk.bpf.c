@@ -103,7 +103,7 @@ __noinline __u64 umb_fs_name_hash(__u64 dentry)
  * umb_fs_key), so one lookup per layer of the task that has fs rules
  * (state->fs_layers); the name is hashed at most once, and only where a layer
  * restricts names in this directory. The first enforcing layer that denies ends the
- * search; a permissive one is kept only until then.
+ * search; a permissive one is kept only until then (the last one, if several).
  */
 __noinline __u64 umb_fs_level_match(const struct umb_task_state *state, __u32 dev, __u64 ino,
 				    __u64 child, __u32 requested)
@@ -137,10 +137,25 @@ __noinline __u64 umb_fs_level_match(const struct umb_task_state *state, __u32 de
 			continue;
 		if (!umb_layer_permissive(key.dir.layer))
 			return (__u64)access << 32 | key.dir.layer;
-		if (!permissive)
-			permissive = UMB_MATCH_PERMISSIVE | (__u64)access << 32 | key.dir.layer;
+		/* Kept untested (the last one that matches): were it tested ("keep the
+		 * first"), the verifier would keep the loop's states with and without one
+		 * apart, and check this function twice over in every program that walks.
+		 * Which permissive layer a record names, when several match at one level,
+		 * decides nothing. */
+		permissive = UMB_MATCH_PERMISSIVE | (__u64)access << 32 | key.dir.layer;
 	}
 	return permissive;
+}
+
+/*
+ * umb_fs_unfinished_permissive() - (walk.bpf.h) Global, as the walk: inlined at each
+ * walk of a hook, its loop over the layers was checked once per call site.
+ */
+__noinline int umb_fs_unfinished_permissive(const struct umb_task_state *state)
+{
+	if (!state)
+		return 0;
+	return umb_layer_permissive(umb_fs_layer(state));
 }
 
 /*

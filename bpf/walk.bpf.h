@@ -83,6 +83,13 @@ extern __u64 umb_fs_level_match(const struct umb_task_state *state, __u32 dev, _
 				__u64 child, __u32 requested);
 
 /*
+ * umb_fs_unfinished_permissive() - whether the denial of a walk for @state that did not
+ * end (too deep, an unreadable mount, a disconnected dentry) is only recorded: the
+ * layer that answers for it, umb_fs_layer(), is permissive (walk.bpf.c). Returns 0 or 1.
+ */
+extern int umb_fs_unfinished_permissive(const struct umb_task_state *state);
+
+/*
  * umb_fs_walk_up() - the walk from @w->dentry (a number) through @w->mnt up to the root
  * of the mount tree, for @state's layers and @w->requested (walk.bpf.c). Sets
  * w->deny_layer and w->deny_access (and w->permissive) of a match; an enforcing one ends

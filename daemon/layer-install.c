@@ -84,25 +84,55 @@ int layer_rules_add_name(struct layer_rules *rules, const struct umb_fs_name_key
 	return keys_append((void **)&rules->names, &rules->name_count, sizeof(*key), key);
 }
 
+bool layer_rule_filtered(const struct umb_fs_rule *rule)
+{
+	return rule->access || (rule->flags & UMB_FS_HAS_NAMES);
+}
+
+int layer_rules_adopt_inode(const struct layer_maps *maps, struct fs_filter *filter,
+			    struct layer_rules *rules, const struct umb_fs_key *key)
+{
+	struct umb_fs_rule rule;
+	int r = layer_rules_add_inode(rules, key);
+
+	if (r < 0)
+		return r;
+	/* Unreadable (cannot happen): counted, as a bit set only costs a lookup. */
+	if (bpf_map_lookup_elem(maps->fs_inodes, key, &rule) < 0 || layer_rule_filtered(&rule))
+		fs_filter_add(filter, key->dev, key->ino);
+	return 0;
+}
+
 /*
- * Adds @access and @flags to this layer's entry at @key in @map_fd (creating it). A new
- * inode entry is counted in the filter before it is written. Returns 0, -E2BIG when
- * the map is full, or another -errno.
+ * Adds @access and @flags to this layer's entry at @key in @map_fd (creating it). An
+ * inode entry the walk reads (layer_rule_filtered()) is counted in the filter before it
+ * is written: a new one, or one that only marked an ancestor until now. Returns 0,
+ * -E2BIG when the map is full, or another -errno.
  */
 static int rule_add(struct install *in, int map_fd, const void *key, uint32_t access,
 		    uint32_t flags)
 {
-	bool inode = map_fd == in->maps->fs_inodes;
+	bool inode = map_fd == in->maps->fs_inodes, counted;
 	const struct umb_fs_key *dir = key; /* the inode, or a name's directory */
-	struct umb_fs_rule rule = {};
+	struct umb_fs_rule rule = {}, old;
 	int r;
 
-	if (bpf_map_lookup_elem(map_fd, key, &rule) == 0) {
-		/* Written by this install already (the same path twice, or a directory that
-		 * is restricted and holds restricted names): merge. */
-		rule.access |= access;
-		rule.flags |= flags;
-		return bpf_map_update_elem(map_fd, key, &rule, BPF_EXIST) < 0 ? -errno : 0;
+	if (bpf_map_lookup_elem(map_fd, key, &old) == 0) {
+		/* Written by this install already (the same path twice, a directory that
+		 * is restricted and holds restricted names, or an ancestor mark that a
+		 * later item restricts): merge. */
+		rule = (struct umb_fs_rule){ .access = old.access | access,
+					     .flags = old.flags | flags };
+		counted = inode && !layer_rule_filtered(&old) && layer_rule_filtered(&rule);
+		if (counted)
+			fs_filter_add(in->filter, dir->dev, dir->ino);
+		if (bpf_map_update_elem(map_fd, key, &rule, BPF_EXIST) < 0) {
+			r = -errno;
+			if (counted)
+				fs_filter_remove(in->filter, dir->dev, dir->ino);
+			return r;
+		}
+		return 0;
 	}
 	if (errno != ENOENT)
 		return -errno;
@@ -110,17 +140,18 @@ static int rule_add(struct install *in, int map_fd, const void *key, uint32_t ac
 	r = inode ? layer_rules_add_inode(in->rules, key) : layer_rules_add_name(in->rules, key);
 	if (r < 0)
 		return r;
-	if (inode)
+	counted = inode && layer_rule_filtered(&rule);
+	if (counted)
 		fs_filter_add(in->filter, dir->dev, dir->ino);
 	if (bpf_map_update_elem(map_fd, key, &rule, BPF_NOEXIST) < 0) {
 		r = errno == ENOMEM || errno == E2BIG ? -E2BIG : -errno;
 		/* Not written: forget it, so that it is neither deleted nor uncounted. */
-		if (inode) {
+		if (inode)
 			in->rules->inode_count--;
-			fs_filter_remove(in->filter, dir->dev, dir->ino);
-		} else {
+		else
 			in->rules->name_count--;
-		}
+		if (counted)
+			fs_filter_remove(in->filter, dir->dev, dir->ino);
 		return r;
 	}
 	return 0;
@@ -134,8 +165,14 @@ void layer_rules_remove(const struct layer_maps *maps, struct fs_filter *filter,
 		(void)bpf_map_delete_elem(maps->fs_names, &rules->names[i]);
 	for (size_t i = 0; i < rules->inode_count; i++) {
 		const struct umb_fs_key *key = &rules->inodes[i];
+		struct umb_fs_rule rule;
 
-		if (bpf_map_delete_elem(maps->fs_inodes, key) == 0 || errno == ENOENT)
+		/* Counted in the filter only if the walk reads it (an ancestor mark is
+		 * not). Not found: whether it was is not known, and its bits stay set,
+		 * which costs a lookup and never hides a rule. */
+		if (bpf_map_lookup_elem(maps->fs_inodes, key, &rule) < 0)
+			continue;
+		if (bpf_map_delete_elem(maps->fs_inodes, key) == 0 && layer_rule_filtered(&rule))
 			fs_filter_remove(filter, key->dev, key->ino);
 	}
 	layer_rules_clear(rules);

@@ -3,6 +3,7 @@
 #ifndef UMBRELLA_LAYER_INSTALL_H
 #define UMBRELLA_LAYER_INSTALL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,6 +71,17 @@ void layer_rules_remove(const struct layer_maps *maps, struct fs_filter *filter,
 /* Remembers an entry found in the maps (at start). Return: 0 or -ENOMEM. */
 int layer_rules_add_inode(struct layer_rules *rules, const struct umb_fs_key *key);
 int layer_rules_add_name(struct layer_rules *rules, const struct umb_fs_name_key *key);
+
+/* Whether the walk reads the umb_fs_inodes entry @rule (an access it denies, or names
+ * in the directory), which umb_fs_filter then counts: not a mark that is only an
+ * ancestor's (UMB_FS_ANCESTOR), which lib/ancestors.bpf.h looks up without the filter.
+ * So a file system that holds only the directories above the rules is not walked. */
+bool layer_rule_filtered(const struct umb_fs_rule *rule);
+
+/* Remembers the umb_fs_inodes entry @key found at start (layer_rules_add_inode()), and
+ * counts it in @filter if the walk reads it. Return: 0 or -ENOMEM. */
+int layer_rules_adopt_inode(const struct layer_maps *maps, struct fs_filter *filter,
+			    struct layer_rules *rules, const struct umb_fs_key *key);
 
 /* Frees what @rules holds, without touching the maps. */
 void layer_rules_clear(struct layer_rules *rules);

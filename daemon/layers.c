@@ -390,10 +390,9 @@ int layers_adopt(struct layers *l)
 			(void)bpf_map_delete_elem(l->maps.fs_inodes, &inodes[i]);
 			continue;
 		}
-		r = layer_rules_add_inode(&l->rules[slot], &inodes[i]);
+		r = layer_rules_adopt_inode(&l->maps, &l->filter, &l->rules[slot], &inodes[i]);
 		if (r < 0)
 			goto out;
-		fs_filter_add(&l->filter, inodes[i].dev, inodes[i].ino);
 		usage_add_rule(l, l->slots[slot].uid);
 	}
 	for (size_t i = 0; i < name_count; i++) {

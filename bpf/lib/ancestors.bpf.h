@@ -8,7 +8,11 @@
  * the path's name that no rule names, and every other process would then read (or run)
  * what the task put there. So umbrellad marks the path's directory and each one above it
  * (UMB_FS_ANCESTOR entries of the layer in umb_fs_inodes, freed with the layer), and a
- * task that carries the layer may not rename, replace, exchange or remove them.
+ * task that carries the layer may not rename, replace, exchange or remove them. The
+ * marks are not in umb_fs_filter, which is the walk's: were they, "/" and every file
+ * system on the way to a rule would look as if they had rules, and every walk would
+ * look them up. So a directory is looked up in each of the task's layers with fs rules;
+ * a file or any other non-directory, which no mark names, is not.
  *
  * The directory a file system is mounted on is not seen from user space (the mount
  * covers it), and in a new mount namespace the task can unmount it and rename it, which
@@ -25,7 +29,8 @@
 #define UMB_DCACHE_MOUNTED 0x10000
 
 /* The layer of @state that marked the inode (@dev, @ino) as an ancestor of one of its
- * rules, or 0: the lowest that enforces, else the lowest permissive one. */
+ * rules, or 0: the lowest that enforces, else a permissive one (the highest: kept
+ * untested, as in umb_fs_level_match(), so that the verifier's states merge). */
 static __always_inline __u32 umb_fs_ancestor_layer(const struct umb_task_state *state, __u32 dev,
 						   __u64 ino)
 {
@@ -45,8 +50,7 @@ static __always_inline __u32 umb_fs_ancestor_layer(const struct umb_task_state *
 			continue;
 		if (!umb_layer_permissive(key.layer))
 			return key.layer;
-		if (!permissive)
-			permissive = key.layer;
+		permissive = key.layer;
 	}
 	return permissive;
 }
@@ -61,21 +65,15 @@ static __always_inline int umb_fs_ancestor_check(const struct umb_task_state *st
 						 const struct dentry *dentry, __u32 hook)
 {
 	const struct inode *inode = dentry->d_inode;
-	const struct umb_fs_filter *filter;
 	struct umb_walk w = { .deny_access = UMB_FS_WRITE };
-	__u32 dev;
-	__u64 ino;
 
 	if (!inode)
 		return 0;
 	if (!(dentry->d_flags & UMB_DCACHE_MOUNTED)) {
-		dev = dentry->d_sb->s_dev;
-		ino = inode->i_ino;
-		filter = umb_fs_filter_get();
-		/* Most directories are above no rule: their bit is clear. */
-		if (filter && !umb_fs_filter_has(filter, dev, ino))
+		/* Only directories are marked (the renames of files cost no lookup). */
+		if ((inode->i_mode & S_IFMT) != S_IFDIR)
 			return 0;
-		w.deny_layer = umb_fs_ancestor_layer(state, dev, ino);
+		w.deny_layer = umb_fs_ancestor_layer(state, dentry->d_sb->s_dev, inode->i_ino);
 		if (!w.deny_layer)
 			return 0;
 	}

@@ -70,7 +70,7 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 		 * permissive layers with fs rules (umb_fs_layer()) only record it. */
 		w->deny_layer = 0;
 		w->deny_access = requested;
-		w->permissive = umb_layer_permissive(umb_fs_layer(state));
+		w->permissive = umb_fs_unfinished_permissive(state);
 		return 1;
 	}
 	/* A permissive layer's match, and none that enforces: recorded, allowed. */

@@ -191,15 +191,16 @@ _Static_assert(sizeof(struct umb_fs_name_key) == 24, "struct umb_fs_name_key is 
 
 /*
  * umb_fs_filter: the array map of one struct umb_fs_filter (key 0), a bitmap in which
- * bit umb_fs_filter_bit() of the (dev, ino) of every key of umb_fs_inodes is set, and
- * that of (its dev, UMB_FS_FILTER_ANY_INO): a prefilter that spares the hooks the hash
- * lookups on the (nearly all) inodes that no rule names, and on file systems without
- * rules even the reading of inode numbers. A clear bit means "no entry in
- * umb_fs_inodes" (for that inode, or any inode of that dev); a set bit means nothing.
- * Producer: umbrellad, through its mapping of the map (BPF_F_MMAPABLE), one word at a
- * time: it counts the entries behind each bit (daemon/fs-filter.c), sets a bit before
- * the first entry behind it is written and clears it after the last one is deleted.
- * Consumer: lib/path.bpf.h.
+ * bit umb_fs_filter_bit() of the (dev, ino) of every key of umb_fs_inodes that the walk
+ * reads (an access, or UMB_FS_HAS_NAMES; not a mark that is UMB_FS_ANCESTOR only) is
+ * set, and that of (its dev, UMB_FS_FILTER_ANY_INO): a prefilter that spares the hooks
+ * the hash lookups on the (nearly all) inodes that no rule names, and on file systems
+ * without rules even the reading of inode numbers. A clear bit means "no entry in
+ * umb_fs_inodes that the walk reads" (for that inode, or any inode of that dev); a set
+ * bit means nothing. Producer: umbrellad, through its mapping of the map
+ * (BPF_F_MMAPABLE), one word at a time: it counts the entries behind each bit
+ * (daemon/fs-filter.c), sets a bit before the first entry behind it is written and
+ * clears it after the last one is deleted. Consumer: walk.bpf.c.
  */
 #define UMB_FS_FILTER_SHIFT   20 /* 2^20 bits: 128 KiB */
 #define UMB_FS_FILTER_WORDS   (1U << (UMB_FS_FILTER_SHIFT - 6))

@@ -9,7 +9,7 @@
  * above the object, on its file system and across mount points (on Linux 6.1 the walk
  * has two kinds of level: before and after the first mount point), and the walk's
  * limit of 64 levels on file systems with rules (deeper: denied; a file system with
- * none is not walked, so its depth does not count).
+ * none is not walked, so its depth does not count: the marks above a rule are none).
  *
  * Each denial is EACCES beside the same operation in an unrestricted directory of the
  * same tmpfs. Runs as root inside the test VM (tests/vm/run).
@@ -476,6 +476,62 @@ out:
 	}
 }
 
+/*
+ * The directories above a rule are marked (its ancestors: lib/ancestors.bpf.h), but
+ * they are not rules: a file system that holds nothing but marks has no rule, and its
+ * depth does not count against the walk's limit (nor is it walked: the walk on /, which
+ * holds the marks of every rule, is the cost this spares). x is a tmpfs with c1/.../c50
+ * in it, and on c50/m a tmpfs y with a rule on y/r: reading y/d1/.../d20/f is 22
+ * levels on y and 52 more on x. Then a rule on x: x is walked, and the same read is
+ * too deep (the control that the limit is reached there).
+ */
+static void test_ancestor_depth(struct umbrella_bpf *skel)
+{
+	const char *x = strdupa(fs_path("%s/x", t));
+	const char *y = strdupa(deep_path(x, "c", 50, "m"));
+	const char *f = strdupa(deep_path(y, "d", 20, "f"));
+	__u32 marks, merged, rule;
+	bool ready;
+
+	ready = mkdir(x, 0755) == 0 && mount("umb-fs-x", x, "tmpfs", 0, "mode=0755") == 0 &&
+		deep_make(x, "c", 50, false) && mkdir(y, 0755) == 0 &&
+		mount("umb-fs-y", y, "tmpfs", 0, "mode=0755") == 0 &&
+		mkdir(fs_path("%s/r", y), 0755) == 0 &&
+		fs_write(fs_path("%s/r/f", y), "data\n", 0644) == 0 && deep_make(y, "d", 20, true);
+	marks = ready ? test_layer(skel, fs_path("fs:%s/r", y)) : 0;
+	if (!TAP_OK(marks, "setup: c1/.../c50 on the tmpfs x, y on c50/m, the layer fs:y/r"))
+		goto out;
+	TAP_EQ(test_probe(skel, marks, probe_read, OP(fs_path("%s/r/f", y))), EACCES,
+	       "fs:y/r: reading y/r/f fails with EACCES");
+	TAP_EQ(test_probe(skel, marks, probe_read, OP(f)), 0,
+	       "fs:y/r: reading y/d1/.../d20/f works (x, 52 levels of marks only, is not walked)");
+	/* A rule on a directory that the same layer marked first (g, above g/h/f): the
+	 * mark becomes a rule the walk reads. g is then renamed (by the test, unrestricted),
+	 * so that only the rule on its inode, not the one on its name, holds for g2/f. */
+	merged = 0;
+	if (mkdir(fs_path("%s/g", y), 0755) == 0 && mkdir(fs_path("%s/g/h", y), 0755) == 0 &&
+	    fs_write(fs_path("%s/g/f", y), "data\n", 0644) == 0)
+		merged = test_layer(skel, fs_path("fs:%s/g/h/f,fs:%s/g", y, y));
+	if (TAP_OK(merged && rename(fs_path("%s/g", y), fs_path("%s/g2", y)) == 0,
+		   "setup: the layer fs:y/g/h/f,fs:y/g, then g renamed to g2")) {
+		TAP_EQ(test_probe(skel, merged, probe_read, OP(fs_path("%s/g2/f", y))), EACCES,
+		       "fs:y/g/h/f,fs:y/g: reading g2/f (g's inode) fails with EACCES");
+		TAP_EQ(test_probe(skel, merged, probe_read, OP(fs_path("%s/d1/f", y))), 0,
+		       "fs:y/g/h/f,fs:y/g: reading y/d1/f works");
+	}
+	rule = test_layer(skel, fs_path("fs:%s/c1/other", x));
+	if (!TAP_OK(rule, "setup: the layer fs:x/c1/other, a rule on x"))
+		goto out;
+	TAP_EQ(test_probe(skel, marks, probe_read, OP(f)), EACCES,
+	       "fs:y/r with a rule on x: reading y/d1/.../d20/f (74 levels: too deep) fails "
+	       "with EACCES");
+	TAP_EQ(test_probe(skel, marks, probe_read, OP(deep_path(y, "d", 1, "f"))), 0,
+	       "fs:y/r with a rule on x: reading y/d1/f (55 levels up to the root of x) works");
+out:
+	(void)umount2(y, MNT_DETACH);
+	(void)umount2(x, MNT_DETACH);
+}
+
 int main(void)
 {
 	static const char *const dirs[] = { "w", "w/e", "ok", "ok/e", "ok/e2", "outer", "outer/m" };
@@ -503,6 +559,7 @@ int main(void)
 	test_chdir(skel, w);
 	test_mount_crossing(skel);
 	test_depth(skel);
+	test_ancestor_depth(skel);
 
 out_scratch:
 	(void)umount2(fs_path("%s/outer/m", t), MNT_DETACH);
