@@ -451,7 +451,7 @@ int BPF_PROG(umb_path_rmdir, const struct path *dir, struct dentry *dentry, int 
 	state = fs_state(UMB_FS_ALL);
 	if (!state)
 		return 0;
-	ret = umb_fs_ancestor_check(state, dentry, UMB_HOOK_PATH_RMDIR);
+	ret = umb_fs_ancestor_check(state, dentry, dir->mnt, UMB_HOOK_PATH_RMDIR);
 	if (ret || !(state->fs_access & UMB_FS_WRITE))
 		return ret;
 	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_PATH_RMDIR);
@@ -474,9 +474,9 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 	if (!state)
 		return 0;
 	/* Neither may be a directory above a restricted path (RENAME_EXCHANGE moves both). */
-	ret = umb_fs_ancestor_check(state, old_dentry, UMB_HOOK_PATH_RENAME);
+	ret = umb_fs_ancestor_check(state, old_dentry, old_dir->mnt, UMB_HOOK_PATH_RENAME);
 	if (!ret)
-		ret = umb_fs_ancestor_check(state, new_dentry, UMB_HOOK_PATH_RENAME);
+		ret = umb_fs_ancestor_check(state, new_dentry, new_dir->mnt, UMB_HOOK_PATH_RENAME);
 	if (ret || !(state->fs_access & UMB_FS_WRITE))
 		return ret;
 	/* The object moved (and its old name). */
@@ -636,7 +636,7 @@ int BPF_PROG(umb_inode_listxattr, struct dentry *dentry, int ret)
 static __always_inline int mount_target_check(const struct umb_task_state *state,
 					      const struct path *target, __u32 hook)
 {
-	int ret = umb_fs_ancestor_check(state, target->dentry, hook);
+	int ret = umb_fs_ancestor_check(state, target->dentry, target->mnt, hook);
 
 	if (ret || !(state->fs_access & UMB_FS_WRITE))
 		return ret;
@@ -695,7 +695,7 @@ int BPF_PROG(umb_move_mount, const struct path *from_path, const struct path *to
 		return ret;
 	/* The mount moved away (from_path is its root) may hold a restricted path's
 	 * directory, which would leave its mount point for a new one. */
-	ret = umb_fs_ancestor_check(state, from_path->dentry, UMB_HOOK_MOVE_MOUNT);
+	ret = umb_fs_ancestor_check(state, from_path->dentry, from_path->mnt, UMB_HOOK_MOVE_MOUNT);
 	if (ret)
 		return ret;
 	return mount_target_check(state, to_path, UMB_HOOK_MOVE_MOUNT);
@@ -716,5 +716,5 @@ int BPF_PROG(umb_sb_umount, struct vfsmount *mnt, int flags, int ret)
 		ret = umb_mount_item(state, UMB_HOOK_SB_UMOUNT);
 	if (ret || !state || !(state->fs_access & UMB_FS_ALL))
 		return ret;
-	return umb_fs_ancestor_check(state, mnt->mnt_root, UMB_HOOK_SB_UMOUNT);
+	return umb_fs_ancestor_check(state, mnt->mnt_root, mnt, UMB_HOOK_SB_UMOUNT);
 }

@@ -57,12 +57,14 @@ static __always_inline __u32 umb_fs_ancestor_layer(const struct umb_task_state *
 
 /*
  * umb_fs_ancestor_check() - the verdict on a task with fs rules (@state) renaming,
- * replacing or removing @dentry (@hook: the record's): -EACCES when it is marked above a
+ * replacing or removing @dentry, reached through @mnt (the record's path; @hook: its
+ * hook): -EACCES when it is marked above a
  * path one of the task's layers restricts, or something is mounted on it; 0 otherwise,
  * also for a negative dentry (a new name). Recorded; 0 in permissive mode.
  */
 static __always_inline int umb_fs_ancestor_check(const struct umb_task_state *state,
-						 const struct dentry *dentry, __u32 hook)
+						 const struct dentry *dentry,
+						 const struct vfsmount *mnt, __u32 hook)
 {
 	const struct inode *inode = dentry->d_inode;
 	struct umb_walk w = { .deny_access = UMB_FS_WRITE };
@@ -79,7 +81,7 @@ static __always_inline int umb_fs_ancestor_check(const struct umb_task_state *st
 	}
 	/* A mount point names no layer: umb_fs_layer() answers for it. */
 	w.permissive = umb_layer_permissive(w.deny_layer ? w.deny_layer : umb_fs_layer(state));
-	return umb_fs_deny_named(&w, hook, dentry);
+	return umb_fs_deny_named(&w, hook, dentry, mnt);
 }
 
 #endif /* UMBRELLA_ANCESTORS_BPF_H */

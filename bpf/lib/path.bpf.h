@@ -114,21 +114,27 @@ static __always_inline struct umb_event *umb_fs_event(const struct umb_walk *w, 
 }
 
 /*
- * umb_fs_deny_named() - records the denial the walk @w found on @dentry (@hook: the
- * record's), with the dentry's own name as its path, and returns the hook's verdict:
- * -EACCES, or 0 when it is only recorded (permissive mode, or a permissive layer).
- * For lib/ancestors.bpf.h's renames and removals, whose records keep the last name
- * (umb_fs_check_kind() builds the whole path with lib/dpath.bpf.h).
+ * umb_fs_deny_named() - records the denial the walk @w found on @dentry, reached
+ * through the mount @mnt (NULL: unknown), with the object's whole path (@hook: the
+ * record's), and returns the hook's verdict: -EACCES, or 0 when it is only recorded
+ * (permissive mode, or a permissive layer). The path is built by lib/dpath.bpf.h: the
+ * kernel allows bpf_d_path() in none of the hooks that come here (umb_fs_check_kind(),
+ * and lib/ancestors.bpf.h's renames, removals and mounts).
  */
-static __always_inline int umb_fs_deny_named(const struct umb_walk *w, __u32 hook,
-					     const struct dentry *dentry)
+static __always_inline int umb_fs_deny_named(struct umb_walk *w, __u32 hook,
+					     const struct dentry *dentry,
+					     const struct vfsmount *mnt)
 {
 	__u32 flags = umb_walk_flags(w);
 	struct umb_event *e = umb_fs_event(w, hook, dentry, flags);
 
-	if (e)
-		bpf_probe_read_kernel_str(e->path, sizeof(e->path),
-					  BPF_CORE_READ(dentry, d_name.name));
+	if (e) {
+		/* The walk is over: its state carries the object to the global function,
+		 * which takes kernel pointers as numbers in memory only. */
+		w->dentry = (__u64)dentry;
+		w->mnt = (__u64)mnt;
+		umb_event_dpath(e, w);
+	}
 	umb_event_submit(e);
 	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }
@@ -148,22 +154,10 @@ static __always_inline int umb_fs_check_kind(const struct umb_task_state *state,
 					     __u32 hook)
 {
 	struct umb_walk w;
-	struct umb_event *e;
-	__u32 flags;
 
 	if (!umb_fs_walk(state, requested, dentry, mnt, kind, &w))
 		return umb_fs_verdict(0);
-	flags = umb_walk_flags(&w);
-	e = umb_fs_event(&w, hook, dentry, flags);
-	if (e) {
-		/* The walk is over: its state carries the object to the global function,
-		 * which takes kernel pointers as numbers in memory only. */
-		w.dentry = (__u64)dentry;
-		w.mnt = (__u64)mnt;
-		umb_event_dpath(e, &w);
-	}
-	umb_event_submit(e);
-	return umb_fs_verdict(!(flags & UMB_EVENT_PERMISSIVE));
+	return umb_fs_deny_named(&w, hook, dentry, mnt);
 }
 
 /*

@@ -156,6 +156,15 @@ path_op path_unlink "$w/file" 'rm "$1/file"' && [ -e "$w/file" ] && [ ! -e "$f/f
 check $? "unlink: the record names the directory's path and the name" "$err"
 path_op path_rmdir "$w/gone" 'rmdir "$1/gone"' && [ -d "$w/gone" ] && [ ! -e "$f/gone" ]
 check $? "rmdir: the record names the directory's path and the name" "$err"
+# The marks above a restricted path (lib/ancestors.bpf.h) name the whole path too: a
+# directory above the rule may not move, one beside it may.
+mkdir -p "$tmp/anc/a/b" "$tmp/anc/free"
+run "$cli" run -r "fs:$tmp/anc/a/b" -- sh -c \
+	"! mv '$tmp/anc/a' '$tmp/anc/moved' 2>/dev/null && mv '$tmp/anc/free' '$tmp/anc/free2'"
+[ "$rc" = 0 ] && [ -d "$tmp/anc/a/b" ] && [ -d "$tmp/anc/free2" ] &&
+	[[ "$err" == *"umbrella: denied rename $tmp/anc/a ("* ]] &&
+	logged path_rename fs:w "$tmp/anc/a"
+check $? "rename of a directory above a restricted path: the record names its whole path" "$err"
 # A path longer than the record holds begins with "...", never a wrong path.
 long=$w
 for i in 1 2 3; do long=$long/$(printf 'l%.0s' $(seq 90)); done
