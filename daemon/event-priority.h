@@ -6,13 +6,15 @@
  * priority value first, and among equals the one pending the longest. So a source above
  * another that stays pending starves it: only what no user can keep pending sits above
  * the rest. First a stop or reload, then BPF's invalidations (an ignore mark must not
- * outlive its verdict), then the exec gate's fanotify events (an exec waits on each),
- * then what root changes of the gate's view (mounts in umbrellad's namespace, the key
- * ring). Last, in turn by age, what any user can make busy: the denial and release
- * records (a loop of denied calls), library directories a user can write to, the
- * requests on the socket, new connections, a step of the files being verified and the
- * timers. A large file being verified never blocks the socket, a busy socket never
- * stalls a verification, and a flood of denials never stalls either.
+ * outlive its verdict; one needs a verification first, so no user can keep them
+ * coming), then what root changes of the gate's view (mounts in umbrellad's namespace,
+ * the key ring). Last, in turn by age, what any user can make busy: the exec gate's
+ * fanotify events (a loop that makes and execs new files; the handler reads the
+ * invalidations first itself), the denial and release records (a loop of denied
+ * calls), library directories a user can write to, the requests on the socket, new
+ * connections, a step of the files being verified and the timers. A large file being
+ * verified never blocks the socket, a busy socket never stalls a verification, and a
+ * flood of execs or denials stalls neither.
  */
 #ifndef UMBRELLA_EVENT_PRIORITY_H
 #define UMBRELLA_EVENT_PRIORITY_H
@@ -24,7 +26,6 @@
 enum {
 	PRIORITY_SIGNAL = SD_EVENT_PRIORITY_IMPORTANT - 20,
 	PRIORITY_INVALIDATED = SD_EVENT_PRIORITY_IMPORTANT - 10,
-	PRIORITY_FANOTIFY = SD_EVENT_PRIORITY_IMPORTANT,
 	PRIORITY_GATE_WATCH = SD_EVENT_PRIORITY_IMPORTANT + 10,
 	PRIORITY_WORK = SD_EVENT_PRIORITY_NORMAL,
 };

@@ -130,8 +130,8 @@ int gate_fanotify_attach(struct exec_gate *g, sd_event *e)
 {
 	int r;
 
-	r = event_add_io(e, &g->fan_source, g->fan_fd, EPOLLIN, PRIORITY_FANOTIFY,
-			 on_fanotify_ready, g);
+	r = event_add_io(e, &g->fan_source, g->fan_fd, EPOLLIN, PRIORITY_WORK, on_fanotify_ready,
+			 g);
 	if (r < 0)
 		return log_error_errno(r, "exec gate: cannot watch its fanotify group: %m");
 	r = event_add_io(e, &g->mountinfo_source, g->mountinfo_fd, EPOLLPRI, PRIORITY_GATE_WATCH,
