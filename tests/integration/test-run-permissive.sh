@@ -97,7 +97,11 @@ PERMISSIVE = 0x100
 def ask(op, tid, flags):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(sys.argv[1])
-    s.send(struct.pack("IIII", 3, op, tid, flags) + b"fork\0")
+    # Protocol 4: the sender's own pidfd comes last (protocol.h; needed before 6.5).
+    pidfd = os.pidfd_open(os.getpid())
+    s.sendmsg([struct.pack("IIII", 4, op, tid, flags) + b"fork\0"],
+              [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", pidfd))])
+    os.close(pidfd)
     return str(struct.unpack("i", s.recv(4096)[:4])[0])
 tid = os.getpid()
 print(ask(2, tid, PERMISSIVE), ask(1, 1, PERMISSIVE), ask(1, tid, PERMISSIVE))
