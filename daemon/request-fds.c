@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fdinfo.h"
 #include "request-fds.h"
 
 void request_fds_take(const struct msghdr *msg, struct request_fds *fds)
@@ -64,16 +63,13 @@ static bool fd_is_pidfd(int fd)
 
 void request_fds_take_pidfd(struct request_fds *fds)
 {
-	uint64_t pid;
 	int fd;
 
 	if (!fds->count || fds->has_sender_pidfd)
 		return;
 	fd = fds->fds[fds->count - 1];
+	/* Which process it is (its fdinfo's "Pid:") is peer.c's to read, where needed. */
 	if (!fd_is_pidfd(fd))
-		return;
-	/* Its fdinfo's "Pid:" is read later, by peer.c; here it only must have one. */
-	if (fdinfo_read(fd, 1, (const char *const[]){ "Pid" }, &pid) < 0)
 		return;
 	fds->sender_pidfd = fd;
 	fds->has_sender_pidfd = true;
