@@ -218,9 +218,16 @@ static int on_jobs_turn(_unused_ sd_event_source *s, _unused_ uint64_t usec, voi
 
 void gate_schedule_jobs(struct exec_gate *g)
 {
-	int r;
+	int enabled = SD_EVENT_OFF, r;
 
 	if (!g->jobs_source || !g->jobs)
+		return;
+	/* A turn already armed keeps its place: setting its time again would take its
+	 * pending state (and age) away, so that a stream of new files (each one calls this)
+	 * could keep pushing the held execs back. sd-event turns a oneshot source off
+	 * before it runs it, so on_jobs_turn() always arms the next turn. */
+	if (sd_event_source_get_enabled(g->jobs_source, &enabled) >= 0 &&
+	    enabled == SD_EVENT_ONESHOT)
 		return;
 	r = sd_event_source_set_time(g->jobs_source, 0);
 	if (r >= 0)
