@@ -46,7 +46,7 @@ void run_explain_start(struct run_explain *x, const struct umb_restrictions *r)
 
 	*x = (struct run_explain){ .fd = -1, .r = r };
 	/* Without umbrellad, umb_rfork() says so. */
-	x->fd = cli_daemon_connect(&path);
+	x->fd = daemon_socket_connect(&path, NULL);
 	if (x->fd < 0) {
 		x->fd = -1;
 		return;

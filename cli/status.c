@@ -162,7 +162,7 @@ static int read_status(struct status *s)
 		/* What a user who may not read the pins can still tell: whether umbrellad
 		 * answers on its socket (it attaches the programs before it listens). */
 		const char *path;
-		int fd = cli_daemon_connect(&path);
+		int fd = daemon_socket_connect(&path, NULL);
 
 		s->unreadable = r;
 		s->daemon_running = fd >= 0;

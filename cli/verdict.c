@@ -188,7 +188,7 @@ static int verdict_flush(void)
 	ssize_t n;
 	int fd;
 
-	fd = cli_daemon_connect(&path);
+	fd = daemon_socket_connect(&path, NULL);
 	if (fd < 0) {
 		cli_error("cannot reach umbrellad at %s: %s", path, strerror(-fd));
 		return fd == -ENAMETOOLONG ? EXIT_ERROR : EXIT_NOT_RUNNING;

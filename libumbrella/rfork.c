@@ -29,6 +29,8 @@
 #include <umbrella/protocol.h>
 #include <umbrella/umbrella.h>
 
+#include "daemon-socket.h"
+
 static __thread char last_error[256];
 
 const char *umb_last_error(void)
@@ -38,38 +40,22 @@ const char *umb_last_error(void)
 
 static int connect_daemon(void)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	const char *path = getenv("UMBRELLA_SOCKET");
-	int fd;
+	const char *path, *step;
+	int fd = daemon_socket_connect(&path, &step);
 
-	if (!path || !path[0])
-		path = UMB_SOCKET_PATH;
-	if (strlen(path) >= sizeof(addr.sun_path)) {
+	if (fd == -ENAMETOOLONG)
 		snprintf(last_error, sizeof(last_error),
 			 "cannot reach umbrellad: its socket path %s is too long", path);
-		return -ENAMETOOLONG;
-	}
-	strcpy(addr.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		int r = -errno;
-
+	else if (fd < 0 && !strcmp(step, "socket"))
 		/* EPERM here is most likely a layer of the caller's own: say which items. */
 		snprintf(last_error, sizeof(last_error),
-			 "cannot reach umbrellad: socket(AF_UNIX): %s%s", strerror(-r),
-			 r == -EPERM ? " (the caller's own restrictions deny local sockets: "
-				       "\"net:unix\" or \"net:all\")" :
-				       "");
-		return r;
-	}
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		int r = -errno;
-
+			 "cannot reach umbrellad: socket(AF_UNIX): %s%s", strerror(-fd),
+			 fd == -EPERM ? " (the caller's own restrictions deny local sockets: "
+					"\"net:unix\" or \"net:all\")" :
+					"");
+	else if (fd < 0)
 		snprintf(last_error, sizeof(last_error), "cannot reach umbrellad at %s: %s", path,
-			 strerror(-r));
-		close(fd);
-		return r;
-	}
+			 strerror(-fd));
 	return fd;
 }
 
