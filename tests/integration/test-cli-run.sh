@@ -136,17 +136,33 @@ out=$(cat "$tmp/sig.out")
 [ "$rc" = 3 ] && [[ "$out" == *got-term* ]]
 check $? "SIGTERM sent to run reaches the command, and run exits with its status (exit $rc)"
 
-# --die-with-parent: a parent shell starts run in the background and exits.
-setsid sh -c "\"$cli\" run --die-with-parent -- sleep 3001 & sleep 1" >/dev/null 2>&1
-sleep 1
-pgrep -fx 'sleep 3001' >/dev/null
-survivors=$?
-setsid sh -c "\"$cli\" run -- sleep 3002 & sleep 1" >/dev/null 2>&1
+# --die-with-parent: a parent shell starts run in the background and exits once the
+# command runs. Polled, not slept: on a loaded host run's start has taken over a second.
+# started_then_orphaned ARG...: runs "run ARG..." from a parent shell that exits once
+# the command (the last two ARGs: "sleep N", N unique to the check) is there; prints
+# "started" if it was.
+started_then_orphaned() {
+	setsid -w sh -c "\"$cli\" run $* >/dev/null 2>&1 & for _ in \$(seq 300); do
+		pgrep -fx '${*: -2}' >/dev/null && { echo started; break; }; sleep 0.1; done"
+}
+# gone_within SECONDS PATTERN: whether no process PATTERN is left within SECONDS.
+gone_within() {
+	for _ in $(seq $(($1 * 10))); do
+		pgrep -fx "$2" >/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+started=$(started_then_orphaned --die-with-parent -- sleep 3001)
+gone_within 10 'sleep 3001'
+died=$?
+control_started=$(started_then_orphaned -- sleep 3002)
 sleep 1
 pgrep -fx 'sleep 3002' >/dev/null
 control=$?
+pkill -fx 'sleep 3001'
 pkill -fx 'sleep 3002'
-[ "$survivors" = 1 ] && [ "$control" = 0 ]
+[ "$started" = started ] && [ "$died" = 0 ] && [ "$control_started" = started ] && [ "$control" = 0 ]
 check $? "--die-with-parent: the command dies with run's parent; without it, it lives on"
 
 printf '# a profile\n\n  fs:/etc  \n# fs:/tmp\nnet:inet4,net:inet6\n' >"$tmp/profile"
