@@ -19,12 +19,13 @@ export UMBRELLA_SOCKET=/run/umbrella-debounce-test/umbrellad.sock
 tmp=$(mktemp -d)
 dir=/tmp/umbrella-siglibs # siglib-prog's PT_INTERP names it (meson.build)
 prog=$dir/siglib-prog
+fifo=/tmp/umbrella-debounce-fifo # where nobody may open it ($tmp is root's)
 daemon=
 cleanup() {
 	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
 	wait 2>/dev/null
 	"$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
-	rm -rf "$tmp" "$dir"
+	rm -rf "$tmp" "$dir" "$fifo"
 }
 trap cleanup EXIT
 
@@ -35,7 +36,7 @@ fi
 
 flushes() { grep -c "libraries changed" "$tmp/d.log"; }
 
-rm -rf "$dir"
+rm -rf "$dir" "$fifo"
 mkdir -p "$dir"
 cp "$(readlink -f /lib64/ld-linux-x86-64.so.2)" "$dir/ld-linux-x86-64.so.2"
 cp "$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)" "$dir/libc.so.6"
@@ -66,13 +67,14 @@ start=$EPOCHREALTIME
 # Shell builtins only (a read that times out on an empty FIFO for the pause): an exec
 # per change would itself ask the gate, whose marks the changes drop, and take longer
 # than the interval on a loaded emulated machine.
-mkfifo "$tmp/fifo" && chmod 666 "$tmp/fifo"
+mkfifo -m 666 "$fifo"
 setpriv --reuid=65534 --regid=65534 --clear-groups bash -c '
-	exec 3<>"$2"
+	exec 3<>"$2" || exit
 	for ((i = 0; i < 40; i++)); do
 		: >"$1/x$i"
 		read -r -t 0.05 -u 3
-	done' - "$dir" "$tmp/fifo"
+	done' - "$dir" "$fifo"
+check $? "nobody changes the directory 40 times"
 cp "$tmp/libumbsiglib.so" "$dir/.new" && mv -f "$dir/.new" "$dir/libumbsiglib.so"
 end=$EPOCHREALTIME
 sleep 2 # the flush still due
