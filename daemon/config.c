@@ -15,6 +15,8 @@
  *   max_rules_per_layer = N          items in one rfork()/restrict_self() request
  *   max_layers_per_user = N          live layers one non-root uid may hold
  *   max_rules_per_user = N           fs rules of the live layers of one non-root uid
+ *   max_connections_per_user = N     open connections to the socket of one non-root uid
+ *   idle_timeout = SECONDS           a connection's time to send its (next) request
  *   log_rate_limit = BURST/SECONDS | off
  *
  * Parsing is pure (config_parse()): umbrellad applies a configuration only once all of
@@ -148,6 +150,18 @@ static int parse_max_rules_per_user(const char *value, struct config *c, struct 
 			   &c->max_rules_per_user, m);
 }
 
+static int parse_max_connections_per_user(const char *value, struct config *c, struct message *m)
+{
+	return parse_count("max_connections_per_user", value, CONFIG_MAX_CONNECTIONS_PER_USER_LIMIT,
+			   &c->max_connections_per_user, m);
+}
+
+static int parse_idle_timeout(const char *value, struct config *c, struct message *m)
+{
+	return parse_count("idle_timeout", value, CONFIG_IDLE_TIMEOUT_LIMIT, &c->idle_timeout_sec,
+			   m);
+}
+
 static int parse_log_rate_limit(const char *value, struct config *c, struct message *m)
 {
 	char buf[64], burst[16];
@@ -185,6 +199,8 @@ static const struct key {
 	{ "max_rules_per_layer", parse_max_rules },
 	{ "max_layers_per_user", parse_max_layers_per_user },
 	{ "max_rules_per_user", parse_max_rules_per_user },
+	{ "max_connections_per_user", parse_max_connections_per_user },
+	{ "idle_timeout", parse_idle_timeout },
 	{ "log_rate_limit", parse_log_rate_limit },
 };
 
@@ -197,6 +213,8 @@ void config_init(struct config *c)
 		.max_rules_per_layer = CONFIG_MAX_RULES_DEFAULT,
 		.max_layers_per_user = CONFIG_MAX_LAYERS_PER_USER_DEFAULT,
 		.max_rules_per_user = CONFIG_MAX_RULES_PER_USER_DEFAULT,
+		.max_connections_per_user = CONFIG_MAX_CONNECTIONS_PER_USER_DEFAULT,
+		.idle_timeout_sec = CONFIG_IDLE_TIMEOUT_DEFAULT,
 		.log_burst = CONFIG_LOG_BURST_DEFAULT,
 		.log_interval_sec = CONFIG_LOG_INTERVAL_DEFAULT,
 	};

@@ -8,16 +8,23 @@
 #define CONFIG_PATH_DEFAULT "/etc/umbrella/umbrella.conf"
 
 /* Defaults: what a missing default file, or a missing key, means. */
-#define CONFIG_MAX_RULES_DEFAULT	   1024
-#define CONFIG_MAX_RULES_LIMIT		   65536 /* the size of umb_fs_inodes: no layer could be bigger */
+#define CONFIG_MAX_RULES_DEFAULT		1024
+#define CONFIG_MAX_RULES_LIMIT			65536 /* the size of umb_fs_inodes: no layer could be bigger */
 /* Per non-root uid (daemon/layers.c): the defaults leave room for 12 users at their
  * limit before the share of all non-root users (3/4 of the maps) is reached. */
-#define CONFIG_MAX_LAYERS_PER_USER_DEFAULT 1024
-#define CONFIG_MAX_LAYERS_PER_USER_LIMIT   12288 /* 3/4 of the 16384 layer slots */
-#define CONFIG_MAX_RULES_PER_USER_DEFAULT  8192
-#define CONFIG_MAX_RULES_PER_USER_LIMIT	   49152 /* 3/4 of umb_fs_inodes */
-#define CONFIG_LOG_BURST_DEFAULT	   200	 /* as daemon/events.c starts */
-#define CONFIG_LOG_INTERVAL_DEFAULT	   5
+#define CONFIG_MAX_LAYERS_PER_USER_DEFAULT	1024
+#define CONFIG_MAX_LAYERS_PER_USER_LIMIT	12288 /* 3/4 of the 16384 layer slots */
+#define CONFIG_MAX_RULES_PER_USER_DEFAULT	8192
+#define CONFIG_MAX_RULES_PER_USER_LIMIT		49152 /* 3/4 of umb_fs_inodes */
+/* Connections on the socket (daemon/server.h): per non-root uid, at most the share of
+ * all non-root users (SERVER_MAX_CLIENTS - SERVER_ROOT_RESERVE). */
+#define CONFIG_MAX_CONNECTIONS_PER_USER_DEFAULT 32
+#define CONFIG_MAX_CONNECTIONS_PER_USER_LIMIT	192
+/* Seconds a connection may wait before its (next) request, unless it follows layers. */
+#define CONFIG_IDLE_TIMEOUT_DEFAULT		5
+#define CONFIG_IDLE_TIMEOUT_LIMIT		3600
+#define CONFIG_LOG_BURST_DEFAULT		200 /* as daemon/events.c starts */
+#define CONFIG_LOG_INTERVAL_DEFAULT		5
 
 /* What umbrella.conf says. */
 struct config {
@@ -26,7 +33,9 @@ struct config {
 	unsigned int max_rules_per_layer; /* items in one rfork/restrict_self request */
 	/* live layers, and their fs rules, of one non-root uid; 0: the default */
 	unsigned int max_layers_per_user, max_rules_per_user;
-	unsigned int log_burst; /* log_rate_limit = BURST/SECONDS; 0: no limit */
+	unsigned int max_connections_per_user; /* open connections of one non-root uid */
+	unsigned int idle_timeout_sec;	       /* a connection's time to ask (server.c) */
+	unsigned int log_burst;		       /* log_rate_limit = BURST/SECONDS; 0: no limit */
 	unsigned int log_interval_sec;
 };
 

@@ -103,7 +103,7 @@ static int on_invalidated(void *ctx, void *data, size_t size)
 	/* A library's verdict died: the programs that map it keep their ignore marks, and
 	 * their next execs must verify it again. */
 	if (gate_libraries_forget(&g->libs, inv.inode.dev, inv.inode.ino))
-		g->flush_marks = true;
+		gate_libraries_changed(g);
 	/*
 	 * The inode's ignore mark must go, or its next exec would skip the gate (and be
 	 * refused as STALE, or a miss). That inode's alone: a mark that cannot be found
@@ -189,6 +189,43 @@ static int on_invalidated_ready(_unused_ sd_event_source *s, _unused_ int fd,
 	return 0;
 }
 
+static void flush_for_libraries(struct exec_gate *g)
+{
+	g->libs_flushed_usec = now_usec();
+	gate_flush_ignore_marks(g);
+	log_info("exec gate: libraries changed: every program verifies its closure again at "
+		 "its next exec");
+}
+
+static int on_libraries_flush_due(_unused_ sd_event_source *s, _unused_ uint64_t usec,
+				  void *userdata)
+{
+	flush_for_libraries(userdata);
+	return 0;
+}
+
+void gate_libraries_changed(struct exec_gate *g)
+{
+	uint64_t due = g->libs_flushed_usec + GATE_LIBS_FLUSH_INTERVAL_USEC;
+	int enabled = SD_EVENT_OFF, r;
+
+	if (!g->libs_flush_source || !g->libs_flushed_usec || now_usec() >= due) {
+		if (g->libs_flush_source)
+			(void)sd_event_source_set_enabled(g->libs_flush_source, SD_EVENT_OFF);
+		flush_for_libraries(g);
+		return;
+	}
+	(void)sd_event_source_get_enabled(g->libs_flush_source, &enabled);
+	if (enabled != SD_EVENT_OFF)
+		return; /* due already */
+	r = sd_event_source_set_time(g->libs_flush_source, due);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(g->libs_flush_source, SD_EVENT_ONESHOT);
+	/* Only a bug makes this fail: flush now rather than never. */
+	if (r < 0)
+		flush_for_libraries(g);
+}
+
 /* A library directory changed: each program asks once more (gate-libraries.h). */
 static int on_libraries_changed(_unused_ sd_event_source *s, _unused_ int fd,
 				_unused_ uint32_t revents, void *userdata)
@@ -196,7 +233,7 @@ static int on_libraries_changed(_unused_ sd_event_source *s, _unused_ int fd,
 	struct exec_gate *g = userdata;
 
 	if (gate_libraries_read(&g->libs))
-		gate_flush_ignore_marks(g);
+		gate_libraries_changed(g);
 	return 0;
 }
 
@@ -252,6 +289,14 @@ int exec_gate_attach(struct exec_gate *g, sd_event *e)
 			return log_error_errno(r,
 					       "exec gate: cannot watch library directories: %m");
 	}
+	r = sd_event_add_time(e, &g->libs_flush_source, CLOCK_MONOTONIC, 0, 0,
+			      on_libraries_flush_due, g);
+	if (r >= 0)
+		r = sd_event_source_set_priority(g->libs_flush_source, PRIORITY_WORK);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(g->libs_flush_source, SD_EVENT_OFF);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot time the flushes for libraries: %m");
 	r = sd_event_add_time(e, &g->jobs_source, CLOCK_MONOTONIC, 0, 1, on_jobs_turn, g);
 	if (r >= 0)
 		r = sd_event_source_set_priority(g->jobs_source, PRIORITY_WORK);
@@ -361,6 +406,7 @@ void exec_gate_free(struct exec_gate *g)
 	sd_event_source_disable_unref(g->mountinfo_source);
 	sd_event_source_disable_unref(g->keyring_source);
 	sd_event_source_disable_unref(g->libs_source);
+	sd_event_source_disable_unref(g->libs_flush_source);
 	sd_event_source_disable_unref(g->invalidated_source);
 	sd_event_source_disable_unref(g->jobs_source);
 	/* Execs still held: the kernel answers them when the group closes (below). */

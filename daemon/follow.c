@@ -107,6 +107,11 @@ bool follow_any(const struct follows *f)
 	return f->count > 0;
 }
 
+bool follow_has(const struct follows *f, int fd)
+{
+	return find((struct follows *)f, fd) != NULL;
+}
+
 static bool follows_layer(const struct follower *w, uint32_t layer)
 {
 	for (unsigned int i = 0; i < w->layer_count; i++)

@@ -48,6 +48,9 @@ void follow_denial(struct follows *f, const struct umb_denial *d);
 /* Whether any connection follows anything (a denial record costs nothing otherwise). */
 bool follow_any(const struct follows *f);
 
+/* Whether connection @fd follows anything. */
+bool follow_has(const struct follows *f, int fd);
+
 /* Ends the stream of @fd: the UMB_DENIAL_END record, then it follows nothing.
  * Return: 0, -ENOENT if @fd followed nothing, or send(2)'s -errno. */
 int follow_end(struct follows *f, int fd);

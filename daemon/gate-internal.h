@@ -29,6 +29,7 @@
 #include "gate-stats.h"
 #include "keyring.h"
 #include "signed-elf.h"
+#include "time-util.h"
 
 struct exec_gate {
 	struct exec_gate_maps maps;
@@ -53,7 +54,16 @@ struct exec_gate {
 	sd_event_source *fan_source, *mountinfo_source, *keyring_source, *libs_source;
 	sd_event_source *invalidated_source;
 	sd_event_source *jobs_source; /* a turn of the jobs: enabled while there are any */
+	/* The flushes for libraries (gate_libraries_changed()): the last one's time, and
+	 * the next one while it is due; NULL before the gate is attached. */
+	uint64_t libs_flushed_usec;
+	sd_event_source *libs_flush_source;
 };
+
+/* At most one flush of every ignore mark per interval for library changes: any user
+ * can change a library directory it may write to as often as it likes, and each
+ * flush costs every program a verification of its closure at its next exec. */
+#define GATE_LIBS_FLUSH_INTERVAL_USEC (1 * USEC_PER_SEC)
 
 /* What a verification found. */
 struct outcome {
@@ -136,6 +146,15 @@ void gate_ignore_mark(struct exec_gate *g, struct gate_job *j);
 
 /* Drops every ignore mark (the file system marks stay): each file asks once more. */
 void gate_flush_ignore_marks(struct exec_gate *g);
+
+/*
+ * A library of a verified closure changed (its directory, or its verdict died): every
+ * ignore mark goes, at once if none went for that reason within
+ * GATE_LIBS_FLUSH_INTERVAL_USEC, else when that interval is over (never later). Until
+ * then a program still marked maps the changed library without a verdict, which is
+ * refused: late costs an exec, never lets code run unverified.
+ */
+void gate_libraries_changed(struct exec_gate *g);
 
 /* gate-keyring.c */
 

@@ -6,7 +6,8 @@
  * umbrellad never looks a caller's path up in its own mount namespace, which is not the
  * caller's (the unit's PrivateTmp=, a caller's chroot or container). What arrives is
  * checked against what the request announces, and every descriptor is closed after
- * the request, whatever its outcome (server.c).
+ * the request, whatever its outcome (server.c): here when it is of a kind whose close()
+ * cannot wait, else by the closer thread (closer.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,32 @@
 #include <unistd.h>
 
 #include "request-fds.h"
+
+/*
+ * Whether @fd is a pidfd, asked of its /proc/self/fd link, which takes no lock of the
+ * file: reading the fdinfo of an arbitrary descriptor first could wait for ever (an
+ * epoll descriptor's takes its mutex, which a caller can hold in epoll_ctl() on a file
+ * of its own FUSE server), and another file's fdinfo may print a "Pid:" line of the
+ * caller's making (a dma-buf's name). pidfs keeps the anonymous inode's name.
+ */
+static bool fd_is_pidfd(int fd)
+{
+	static const char want[] = "anon_inode:[pidfd]";
+	char link[64], target[sizeof(want) + 1];
+	ssize_t n;
+
+	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target));
+	return n == (ssize_t)strlen(want) && memcmp(target, want, (size_t)n) == 0;
+}
+
+/* Whether @fd is an O_PATH descriptor: no flush, no release of its own (empty_fops). */
+static bool fd_is_opath(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	return flags >= 0 && (flags & O_PATH);
+}
 
 void request_fds_take(const struct msghdr *msg, struct request_fds *fds)
 {
@@ -41,24 +68,8 @@ void request_fds_take(const struct msghdr *msg, struct request_fds *fds)
 	}
 	if (msg->msg_flags & MSG_CTRUNC)
 		fds->truncated = true;
-}
-
-/*
- * Whether @fd is a pidfd, asked of its /proc/self/fd link, which takes no lock of the
- * file: reading the fdinfo of an arbitrary descriptor first could wait for ever (an
- * epoll descriptor's takes its mutex, which a caller can hold in epoll_ctl() on a file
- * of its own FUSE server), and another file's fdinfo may print a "Pid:" line of the
- * caller's making (a dma-buf's name). pidfs keeps the anonymous inode's name.
- */
-static bool fd_is_pidfd(int fd)
-{
-	static const char want[] = "anon_inode:[pidfd]";
-	char link[64], target[sizeof(want) + 1];
-	ssize_t n;
-
-	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, target, sizeof(target));
-	return n == (ssize_t)strlen(want) && memcmp(target, want, (size_t)n) == 0;
+	for (size_t i = 0; i < fds->count && !fds->unexpected; i++)
+		fds->unexpected = !fd_is_opath(fds->fds[i]) && !fd_is_pidfd(fds->fds[i]);
 }
 
 void request_fds_take_pidfd(struct request_fds *fds)
@@ -89,9 +100,8 @@ void request_fds_close(struct request_fds *fds)
 static bool fd_is_path(int fd, bool dir)
 {
 	struct statx stx;
-	int flags = fcntl(fd, F_GETFL);
 
-	if (flags < 0 || !(flags & O_PATH))
+	if (!fd_is_opath(fd))
 		return false;
 	if (!dir)
 		return true;

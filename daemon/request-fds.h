@@ -20,6 +20,7 @@ struct request_fds {
 	int fds[REQUEST_FDS_MAX];
 	size_t count;
 	bool truncated;	       /* MSG_CTRUNC: the kernel dropped some (never the case with ours) */
+	bool unexpected;       /* one is neither an O_PATH file nor a pidfd: see closer.h */
 	bool has_sender_pidfd; /* protocol 4: the sender's pidfd, taken off fds ... */
 	int sender_pidfd;      /* ... here (a zeroed struct has none) */
 };
@@ -30,7 +31,9 @@ struct request_fds {
 /*
  * request_fds_take() - the descriptors that the request received as @msg carries
  * (SCM_RIGHTS), into @fds, which the caller closes with request_fds_close() whatever
- * happens.
+ * happens, unless @fds->unexpected: one of them is not an O_PATH file or a pidfd, the
+ * only kinds a request brings and the only ones whose close() cannot wait; then all of
+ * them are the closer thread's to close (closer.h).
  */
 void request_fds_take(const struct msghdr *msg, struct request_fds *fds);
 

@@ -191,6 +191,14 @@ static bool serve_client(struct server *s, int fd)
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR;
 	request_fds_take(&msg, &s->request_fds);
+	/* Nothing else is looked at: the connection goes, with what it sent, to the
+	 * closer thread (server.c). */
+	if (s->request_fds.unexpected) {
+		request_reply(fd, -EBADMSG, 0,
+			      "malformed request: a request brings only O_PATH descriptors "
+			      "and its sender's pidfd");
+		return false;
+	}
 	if (n == 0)
 		return false;
 	if ((size_t)n < sizeof(req)) {
@@ -255,6 +263,9 @@ bool request_serve(struct server *s, int fd)
 {
 	bool keep = serve_client(s, fd);
 
+	/* Descriptors of other kinds are the caller's to hand to the closer thread. */
+	if (s->request_fds.unexpected)
+		return false;
 	/* The descriptors a request brought, on every path. */
 	request_fds_close(&s->request_fds);
 	return keep;

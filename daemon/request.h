@@ -17,9 +17,13 @@
  * request_serve() - read one message from client @fd of @s and answer it: the checks
  * of its bytes, of the caller (peer.h) and of the descriptors it brought
  * (request-fds.h), then server_arm() or exec_gate_flush() for what touches the maps.
- * The descriptors the message brought are closed before it returns, whatever happened.
+ * The descriptors the message brought are closed before it returns, whatever happened,
+ * unless one is of a kind whose close() may wait (s->request_fds.unexpected): the
+ * request is refused, and they stay in s->request_fds for the caller to hand, with
+ * @fd, to the closer thread (closer.h).
  *
- * Return: false when the client has left (the caller closes @fd), else true.
+ * Return: false when the client has left or is to be closed (the caller closes @fd),
+ * else true.
  */
 bool request_serve(struct server *s, int fd);
 

@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -35,12 +37,18 @@
 #include <umbrella/protocol.h>
 
 #include "arm.h"
+#include "config.h"
 #include "event-priority.h"
 #include "log.h"
 #include "macro.h"
 #include "peer.h"
 #include "request.h"
 #include "server.h"
+#include "time-util.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* Linux 6.5, asm-generic/socket.h */
+#endif
 
 int server_listen(const char *path)
 {
@@ -196,33 +204,204 @@ int server_follow(struct server *s, int fd, const struct peer *peer, const struc
 			  ret_error);
 }
 
-/* Forgets connection @i (its source) and closes it. */
-static void client_close(struct server *s, size_t i)
-{
-	int fd = sd_event_source_get_io_fd(s->clients[i]);
+/* The messages read from a connection being closed, at most: beyond, the rest is the
+ * closer thread's. */
+#define DRAIN_MAX 64
 
-	follow_closed(&s->follows, fd);
-	sd_event_source_disable_unref(s->clients[i]);
-	close(fd);
-	s->clients[i] = s->clients[--s->client_count];
-	s->clients[s->client_count] = NULL; /* a free slot holds no source */
+/*
+ * Reads what is left on @fd, which nothing can be added to any more (shut down), and
+ * closes the descriptors it brought where that cannot wait. Returns true once @fd is
+ * empty: then its close() releases nothing of a caller's. Else the descriptors of the
+ * message that brought one of another kind are @job's (with @fd, for the closer).
+ */
+static bool drain(int fd, struct closer_job *job)
+{
+	char control[PEER_CMSG_SPACE + REQUEST_FDS_CMSG_SPACE], byte;
+
+	for (size_t i = 0; i < DRAIN_MAX; i++) {
+		struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+		struct msghdr msg = { .msg_iov = &iov,
+				      .msg_iovlen = 1,
+				      .msg_control = control,
+				      .msg_controllen = sizeof(control) };
+		struct request_fds fds;
+		ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+		if (n < 0)
+			return errno == EAGAIN;
+		request_fds_take(&msg, &fds);
+		if (fds.unexpected) {
+			memcpy(job->fds, fds.fds, fds.count * sizeof(int));
+			job->count = fds.count;
+			if (fds.has_sender_pidfd)
+				job->fds[job->count++] = fds.sender_pidfd;
+			return false;
+		}
+		request_fds_close(&fds);
+		/* The end (shut down and empty), not an empty message (which has a control
+		 * message: SO_PASSCRED). */
+		if (n == 0 && msg.msg_controllen == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Forgets @c and frees it (its descriptors are closed). */
+static void client_free(struct server *s, struct client *c)
+{
+	for (size_t i = 0; i < s->client_count; i++) {
+		if (s->clients[i] == c) {
+			s->clients[i] = s->clients[--s->client_count];
+			s->clients[s->client_count] = NULL;
+			break;
+		}
+	}
+	free(c);
+	/* A slot is free: new connections are taken again. */
+	if (s->listen_source)
+		(void)sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
+}
+
+/*
+ * Closes connection @c (and the descriptors its request brought, s->request_fds, if
+ * they are of a kind whose close() may wait). Nothing more can be sent on it once it is
+ * shut down; what was sent is read, and its descriptors closed here as long as they are
+ * O_PATH files and pidfds. Otherwise the connection and those descriptors go to the
+ * closer thread, and @c holds its slot until that is done.
+ */
+static void client_close(struct server *s, struct client *c)
+{
+	follow_closed(&s->follows, c->fd);
+	c->io = sd_event_source_disable_unref(c->io);
+	c->idle = sd_event_source_disable_unref(c->idle);
+	(void)shutdown(c->fd, SHUT_RDWR);
+	c->job.count = 0;
+	if (s->request_fds.unexpected) {
+		memcpy(c->job.fds, s->request_fds.fds, s->request_fds.count * sizeof(int));
+		c->job.count = s->request_fds.count;
+		if (s->request_fds.has_sender_pidfd)
+			c->job.fds[c->job.count++] = s->request_fds.sender_pidfd;
+		s->request_fds = (struct request_fds){};
+	} else if (drain(c->fd, &c->job)) {
+		close(c->fd);
+		client_free(s, c);
+		return;
+	}
+	c->job.fds[c->job.count++] = c->fd;
+	c->closing = true;
+	/* Cannot fail: the queue has room for every slot. Should it, the slot stays
+	 * taken, with its descriptors, and nothing waits. */
+	if (closer_push(&s->closer, &c->job) < 0)
+		log_error("cannot hand a connection to the closer thread: its slot stays taken");
+}
+
+/* The closer thread is done with some jobs: their slots are free. */
+static int on_closer_done(_unused_ sd_event_source *source, int fd, _unused_ uint32_t revents,
+			  void *userdata)
+{
+	struct server *s = userdata;
+	eventfd_t count;
+
+	(void)eventfd_read(fd, &count);
+	for (size_t i = s->client_count; i-- > 0;) {
+		struct client *c = s->clients[i];
+
+		if (c->closing && atomic_load(&c->job.done))
+			client_free(s, c);
+	}
+	return 0;
+}
+
+/* (Re)starts @c's idle timer: it must send a request within idle_timeout. */
+static void idle_restart(struct server *s, struct client *c)
+{
+	int r = sd_event_source_set_time_relative(c->idle, s->idle_timeout_usec);
+
+	if (r >= 0)
+		r = sd_event_source_set_enabled(c->idle, SD_EVENT_ONESHOT);
+	if (r < 0)
+		log_error_errno(r, "Failed to time a connection out: %m");
 }
 
 /* Answers the requests waiting on a connection (and a hang-up: EPOLLHUP comes
  * unasked); closes it when the client has left. */
-static int on_client(sd_event_source *source, int fd, _unused_ uint32_t revents, void *userdata)
+static int on_client(_unused_ sd_event_source *source, int fd, _unused_ uint32_t revents,
+		     void *userdata)
 {
-	struct server *s = userdata;
+	struct client *c = userdata;
+	struct server *s = c->server;
 
-	if (request_serve(s, fd))
+	if (!request_serve(s, fd)) {
+		client_close(s, c);
 		return 0;
-	for (size_t i = 0; i < s->client_count; i++) {
-		if (s->clients[i] == source) {
-			client_close(s, i);
-			break;
-		}
 	}
+	/* A connection that follows layers waits for their records: no time limit (it
+	 * counts for its user all the same). Any other must ask again in time. */
+	if (follow_has(&s->follows, fd))
+		(void)sd_event_source_set_enabled(c->idle, SD_EVENT_OFF);
+	else
+		idle_restart(s, c);
 	return 0;
+}
+
+/* A connection sent no request for idle_timeout. */
+static int on_idle(_unused_ sd_event_source *source, _unused_ uint64_t usec, void *userdata)
+{
+	struct client *c = userdata;
+
+	client_close(c->server, c);
+	return 0;
+}
+
+/*
+ * Whose share connection @fd takes (struct client.uid), or -errno. Root is asked
+ * whether it carries a layer: through the kernel's pidfd of the connecting process
+ * (Linux 6.5), before it through its pid, which it holds while it runs.
+ */
+static int64_t connection_uid(const struct server *s, int fd)
+{
+	struct umb_task_state state;
+	socklen_t len = sizeof(struct ucred);
+	struct ucred cred;
+	int pidfd, r;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	if (cred.uid != 0 || s->task_fd < 0)
+		return cred.uid;
+	len = sizeof(pidfd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
+		pidfd = (int)syscall(SYS_pidfd_open, cred.pid, 0);
+	/* Gone already: its requests will be refused anyway; it counts as restricted. */
+	if (pidfd < 0)
+		return LAYER_UID_RESTRICTED_ROOT;
+	r = bpf_map_lookup_elem(s->task_fd, &pidfd, &state);
+	close(pidfd);
+	return r == 0 && state.layer_count > 0 ? LAYER_UID_RESTRICTED_ROOT : 0;
+}
+
+/* Why a connection of @uid is refused, or NULL: the limits above SERVER_MAX_CLIENTS. */
+static const char *over_limit(const struct server *s, uint32_t uid)
+{
+	size_t live = 0, users = 0, own = 0;
+
+	for (size_t i = 0; i < s->client_count; i++) {
+		const struct client *c = s->clients[i];
+
+		live += !c->closing;
+		users += !c->closing && c->uid != 0;
+		own += c->uid == uid;
+	}
+	if (live >= SERVER_MAX_CLIENTS)
+		return "too many clients";
+	if (uid == 0)
+		return NULL;
+	if (own >= s->max_per_user)
+		return "too many connections of this user (max_connections_per_user in "
+		       "umbrella.conf)";
+	if (users >= SERVER_MAX_CLIENTS - SERVER_ROOT_RESERVE)
+		return "too many clients (the rest is kept for root)";
+	return NULL;
 }
 
 /* Accepts a waiting connection. */
@@ -230,9 +409,18 @@ static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ u
 		     void *userdata)
 {
 	struct server *s = userdata;
-	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	int r;
+	const char *why;
+	struct client *c;
+	int64_t uid;
+	int fd, r;
 
+	/* Every slot taken (most by connections the closer thread has not closed yet):
+	 * new ones wait in the backlog until one is free (client_free()). */
+	if (s->client_count >= SERVER_SLOTS) {
+		(void)sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
+		return 0;
+	}
+	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0) {
 		/* A connection that went before we took it, or no descriptor left: the
 		 * client sees its connection fail; the loop goes on. */
@@ -240,20 +428,42 @@ static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ u
 			log_warning_errno(errno, "Failed to accept a connection: %m");
 		return 0;
 	}
-	if (s->client_count >= SERVER_MAX_CLIENTS) {
-		request_reply(fd, -EBUSY, 0, "too many clients");
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		/* No slot to hand it to the closer thread in, should it need one. */
+		request_reply(fd, -ENOMEM, 0, NULL);
 		close(fd);
 		return 0;
 	}
-	r = event_add_io(s->event, &s->clients[s->client_count], fd, EPOLLIN, PRIORITY_WORK,
-			 on_client, s);
+	uid = connection_uid(s, fd);
+	why = uid < 0 ? NULL : over_limit(s, (uint32_t)uid);
+	/* Refused or not, it has a slot: closing it may need the closer thread. */
+	*c = (struct client){ .server = s, .fd = fd, .uid = uid < 0 ? 0 : (uint32_t)uid };
+	s->clients[s->client_count++] = c;
+	if (uid < 0) {
+		request_reply(fd, (int)uid, 0, "cannot identify the caller (SO_PEERCRED)");
+		goto refuse;
+	}
+	if (why) {
+		request_reply(fd, -EBUSY, 0, why);
+		goto refuse;
+	}
+	r = event_add_io(s->event, &c->io, fd, EPOLLIN, PRIORITY_WORK, on_client, c);
+	if (r >= 0)
+		r = sd_event_add_time_relative(s->event, &c->idle, CLOCK_MONOTONIC,
+					       s->idle_timeout_usec, 0, on_idle, c);
+	if (r >= 0)
+		r = sd_event_source_set_priority(c->idle, PRIORITY_WORK);
 	if (r < 0) {
 		log_warning_errno(r, "Failed to serve a connection: %m");
 		request_reply(fd, r, 0, "umbrellad cannot serve this connection");
-		close(fd);
-		return 0;
+		goto refuse;
 	}
-	s->client_count++;
+	return 0;
+
+refuse:
+	/* What it may have sent already is read and closed as for any connection. */
+	client_close(s, c);
 	return 0;
 }
 
@@ -262,6 +472,17 @@ int server_attach(struct server *s, sd_event *e)
 	int r;
 
 	s->event = e;
+	if (!s->max_per_user)
+		s->max_per_user = CONFIG_MAX_CONNECTIONS_PER_USER_DEFAULT;
+	if (!s->idle_timeout_usec)
+		s->idle_timeout_usec = CONFIG_IDLE_TIMEOUT_DEFAULT * USEC_PER_SEC;
+	r = closer_start(&s->closer, SERVER_SLOTS);
+	if (r < 0)
+		return log_error_errno(r, "Failed to start the closer thread: %m");
+	r = event_add_io(e, &s->closer_source, s->closer.done_fd, EPOLLIN, PRIORITY_WORK,
+			 on_closer_done, s);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch the closer thread: %m");
 	r = event_add_io(e, &s->listen_source, s->listen_fd, EPOLLIN, PRIORITY_WORK, on_listen, s);
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the socket: %m");
@@ -270,8 +491,12 @@ int server_attach(struct server *s, sd_event *e)
 
 void server_close(struct server *s)
 {
-	while (s->client_count)
-		client_close(s, s->client_count - 1);
+	/* Those being closed stay the closer thread's (it may never be done with them). */
+	for (size_t i = s->client_count; i-- > 0;)
+		if (!s->clients[i]->closing)
+			client_close(s, s->clients[i]);
+	s->closer_source = sd_event_source_disable_unref(s->closer_source);
+	closer_stop(&s->closer);
 	s->listen_source = sd_event_source_disable_unref(s->listen_source);
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);

@@ -9,26 +9,54 @@
 
 struct ring_buffer;
 
+#include "closer.h"
 #include "exec-gate.h"
 #include "follow.h"
 #include "layers.h"
 #include "request-fds.h"
 
-#define SERVER_MAX_CLIENTS 256
+/*
+ * Connections served at once. Root that carries no layer may use them all; every other
+ * caller (a restricted root counts as one user, as for layers) at most
+ * max_connections_per_user (umbrella.conf), and all of them together at most
+ * SERVER_MAX_CLIENTS - SERVER_ROOT_RESERVE, so that no user, nor a few, can keep root
+ * from its rfork(). A connection being closed by the closer thread still holds its
+ * slot (it counts for its uid), in a table twice as large: once that is full, new
+ * connections wait in the listen backlog.
+ */
+#define SERVER_MAX_CLIENTS  256
+#define SERVER_ROOT_RESERVE 64
+#define SERVER_SLOTS	    (2 * SERVER_MAX_CLIENTS)
+
+/* One connection. */
+struct client {
+	struct server *server;
+	int fd;
+	uint32_t uid;	       /* whose share it takes: its uid, LAYER_UID_RESTRICTED_ROOT for a
+		       * restricted root */
+	sd_event_source *io;   /* its requests; NULL once it is being closed */
+	sd_event_source *idle; /* no request for idle_timeout: closed */
+	bool closing;	       /* its descriptors are the closer thread's (job) */
+	struct closer_job job;
+};
 
 struct server {
 	int listen_fd;
-	sd_event *event;		/* the loop it serves from (server_attach()) */
-	sd_event_source *listen_source; /* new connections */
-	struct layers *layers;		/* new layers and their arms */
-	int task_fd;			/* umb_task: whether a caller is restricted */
-	unsigned int max_rules;		/* umbrella.conf max_rules_per_layer; 0: no limit */
-	struct exec_gate *gate;		/* UMB_OP_FLUSH_VERDICTS; NULL: none (refused) */
-	struct request_fds request_fds; /* the request being served brought these */
-	sd_event_source *clients[SERVER_MAX_CLIENTS]; /* one per connection: its descriptor */
+	sd_event *event;		      /* the loop it serves from (server_attach()) */
+	sd_event_source *listen_source;	      /* new connections */
+	struct layers *layers;		      /* new layers and their arms */
+	int task_fd;			      /* umb_task: whether a caller is restricted */
+	unsigned int max_rules;		      /* umbrella.conf max_rules_per_layer; 0: no limit */
+	struct exec_gate *gate;		      /* UMB_OP_FLUSH_VERDICTS; NULL: none (refused) */
+	struct request_fds request_fds;	      /* the request being served brought these */
+	struct client *clients[SERVER_SLOTS]; /* every connection, and those being closed */
 	size_t client_count;
-	struct follows follows;	    /* the clients that follow layers (UMB_OP_FOLLOW) */
-	struct ring_buffer *events; /* consumed before a stream ends; NULL: none (tests) */
+	unsigned int max_per_user;	/* umbrella.conf max_connections_per_user */
+	uint64_t idle_timeout_usec;	/* umbrella.conf idle_timeout */
+	struct closer closer;		/* closes what callers sent (closer.h) */
+	sd_event_source *closer_source; /* closer.done_fd: a job is done */
+	struct follows follows;		/* the clients that follow layers (UMB_OP_FOLLOW) */
+	struct ring_buffer *events;	/* consumed before a stream ends; NULL: none (tests) */
 };
 
 /* Creates the listening socket at @path (and its directory). Returns the fd or -errno. */

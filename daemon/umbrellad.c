@@ -351,7 +351,8 @@ static const char *mode_status(void)
 
 /*
  * Makes @c the configuration in force: the mode in umb_ctl (which every program reads
- * on its deny path), the layer size limit of the server @s and the log rate limit.
+ * on its deny path), the layer size and connection limits of the server @s and the log
+ * rate limit.
  * Nothing changes when it fails.
  */
 static int config_apply(const struct config *c, struct server *s)
@@ -367,6 +368,10 @@ static int config_apply(const struct config *c, struct server *s)
 		.user_layers = c->max_layers_per_user ?: CONFIG_MAX_LAYERS_PER_USER_DEFAULT,
 		.user_rules = c->max_rules_per_user ?: CONFIG_MAX_RULES_PER_USER_DEFAULT,
 	};
+	/* For the connections from now on; those open keep their timers till they ask. */
+	s->max_per_user = c->max_connections_per_user ?: CONFIG_MAX_CONNECTIONS_PER_USER_DEFAULT;
+	s->idle_timeout_usec =
+		(uint64_t)(c->idle_timeout_sec ?: CONFIG_IDLE_TIMEOUT_DEFAULT) * USEC_PER_SEC;
 	if (!arg_log_rate_limit)
 		journal_set_rate_limit(c->log_burst, c->log_interval_sec);
 	config = *c;

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VM test: nobody can take umbrellad's socket from everyone (issue 13, item 7 and 8's
+ * neighbours).
+ *
+ *   test ─ starts umbrellad: max_connections_per_user = 8, idle_timeout = 60
+ *    ├─ nobody opens 300 connections and sends nothing: 8 stay open, the others are
+ *    │  refused naming max_connections_per_user (before: 256, every slot)
+ *    │   ├─ meanwhile root's rfork("net"): its child's socket() -> EPERM
+ *    │   └─ and uid 4242's
+ *    ├─ nobody closes them: its rfork works again (control)
+ *    ├─ reload with idle_timeout = 2: a connection that sends nothing is still open
+ *    │  after 1 s (control) and closed after 4 s
+ *    └─ a request brings a TCP socket with SO_LINGER {1, 60} and megabytes unsent (to
+ *       a listener that never reads; the test's own copy closed): refused at once, and
+ *       the next request, another process's, is answered within a second (before:
+ *       umbrellad's close() of it waited 60 s). Control: such a socket with SO_LINGER
+ *       {1, 2} takes seconds to close() here.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <umbrella/protocol.h>
+#include <umbrella/umbrella.h>
+
+#include "tap.h"
+
+#define SOCKET_PATH "/run/umbrella-avail-test/umbrellad.sock"
+#define CONFIG_PATH "/run/umbrella-avail-test.conf"
+#define LOG_PATH    "/tmp/umbrellad-test-avail.log"
+#define NOBODY	    65534
+#define OTHER_USER  4242
+#define USER_CAP    8
+#define FLOOD	    300
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool write_config(unsigned int idle_timeout)
+{
+	FILE *f = fopen(CONFIG_PATH, "we");
+
+	if (!f)
+		return false;
+	fprintf(f, "max_connections_per_user = %d\nidle_timeout = %u\n", USER_CAP, idle_timeout);
+	return fclose(f) == 0;
+}
+
+static pid_t start_daemon(const char *umbrellad)
+{
+	struct stat st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (!freopen(LOG_PATH, "w", stderr))
+			_exit(126);
+		execl(umbrellad, "umbrellad", "--socket", SOCKET_PATH, "--config", CONFIG_PATH,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 600 && stat(SOCKET_PATH, &st) < 0; i++)
+		usleep(100 * 1000);
+	return pid;
+}
+
+/* How many lines of umbrellad's log contain @text. */
+static int log_count(const char *text)
+{
+	char line[1024];
+	int n = 0;
+	FILE *f = fopen(LOG_PATH, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, text) != NULL;
+	fclose(f);
+	return n;
+}
+
+static int wait_status(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int socket_errno(void)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static void become(uid_t uid)
+{
+	if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
+		_exit(125);
+}
+
+/* In a child as @uid (0: root), rfork("net"): the grandchild's socket() result, 124
+ * when rfork fails. */
+static int rfork_as(uid_t uid)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct umb_restrictions *net = umb_restrictions__new();
+		pid_t child;
+
+		if (uid)
+			become(uid);
+		if (!net || umb_restrictions__parse(net, "net", NULL) < 0)
+			_exit(125);
+		child = rfork(net);
+		if (child == 0)
+			_exit(socket_errno());
+		if (child < 0)
+			fprintf(stderr, "# rfork as %u: %s\n", uid, umb_last_error());
+		_exit(child < 0 ? 124 : wait_status(child));
+	}
+	return wait_status(pid);
+}
+
+static int connect_daemon(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX, .sun_path = SOCKET_PATH };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The reply's error (its message in @ret_message), or -EPROTO. */
+static int read_reply(int fd, char *ret_message, size_t size)
+{
+	char buf[sizeof(struct umb_reply) + 512];
+	struct umb_reply rep;
+	ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+
+	ret_message[0] = '\0';
+	if (n < (ssize_t)sizeof(rep))
+		return -EPROTO;
+	buf[n] = '\0';
+	memcpy(&rep, buf, sizeof(rep));
+	if (rep.error < 0)
+		snprintf(ret_message, size, "%s", buf + sizeof(rep));
+	return rep.error;
+}
+
+/* Whether @fd has something to read (a reply, the end) within @ms. */
+static bool readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+static void put_int(int fd, int v)
+{
+	if (write(fd, &v, sizeof(v)) != sizeof(v))
+		_exit(124);
+}
+
+static int get_int(int fd)
+{
+	int v = -1;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return -1;
+	return v;
+}
+
+/*
+ * The flood: nobody opens FLOOD connections; those refused are readable (a reply, then
+ * the end). Checks what is open meanwhile: root's and another user's rfork.
+ */
+static void flood(void)
+{
+	int res[2], go[2], open_count, refused_named;
+	pid_t pid;
+
+	if (pipe(res) < 0 || pipe(go) < 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		static int fds[FLOOD];
+		int live = 0, named = 0;
+		char message[256];
+
+		become(NOBODY);
+		for (int i = 0; i < FLOOD; i++)
+			fds[i] = connect_daemon();
+		sleep(2); /* umbrellad takes them all */
+		for (int i = 0; i < FLOOD; i++) {
+			if (fds[i] < 0)
+				continue;
+			if (!readable(fds[i], 0)) {
+				live++;
+				continue;
+			}
+			if (read_reply(fds[i], message, sizeof(message)) == -EBUSY &&
+			    strstr(message, "max_connections_per_user"))
+				named++;
+			close(fds[i]);
+		}
+		put_int(res[1], live);
+		put_int(res[1], named);
+		(void)get_int(go[0]); /* hold them until the others have asked */
+		_exit(0);
+	}
+	open_count = get_int(res[0]);
+	refused_named = get_int(res[0]);
+	TAP_EQ(open_count, USER_CAP, "nobody's %d connections: %d stay open", FLOOD, open_count);
+	TAP_EQ(refused_named, FLOOD - USER_CAP,
+	       "the others are refused, naming max_connections_per_user");
+	TAP_EQ(rfork_as(0), EPERM, "meanwhile root's rfork(\"net\"): its child's socket() fails");
+	TAP_EQ(rfork_as(OTHER_USER), EPERM, "and uid %d's", OTHER_USER);
+	put_int(go[1], 1);
+	TAP_EQ(wait_status(pid), 0, "nobody closes its connections");
+	TAP_EQ(rfork_as(NOBODY), EPERM, "then nobody's rfork(\"net\") works again (control)");
+	close(res[0]);
+	close(res[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
+/* Applies umbrella.conf with @idle_timeout (SIGHUP); waits for umbrellad to say so. */
+static bool reload(pid_t daemon, unsigned int idle_timeout)
+{
+	int before = log_count("configuration:");
+
+	if (!write_config(idle_timeout) || kill(daemon, SIGHUP) < 0)
+		return false;
+	for (int i = 0; i < 100; i++) {
+		if (log_count("configuration:") > before)
+			return true;
+		usleep(100 * 1000);
+	}
+	return false;
+}
+
+static void idle(void)
+{
+	char byte;
+	int fd = connect_daemon();
+
+	if (!TAP_OK(fd >= 0, "a connection that sends nothing"))
+		return;
+	TAP_OK(!readable(fd, 1000), "is still open after 1 s (control)");
+	TAP_OK(readable(fd, 3000) && recv(fd, &byte, 1, MSG_DONTWAIT) == 0,
+	       "is closed by umbrellad after idle_timeout (2 s)");
+	close(fd);
+}
+
+/*
+ * A TCP socket, connected to a listener on 127.0.0.1 that never accepts, with as much
+ * written as the kernel takes (megabytes: both buffers full), and SO_LINGER {1, @secs}:
+ * its last close() waits @secs for the data to go. The listener in *@ret_listener.
+ */
+static int lingering_socket(int secs, int *ret_listener, size_t *ret_written)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(addr);
+	static char chunk[65536];
+	int l, fd;
+
+	*ret_written = 0;
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* A small receive buffer would do; the default one takes a few MB as well. */
+	if (l < 0 || bind(l, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(l, 1) < 0 ||
+	    getsockname(l, (struct sockaddr *)&addr, &len) < 0)
+		return -1;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		if (fd < 0 || errno != EINPROGRESS)
+			return -1;
+	}
+	(void)readable(l, 1000);
+	for (int i = 0; i < 100; i++) {
+		ssize_t n = write(fd, chunk, sizeof(chunk));
+
+		if (n > 0) {
+			*ret_written += (size_t)n;
+			i = 0;
+			continue;
+		}
+		if (errno != EAGAIN)
+			return -1;
+		usleep(10 * 1000); /* a little more may go */
+		if (*ret_written > (64u << 20))
+			break;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &(struct linger){ 1, secs },
+		       sizeof(struct linger)) < 0)
+		return -1;
+	*ret_listener = l;
+	return fd;
+}
+
+/* Sends UMB_OP_ARM_CHILD for this thread with no restrictions, bringing @extra and the
+ * sender's pidfd (protocol 4). */
+static int send_request_with(int fd, int extra)
+{
+	char buf[sizeof(struct umb_request) + 1], control[CMSG_SPACE(2 * sizeof(int))] = {};
+	struct umb_request req = { .version = UMB_PROTOCOL_VERSION,
+				   .op = UMB_OP_ARM_CHILD,
+				   .tid = (__u32)gettid() };
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	int fds[2] = { extra, (int)syscall(SYS_pidfd_open, getpid(), 0) }, r;
+
+	if (fds[1] < 0)
+		return -errno;
+	memcpy(buf, &req, sizeof(req));
+	buf[sizeof(req)] = '\0';
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(cmsg), fds, sizeof(fds));
+	r = sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
+	close(fds[1]);
+	return r;
+}
+
+static void linger(void)
+{
+	int listener = -1, control_listener = -1, fd, tcp, r;
+	size_t written = 0, control_written = 0;
+	char message[256];
+	double t;
+
+	/* Control: this socket's close() does wait. */
+	tcp = lingering_socket(2, &control_listener, &control_written);
+	if (!TAP_OK(tcp >= 0, "a lingering TCP socket (%zu bytes unsent)", control_written))
+		return;
+	t = now();
+	close(tcp);
+	TAP_OK(now() - t >= 1.5, "control: its close() here waits (%.1f s)", now() - t);
+	close(control_listener);
+
+	tcp = lingering_socket(60, &listener, &written);
+	fd = connect_daemon();
+	if (!TAP_OK(tcp >= 0 && fd >= 0, "another, SO_LINGER {1, 60}, %zu bytes unsent", written))
+		return;
+	t = now();
+	r = send_request_with(fd, tcp);
+	close(tcp); /* umbrellad's copy is the last one */
+	if (!TAP_EQ(r, 0, "a request brings it to umbrellad"))
+		return;
+	r = read_reply(fd, message, sizeof(message));
+	TAP_OK(r == -EBADMSG && now() - t < 1.0, "the request is refused at once (%d: %s, %.2f s)",
+	       r, message, now() - t);
+	close(fd);
+	t = now();
+	r = rfork_as(NOBODY);
+	TAP_OK(r == EPERM && now() - t < 1.0,
+	       "the next request, nobody's rfork(\"net\"), is served within a second (%.2f s)",
+	       now() - t);
+	close(listener);
+}
+
+int main(int argc, char *argv[])
+{
+	char umbrellad[4096], *slash;
+	pid_t daemon;
+
+	(void)argc;
+	snprintf(umbrellad, sizeof(umbrellad), "%s", argv[0]);
+	slash = strrchr(umbrellad, '/');
+	snprintf(slash ? slash + 1 : umbrellad,
+		 sizeof(umbrellad) - (slash ? slash + 1 - umbrellad : 0), "../../daemon/umbrellad");
+	setenv("UMBRELLA_SOCKET", SOCKET_PATH, 1);
+	if (!TAP_OK(write_config(60), "umbrella.conf written"))
+		return tap_finish();
+	daemon = start_daemon(umbrellad);
+	if (!TAP_OK(daemon > 0 && kill(daemon, 0) == 0, "umbrellad starts"))
+		return tap_finish();
+
+	TAP_EQ(rfork_as(NOBODY), EPERM, "nobody's rfork(\"net\"): its child's socket() fails");
+	flood();
+	if (TAP_OK(reload(daemon, 2), "umbrellad reloads with idle_timeout = 2"))
+		idle();
+	linger();
+	TAP_OK(kill(daemon, 0) == 0, "umbrellad still runs");
+
+	kill(daemon, SIGTERM);
+	(void)wait_status(daemon);
+	unlink(CONFIG_PATH);
+	return tap_finish();
+}
