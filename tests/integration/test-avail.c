@@ -38,6 +38,7 @@
 #include <umbrella/protocol.h>
 #include <umbrella/umbrella.h>
 
+#include "daemon-start.h"
 #include "tap.h"
 
 #define SOCKET_PATH "/run/umbrella-avail-test/umbrellad.sock"
@@ -64,23 +65,6 @@ static bool write_config(unsigned int idle_timeout)
 		return false;
 	fprintf(f, "max_connections_per_user = %d\nidle_timeout = %u\n", USER_CAP, idle_timeout);
 	return fclose(f) == 0;
-}
-
-static pid_t start_daemon(const char *umbrellad)
-{
-	struct stat st;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (!freopen(LOG_PATH, "w", stderr))
-			_exit(126);
-		execl(umbrellad, "umbrellad", "--socket", SOCKET_PATH, "--config", CONFIG_PATH,
-		      (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 600 && stat(SOCKET_PATH, &st) < 0; i++)
-		usleep(100 * 1000);
-	return pid;
 }
 
 /* How many lines of umbrellad's log contain @text. */
@@ -396,18 +380,16 @@ static void linger(void)
 
 int main(int argc, char *argv[])
 {
-	char umbrellad[4096], *slash;
+	char umbrellad[4096];
 	pid_t daemon;
 
 	(void)argc;
-	snprintf(umbrellad, sizeof(umbrellad), "%s", argv[0]);
-	slash = strrchr(umbrellad, '/');
-	snprintf(slash ? slash + 1 : umbrellad,
-		 sizeof(umbrellad) - (slash ? slash + 1 - umbrellad : 0), "../../daemon/umbrellad");
+	test_umbrellad_path(argv[0], umbrellad, sizeof(umbrellad));
 	setenv("UMBRELLA_SOCKET", SOCKET_PATH, 1);
 	if (!TAP_OK(write_config(60), "umbrella.conf written"))
 		return tap_finish();
-	daemon = start_daemon(umbrellad);
+	daemon = test_start_umbrellad(umbrellad, SOCKET_PATH, LOG_PATH,
+				      (const char *const[]){ "--config", CONFIG_PATH, NULL });
 	if (!TAP_OK(daemon > 0 && kill(daemon, 0) == 0, "umbrellad starts"))
 		return tap_finish();
 

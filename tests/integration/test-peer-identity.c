@@ -35,26 +35,12 @@
 #include <umbrella/umbrella.h>
 
 #include "pid-reuse.h"
+#include "daemon-start.h"
 #include "tap.h"
 
 #define SOCKET_PATH "/run/umbrella-peer-test/umbrellad.sock"
+#define LOG_PATH    "/tmp/umbrellad-test-peer-identity.log"
 #define NOBODY	    65534
-
-static pid_t start_daemon(const char *umbrellad)
-{
-	struct stat st;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (!freopen("/tmp/umbrellad-test-peer-identity.log", "w", stderr))
-			_exit(126);
-		execl(umbrellad, "umbrellad", "--socket", SOCKET_PATH, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 600 && stat(SOCKET_PATH, &st) < 0; i++)
-		usleep(100 * 1000);
-	return pid;
-}
 
 static int wait_status(pid_t pid)
 {
@@ -437,18 +423,15 @@ static int reused_sender(pid_t daemon, bool same_user)
 
 int main(int argc, char *argv[])
 {
-	char umbrellad[4096], *slash, message[256];
+	char umbrellad[4096], message[256];
 	int reply = 1;
 	pid_t daemon;
 
 	(void)argc;
 	/* The daemon binary of the same build tree: BUILD/tests/integration/THIS. */
-	snprintf(umbrellad, sizeof(umbrellad), "%s", argv[0]);
-	slash = strrchr(umbrellad, '/');
-	snprintf(slash ? slash + 1 : umbrellad,
-		 sizeof(umbrellad) - (slash ? slash + 1 - umbrellad : 0), "../../daemon/umbrellad");
+	test_umbrellad_path(argv[0], umbrellad, sizeof(umbrellad));
 	setenv("UMBRELLA_SOCKET", SOCKET_PATH, 1);
-	daemon = start_daemon(umbrellad);
+	daemon = test_start_umbrellad(umbrellad, SOCKET_PATH, LOG_PATH, NULL);
 	if (!TAP_OK(daemon > 0, "umbrellad starts"))
 		return tap_finish();
 

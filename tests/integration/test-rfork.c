@@ -24,27 +24,11 @@
 
 #include <umbrella/umbrella.h>
 
+#include "daemon-start.h"
 #include "tap.h"
 
 #define SOCKET_PATH "/run/umbrella-rfork-test/umbrellad.sock"
-
-static pid_t start_daemon(const char *umbrellad)
-{
-	struct stat st;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		/* Its log would interleave with the TAP output. */
-		if (!freopen("/tmp/umbrellad-test-rfork.log", "w", stderr))
-			_exit(126);
-		execl(umbrellad, "umbrellad", "--socket", SOCKET_PATH, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 600 && stat(SOCKET_PATH, &st) < 0;
-	     i++) /* 60 s: a loaded TCG host is slow */
-		usleep(100 * 1000);
-	return pid;
-}
+#define LOG_PATH    "/tmp/umbrellad-test-rfork.log"
 
 static struct umb_restrictions *restrictions(const char *list)
 {
@@ -160,17 +144,13 @@ int main(int argc, char *argv[])
 {
 	struct umb_restrictions *net = restrictions("net"), *signal_r = restrictions("signal");
 	struct umb_restrictions *unix_r = restrictions("net:unix"), *all = restrictions("net:all");
-	char umbrellad[4096], *slash;
+	char umbrellad[4096];
 	pid_t daemon, pid;
 
 	(void)argc;
-	/* The daemon binary of the same build tree: BUILD/tests/integration/test-rfork. */
-	snprintf(umbrellad, sizeof(umbrellad), "%s", argv[0]);
-	slash = strrchr(umbrellad, '/');
-	snprintf(slash ? slash + 1 : umbrellad,
-		 sizeof(umbrellad) - (slash ? slash + 1 - umbrellad : 0), "../../daemon/umbrellad");
+	test_umbrellad_path(argv[0], umbrellad, sizeof(umbrellad));
 	setenv("UMBRELLA_SOCKET", SOCKET_PATH, 1);
-	daemon = start_daemon(umbrellad);
+	daemon = test_start_umbrellad(umbrellad, SOCKET_PATH, LOG_PATH, NULL);
 	if (!TAP_OK(daemon > 0 && net && signal_r && unix_r && all, "umbrellad starts")) {
 		if (daemon > 0) /* it holds the suite's output pipe open */
 			kill(daemon, SIGTERM);
