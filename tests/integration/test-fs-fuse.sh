@@ -39,19 +39,19 @@ load_module fuse && exec 7<>/dev/fuse &&
 check $? "a FUSE mount whose server never answers"
 
 # The reason, measured here: a call into it waits.
-timeout 3 stat -f "$tmp/fuse" >/dev/null 2>&1
+timeout -k 2 3 stat -f "$tmp/fuse" >/dev/null 2>&1
 rc=$?
 out="stat -f: rc=$rc"
 [ "$rc" = 124 ]
 check $? "statfs of the FUSE mount waits on its server"
 
-out=$(timeout 30 "$cli" run -r "fs:$tmp/fuse" -- echo ran 2>&1)
+out=$(timeout -k 5 30 "$cli" run -r "fs:$tmp/fuse" -- echo ran 2>&1)
 rc=$?
 out="rc=$rc $out"
 [ "$rc" = 0 ] && [[ "$out" == *ran* ]]
 check $? "a rule on the FUSE mount is made without waiting on its server"
 
-out=$(timeout 30 "$cli" run -r fs:/etc/hostname -- cat /etc/hostname 2>&1)
+out=$(timeout -k 5 30 "$cli" run -r fs:/etc/hostname -- cat /etc/hostname 2>&1)
 rc=$?
 out="rc=$rc $out"
 [ "$rc" != 0 ] && [ "$rc" != 124 ] && [[ "$out" == *"Permission denied"* ]]
