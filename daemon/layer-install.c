@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +34,7 @@
 #include <umbrella/caller-paths.h>
 #include <umbrella/kdev.h>
 
+#include "fd-mount.h"
 #include "fs-mounts.h"
 #include "fs-stable.h"
 #include "layer-install.h"
@@ -265,7 +265,6 @@ static int install_fs_ref(struct install *in, const struct umb_item *item, const
 			  const char *path, const char *name)
 {
 	struct mount_rule mounts = { .in = in, .item = item };
-	struct stat st;
 	struct umb_fs_key key = { .layer = in->layer };
 	struct umb_fs_name_key name_key = { .dir = { .layer = in->layer } };
 	uint64_t ino;
@@ -281,9 +280,11 @@ static int install_fs_ref(struct install *in, const struct umb_item *item, const
 		r = rule_add(in, in->maps->fs_inodes, &key, item->fs_access, 0);
 		if (r < 0)
 			return r;
-		if (fstat(ref->obj_fd, &st) < 0)
-			return -errno;
-		if (S_ISDIR(st.st_mode)) {
+		/* Not fstat(): a FUSE server could stall umbrellad (fd-mount.h). */
+		r = fd_is_dir(ref->obj_fd);
+		if (r < 0)
+			return r;
+		if (r) {
 			r = fs_mounts_below(in->peer, ref->obj_fd, path, install_mount_root,
 					    &mounts);
 			if (r < 0)

@@ -67,6 +67,17 @@ refused /proc/sys/kernel "a rule on a directory of sysctls is refused"
 refused /proc/1/status "a rule on a process's proc file is refused"
 refused /proc/1 "a rule on a process's proc directory is refused"
 
+# A file bind-mounted over a sysctl: the object keeps its number, but the name rule
+# would be keyed on the sysctl's directory. In a mount namespace of the caller's own.
+echo public >"$tmp/domainname"
+out=$(unshare -m --propagation private sh -c '
+	mount --bind "$2" /proc/sys/kernel/domainname &&
+	"$1" run -r fs:/proc/sys/kernel/domainname -- echo ran' sh "$cli" "$tmp/domainname" 2>&1)
+rc=$?
+out="rc=$rc $out"
+[ "$rc" != 0 ] && [[ "$out" != *ran* ]] && [[ "$out" == *"fs:/proc/sys/kernel/domainname:"*"cannot hold"* ]]
+check $? "a rule on a file bind-mounted over a sysctl is refused (its name is in a sysctl directory)"
+
 holds fs:/proc/sys:r /proc/sys/kernel/hostname /proc/version \
 	"fs:/proc/sys:r holds for a sysctl across an eviction (/proc/version still read)"
 holds fs:/proc/meminfo:r /proc/meminfo /proc/version \
