@@ -36,8 +36,8 @@ static inline void test_umbrellad_path(const char *argv0, char *buf, size_t size
  * Return: its pid, or -1 (it exited, or never listened: its log is shown as TAP
  * comments and it is stopped).
  */
-static inline pid_t test_start_umbrellad(const char *umbrellad, const char *socket,
-					 const char *log, const char *const *args)
+static inline pid_t test_start_umbrellad(const char *umbrellad, const char *socket, const char *log,
+					 const char *const *args)
 {
 	const char *argv[12] = { "umbrellad", "--socket", socket };
 	struct stat st;

@@ -10,12 +10,13 @@
  *    │   └─ and uid 4242's
  *    ├─ nobody closes them: its rfork works again (control)
  *    ├─ reload with idle_timeout = 2: a connection that sends nothing is still open
- *    │  after 1 s (control) and closed after 4 s
+ *    │  after 1 s (control) and closed within 16 s (never, before)
  *    └─ a request brings a TCP socket with SO_LINGER {1, 60} and megabytes unsent (to
- *       a listener that never reads; the test's own copy closed): refused at once, and
- *       the next request, another process's, is answered within a second (before:
- *       umbrellad's close() of it waited 60 s). Control: such a socket with SO_LINGER
- *       {1, 2} takes seconds to close() here.
+ *       a listener that never reads; the test's own copy closed): refused, and the
+ *       next request, another process's, answered, each well before the linger's 60 s
+ *       (under 20 s: about 0.3 s alone, 2.6 s was seen with six other VMs on the host;
+ *       before, umbrellad's close() of it waited 60 s). Control: such a socket with
+ *       SO_LINGER {1, 2} takes seconds to close() here.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -261,7 +262,8 @@ static void idle(void)
 	if (!TAP_OK(fd >= 0, "a connection that sends nothing"))
 		return;
 	TAP_OK(!readable(fd, 1000), "is still open after 1 s (control)");
-	TAP_OK(readable(fd, 3000) && recv(fd, &byte, 1, MSG_DONTWAIT) == 0,
+	/* Up to 15 s more: a loaded host delays the timer, and without one it never closes. */
+	TAP_OK(readable(fd, 15000) && recv(fd, &byte, 1, MSG_DONTWAIT) == 0,
 	       "is closed by umbrellad after idle_timeout (2 s)");
 	close(fd);
 }
@@ -367,13 +369,14 @@ static void linger(void)
 	if (!TAP_EQ(r, 0, "a request brings it to umbrellad"))
 		return;
 	r = read_reply(fd, message, sizeof(message));
-	TAP_OK(r == -EBADMSG && now() - t < 1.0, "the request is refused at once (%d: %s, %.2f s)",
-	       r, message, now() - t);
+	TAP_OK(r == -EBADMSG && now() - t < 20.0,
+	       "the request is refused before the linger's end (%d: %s, %.2f s)", r, message,
+	       now() - t);
 	close(fd);
 	t = now();
 	r = rfork_as(NOBODY);
-	TAP_OK(r == EPERM && now() - t < 1.0,
-	       "the next request, nobody's rfork(\"net\"), is served within a second (%.2f s)",
+	TAP_OK(r == EPERM && now() - t < 20.0,
+	       "the next request, nobody's rfork(\"net\"), is served before the linger's end (%.2f s)",
 	       now() - t);
 	close(listener);
 }
