@@ -71,7 +71,7 @@
  *                           inode may be gone, and would cost every close.
  * The scope (lib/scope.bpf.h): lsm/file_open keeps every restricted task, whatever
  * its layers, from writing kernel settings and other processes' /proc files.
- * Self-protection (lib/protect.bpf.h): path_unlink, path_rmdir, path_rename and
+ * Self-protection (lib/protect-pins.bpf.h): path_unlink, path_rmdir, path_rename and
  * path_mknod also keep everyone but umbrellad out of its pin directory while it is up,
  * and restricted tasks out of it always.
  * No hook that fires once per path component (inode_permission) carries a check: such a
@@ -91,6 +91,7 @@
 #include "lib/layers.bpf.h"
 #include "lib/mount.bpf.h"
 #include "lib/path.bpf.h"
+#include "lib/protect-pins.bpf.h"
 #include "lib/protect.bpf.h"
 #include "lib/scope.bpf.h"
 #include "lib/verdict.bpf.h"
@@ -362,7 +363,7 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(dentry, UMB_HOOK_PATH_MKNOD); /* BPF_OBJ_PIN too */
+	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_MKNOD); /* BPF_OBJ_PIN too */
 	if (ret)
 		return ret;
 	/* The scope: a new node of a device would reach it around the rules on its
@@ -429,7 +430,7 @@ int BPF_PROG(umb_path_unlink, const struct path *dir, struct dentry *dentry, int
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(dentry, UMB_HOOK_PATH_UNLINK);
+	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_UNLINK);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);
@@ -445,7 +446,7 @@ int BPF_PROG(umb_path_rmdir, const struct path *dir, struct dentry *dentry, int 
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(dentry, UMB_HOOK_PATH_RMDIR);
+	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_RMDIR);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_ALL);
@@ -465,9 +466,9 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(old_dentry, UMB_HOOK_PATH_RENAME);
+	ret = umb_protect_pins(old_dentry, old_dir->mnt, UMB_HOOK_PATH_RENAME);
 	if (!ret)
-		ret = umb_protect_pins(new_dentry, UMB_HOOK_PATH_RENAME);
+		ret = umb_protect_pins(new_dentry, new_dir->mnt, UMB_HOOK_PATH_RENAME);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_ALL);
