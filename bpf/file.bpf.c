@@ -164,13 +164,17 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
  * verdict has a layer, a task that carries that layer: "ld.so ./signed-binary" (with a
  * signed ld.so) must not run the binary without the restrictions its exec would have
  * pushed. The kernel maps an exec'd binary after the commit, with its layer pushed.
+ * The record names the file by its whole path: bpf_d_path() where the hook may call
+ * it (@d_path: mmap_file), else lib/dpath.bpf.h (file_mprotect).
  * Returns 0, or the denial's verdict (-EPERM, or 0 in permissive mode, recorded).
  */
 static __always_inline int exec_unsigned_map(const struct umb_task_state *state, struct file *file,
-					     __u32 hook)
+					     __u32 hook, bool d_path)
 {
 	const struct umb_verdict *v;
-	__u32 verdict, layer;
+	__u32 verdict, layer, flags;
+	struct umb_event *e;
+	struct umb_walk o;
 
 	if (!(state->denied_caps & UMB_CR_EXEC_UNSIGNED))
 		return 0;
@@ -179,7 +183,17 @@ static __always_inline int exec_unsigned_map(const struct umb_task_state *state,
 	if (verdict == UMB_VERDICT_SIGNED && v && umb_verdict_layer_carried(state, v->layer))
 		return 0;
 	layer = umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED);
-	return umb_verdict_deny(hook, layer, verdict, file, umb_layer_deny_flags(layer), false);
+	flags = umb_layer_deny_flags(layer);
+	e = umb_event_begin(hook, layer, UMB_ITEM_VERDICT, verdict, flags);
+	umb_event_set_file(e, file, d_path);
+	if (e && !d_path) {
+		__builtin_memset(&o, 0, sizeof(o));
+		o.dentry = (__u64)file->f_path.dentry;
+		o.mnt = (__u64)file->f_path.mnt;
+		umb_event_dpath(e, &o);
+	}
+	umb_event_submit(e);
+	return umb_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }
 
 SEC("lsm/mmap_file")
@@ -195,7 +209,7 @@ int BPF_PROG(umb_mmap_file, struct file *file, unsigned long reqprot, unsigned l
 	state = umb_current_state();
 	if (!state)
 		return 0;
-	ret = exec_unsigned_map(state, file, UMB_HOOK_MMAP_FILE);
+	ret = exec_unsigned_map(state, file, UMB_HOOK_MMAP_FILE, true);
 	if (ret || !(state->fs_access & UMB_FS_EXEC))
 		return ret;
 	return umb_fs_check_path(state, UMB_FS_EXEC, &file->f_path, UMB_HOOK_MMAP_FILE);
@@ -219,7 +233,7 @@ int BPF_PROG(umb_file_mprotect, struct vm_area_struct *vma, unsigned long reqpro
 	/* Anonymous memory, or already executable (checked when it became so). */
 	if (!file || (vma->vm_flags & VM_EXEC))
 		return 0;
-	ret = exec_unsigned_map(state, file, UMB_HOOK_FILE_MPROTECT);
+	ret = exec_unsigned_map(state, file, UMB_HOOK_FILE_MPROTECT, false);
 	if (ret || !(state->fs_access & UMB_FS_EXEC))
 		return ret;
 	return umb_fs_check(state, UMB_FS_EXEC, file->f_path.dentry, file->f_path.mnt,
