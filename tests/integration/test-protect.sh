@@ -176,8 +176,13 @@ out=$(rm -rf "$pin/links" 2>&1)
 check $? "rm -rf of the links directory is refused"
 
 out=$("$bpftool" map pin pinned "$pin/umb_ctl" "$pin/extra" 2>&1)
+[ $? != 0 ] && [ ! -e "$pin/extra" ]
+check $? "pinning another object into the pin directory is refused"
+
+# A map of its own, pinned into the directory: refused at the pin (path_mknod).
+out=$("$bpftool" map create "$pin/extra" type array key 4 value 4 entries 1 name other 2>&1)
 [ $? != 0 ] && [ ! -e "$pin/extra" ] && pinned "$tmp/d1.log" path_mknod "$pin/extra"
-check $? "pinning another object into the pin directory is refused, its record names the new pin"
+check $? "pinning a new map into the pin directory is refused, its record names the new pin"
 
 # Links: detaching one, by its pin or its id, is refused; the programs keep enforcing.
 out=$("$bpftool" link detach pinned "$pin/links/umb_file_open" 2>&1)
