@@ -71,7 +71,7 @@
  *                           inode may be gone, and would cost every close.
  * The scope (lib/scope.bpf.h): lsm/file_open keeps every restricted task, whatever
  * its layers, from writing kernel settings and other processes' /proc files.
- * Self-protection (lib/protect.bpf.h): path_unlink, path_rmdir, path_rename and
+ * Self-protection (lib/protect-pins.bpf.h): path_unlink, path_rmdir, path_rename and
  * path_mknod also keep everyone but umbrellad out of its pin directory while it is up,
  * and restricted tasks out of it always.
  * No hook that fires once per path component (inode_permission) carries a check: such a
@@ -91,6 +91,7 @@
 #include "lib/layers.bpf.h"
 #include "lib/mount.bpf.h"
 #include "lib/path.bpf.h"
+#include "lib/protect-pins.bpf.h"
 #include "lib/protect.bpf.h"
 #include "lib/scope.bpf.h"
 #include "lib/verdict.bpf.h"
@@ -163,13 +164,17 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
  * verdict has a layer, a task that carries that layer: "ld.so ./signed-binary" (with a
  * signed ld.so) must not run the binary without the restrictions its exec would have
  * pushed. The kernel maps an exec'd binary after the commit, with its layer pushed.
+ * The record names the file by its whole path: bpf_d_path() where the hook may call
+ * it (@d_path: mmap_file), else lib/dpath.bpf.h (file_mprotect).
  * Returns 0, or the denial's verdict (-EPERM, or 0 in permissive mode, recorded).
  */
 static __always_inline int exec_unsigned_map(const struct umb_task_state *state, struct file *file,
-					     __u32 hook)
+					     __u32 hook, bool d_path)
 {
 	const struct umb_verdict *v;
-	__u32 verdict, layer;
+	__u32 verdict, layer, flags;
+	struct umb_event *e;
+	struct umb_walk o;
 
 	if (!(state->denied_caps & UMB_CR_EXEC_UNSIGNED))
 		return 0;
@@ -178,7 +183,17 @@ static __always_inline int exec_unsigned_map(const struct umb_task_state *state,
 	if (verdict == UMB_VERDICT_SIGNED && v && umb_verdict_layer_carried(state, v->layer))
 		return 0;
 	layer = umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED);
-	return umb_verdict_deny(hook, layer, verdict, file, umb_layer_deny_flags(layer), false);
+	flags = umb_layer_deny_flags(layer);
+	e = umb_event_begin(hook, layer, UMB_ITEM_VERDICT, verdict, flags);
+	umb_event_set_file(e, file, d_path);
+	if (e && !d_path) {
+		__builtin_memset(&o, 0, sizeof(o));
+		o.dentry = (__u64)file->f_path.dentry;
+		o.mnt = (__u64)file->f_path.mnt;
+		umb_event_dpath(e, &o);
+	}
+	umb_event_submit(e);
+	return umb_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }
 
 SEC("lsm/mmap_file")
@@ -194,7 +209,7 @@ int BPF_PROG(umb_mmap_file, struct file *file, unsigned long reqprot, unsigned l
 	state = umb_current_state();
 	if (!state)
 		return 0;
-	ret = exec_unsigned_map(state, file, UMB_HOOK_MMAP_FILE);
+	ret = exec_unsigned_map(state, file, UMB_HOOK_MMAP_FILE, true);
 	if (ret || !(state->fs_access & UMB_FS_EXEC))
 		return ret;
 	return umb_fs_check_path(state, UMB_FS_EXEC, &file->f_path, UMB_HOOK_MMAP_FILE);
@@ -218,7 +233,7 @@ int BPF_PROG(umb_file_mprotect, struct vm_area_struct *vma, unsigned long reqpro
 	/* Anonymous memory, or already executable (checked when it became so). */
 	if (!file || (vma->vm_flags & VM_EXEC))
 		return 0;
-	ret = exec_unsigned_map(state, file, UMB_HOOK_FILE_MPROTECT);
+	ret = exec_unsigned_map(state, file, UMB_HOOK_FILE_MPROTECT, false);
 	if (ret || !(state->fs_access & UMB_FS_EXEC))
 		return ret;
 	return umb_fs_check(state, UMB_FS_EXEC, file->f_path.dentry, file->f_path.mnt,
@@ -362,7 +377,7 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(dentry, UMB_HOOK_PATH_MKNOD); /* BPF_OBJ_PIN too */
+	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_MKNOD); /* BPF_OBJ_PIN too */
 	if (ret)
 		return ret;
 	/* The scope: a new node of a device would reach it around the rules on its
@@ -429,7 +444,7 @@ int BPF_PROG(umb_path_unlink, const struct path *dir, struct dentry *dentry, int
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(dentry, UMB_HOOK_PATH_UNLINK);
+	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_UNLINK);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);
@@ -445,7 +460,7 @@ int BPF_PROG(umb_path_rmdir, const struct path *dir, struct dentry *dentry, int 
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(dentry, UMB_HOOK_PATH_RMDIR);
+	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_RMDIR);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_ALL);
@@ -465,9 +480,9 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 
 	if (ret)
 		return ret;
-	ret = umb_protect_pins(old_dentry, UMB_HOOK_PATH_RENAME);
+	ret = umb_protect_pins(old_dentry, old_dir->mnt, UMB_HOOK_PATH_RENAME);
 	if (!ret)
-		ret = umb_protect_pins(new_dentry, UMB_HOOK_PATH_RENAME);
+		ret = umb_protect_pins(new_dentry, new_dir->mnt, UMB_HOOK_PATH_RENAME);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_ALL);

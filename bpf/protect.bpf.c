@@ -16,7 +16,8 @@
  * umbrellad can adopt the pinned state.
  * The bpf(2) commands that act through a link or program fd (detach, update, attach to
  * one of our programs) are checked by system.bpf.c's lsm/bpf (one program per hook),
- * and the pin directory by file.bpf.c's path hooks, both with lib/protect.bpf.h.
+ * and the pin directory by file.bpf.c's path hooks (lib/protect-pins.bpf.h), both with
+ * lib/protect.bpf.h.
  */
 #include "maps.bpf.h"
 #include "lib/protect.bpf.h"

@@ -49,7 +49,8 @@
  *     inode.i_sb, i_ino; super_block.s_dev;
  *     mount.mnt, mnt_parent, mnt_mountpoint (container_of a vfsmount);
  *     vm_area_struct.vm_file, vm_flags
- *   lib/dpath.bpf.h (a record's path): dentry.d_parent, d_name, d_sb; vfsmount.mnt_root;
+ *   lib/dpath.bpf.h (a record's path): dentry.d_parent, d_name, d_sb, d_seq, d_hash,
+ *     d_inode; vfsmount.mnt_root, mnt_sb;
  *     mount.mnt, mnt_parent, mnt_mountpoint, mnt_ns, mnt_instance;
  *     super_block.s_root, s_mounts; task_struct.fs, nsproxy; fs_struct.root;
  *     nsproxy.mnt_ns

@@ -109,7 +109,12 @@ static void object_text(const struct umb_event *e, const char *inode, char *buf,
 		else
 			snprintf(buf, size, "socket %u", e->family);
 	} else if (e->path[0])
-		snprintf(buf, size, "%.*s", UMB_EVENT_PATH_MAX, e->path);
+		/* What the path builder (bpf/lib/dpath.bpf.h) could not be sure of. */
+		snprintf(buf, size, "%.*s%s%s%s", UMB_EVENT_PATH_MAX, e->path,
+			 e->flags & UMB_EVENT_PATH_DELETED ? " (deleted)" : "",
+			 e->flags & UMB_EVENT_PATH_UNSURE ? " (raced with a rename)" : "",
+			 e->flags & UMB_EVENT_PATH_SOME_MOUNT ? " (via one of several mounts)" :
+								"");
 	else if (e->ino)
 		snprintf(buf, size, "inode %s", inode);
 	else if (e->target_pid)

@@ -6,7 +6,7 @@
  * allowed (bpftool map dump, umbrella-cli's BPF_F_RDONLY opens, bpftool prog/link show).
  *
  * Restricted tasks are kept out of the pin directory also while umbrellad is down
- * (umb_protect_pins()), and never use bpf() (system.bpf.c).
+ * (umb_protect_pins(), lib/protect-pins.bpf.h), and never use bpf() (system.bpf.c).
  *
  * "umbrellad is up" means umb_ctl.daemon_tgid is set: umbrellad writes it once it has
  * loaded (bpf_start()), clears it on a clean exit, and protect.bpf.c clears it when the
@@ -187,64 +187,6 @@ static __always_inline int umb_protect_bpf_cmd(int cmd, union bpf_attr *attr)
 	if (!umb_prog_uses_our_maps(prog))
 		return 0;
 	return umb_protect_deny(UMB_HOOK_BPF, BPF_CORE_READ(prog, aux, id));
-}
-
-/* Whether @dentry's inode is the pin directory (@dev, @ino). */
-static __always_inline bool umb_is_pin_dir(const struct dentry *dentry, __u32 dev, __u64 ino)
-{
-	const struct inode *inode = BPF_CORE_READ(dentry, d_inode);
-
-	return inode && BPF_CORE_READ(inode, i_ino) == ino &&
-	       BPF_CORE_READ(inode, i_sb, s_dev) == dev;
-}
-
-/*
- * umb_protect_pins() - self-protection of the pin directory: removing, renaming or
- * adding an entry in it or in its links/ subdirectory, or removing or renaming the
- * directory itself, is umbrellad's alone while it is up
- *
- * @dentry: the object of an unlink, rmdir, rename (either end) or mknod (BPF_OBJ_PIN
- * creates pins through it)
- *
- * The cheap test first: objects on a bpf file system are rare. Then the object, its
- * parent and its grandparent are compared with the pin directory. Recorded with the
- * object's name and inode. Return: 0 or -EPERM.
- */
-static __always_inline int umb_protect_pins(struct dentry *dentry, __u32 hook)
-{
-	const struct umb_ctl *ctl;
-	struct dentry *parent;
-	struct umb_event *e;
-	__u32 dev;
-	__u64 ino;
-
-	/* Plain loads from the hook's own pointer (no helper call): everyone pays them. */
-	if (dentry->d_sb->s_magic != UMB_BPF_FS_MAGIC)
-		return 0;
-	/* Restricted tasks, also while no umbrellad runs: the pins are what keeps every
-	 * program attached then. */
-	if (!umb_protect_daemon() && !umb_is_restricted(umb_current_state()))
-		return 0;
-	ctl = umb_ctl_get();
-	if (!ctl)
-		return 0;
-	dev = ctl->pin_dev;
-	ino = ctl->pin_ino;
-	if (!ino)
-		return 0; /* an umbrellad that pins nothing (tests) */
-	parent = BPF_CORE_READ(dentry, d_parent);
-	if (!umb_is_pin_dir(dentry, dev, ino) && !umb_is_pin_dir(parent, dev, ino) &&
-	    !umb_is_pin_dir(BPF_CORE_READ(parent, d_parent), dev, ino))
-		return 0;
-	e = umb_event_begin(hook, 0, UMB_ITEM_SELF, 0, 0);
-	if (e) {
-		e->dev = BPF_CORE_READ(dentry, d_sb, s_dev);
-		e->ino = BPF_CORE_READ(dentry, d_inode, i_ino);
-		bpf_probe_read_kernel_str(e->path, sizeof(e->path),
-					  BPF_CORE_READ(dentry, d_name.name));
-	}
-	umb_event_submit(e);
-	return -EPERM;
 }
 
 /* umb_protect_task_free() - at the free of @task: if it is umbrellad's thread group

@@ -544,6 +544,15 @@ enum umb_event_flags {
 	 * (and no other layer denied): the access was allowed, the record says what
 	 * enforcing would have denied. */
 	UMB_EVENT_PERMISSIVE = 1 << 0,
+	/* The path was built by bpf/lib/dpath.bpf.h and a rename moved one of its levels
+	 * meanwhile (their d_seq changed): it may name the object as it never was. */
+	UMB_EVENT_PATH_UNSURE = 1 << 1,
+	/* The object had been unlinked: d_path()'s " (deleted)". */
+	UMB_EVENT_PATH_DELETED = 1 << 2,
+	/* The hook gave no mount (xattrs, utimes) and the file system is mounted more than
+	 * once in the task's mount namespace: the path is through one of them, maybe not
+	 * the one the task used. */
+	UMB_EVENT_PATH_SOME_MOUNT = 1 << 3,
 };
 
 /* Indexes of the per-CPU counter array umb_stats. */

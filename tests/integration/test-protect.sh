@@ -140,15 +140,32 @@ check $? "rm of a pinned map is refused with EPERM"
 logged "$tmp/d1.log" path_unlink
 out=$(grep 'hook=path_unlink' "$tmp/d1.log")
 check $? "the refusal is recorded under the hook that made it (hook=path_unlink)"
+[[ "$out" == *"hook=path_unlink restriction=self:0 layer=0 object=$pin/umb_layers"* ]]
+check $? "its record names the pin by its whole path ($pin/umb_layers)"
 
 link=$(ls "$pin/links" | head -n 1)
 out=$(rm -f "$pin/links/$link" 2>&1)
 [ $? != 0 ] && [ -e "$pin/links/$link" ]
 check $? "rm of a pinned link (links/$link) is refused"
+# pinned: the daemon's log $1 records hook $2 on the whole path $3.
+pinned() {
+	local _
+	for _ in $(seq 20); do
+		grep -qF "hook=$2 restriction=self:0 layer=0 object=$3" "$1" && return 0
+		sleep 0.1
+	done
+	out=$(grep "hook=$2 restriction=self:" "$1" | tail -n 3)
+	return 1
+}
+pinned "$tmp/d1.log" path_unlink "$pin/links/$link"
+check $? "its record names the link's whole path (links/ included)"
 
 out=$(mv "$pin/umb_layers" "$pin/moved" 2>&1)
 [ $? != 0 ] && [ -e "$pin/umb_layers" ]
 check $? "mv of a pinned map within the directory is refused"
+
+pinned "$tmp/d1.log" path_rename "$pin/umb_layers"
+check $? "the rename's record names the pin's whole path"
 
 out=$(mv "$pin" "$pin-moved" 2>&1)
 [ $? != 0 ] && [ -d "$pin" ]
@@ -161,6 +178,11 @@ check $? "rm -rf of the links directory is refused"
 out=$("$bpftool" map pin pinned "$pin/umb_ctl" "$pin/extra" 2>&1)
 [ $? != 0 ] && [ ! -e "$pin/extra" ]
 check $? "pinning another object into the pin directory is refused"
+
+# A map of its own, pinned into the directory: refused at the pin (path_mknod).
+out=$("$bpftool" map create "$pin/extra" type array key 4 value 4 entries 1 name other 2>&1)
+[ $? != 0 ] && [ ! -e "$pin/extra" ] && pinned "$tmp/d1.log" path_mknod "$pin/extra"
+check $? "pinning a new map into the pin directory is refused, its record names the new pin"
 
 # Links: detaching one, by its pin or its id, is refused; the programs keep enforcing.
 out=$("$bpftool" link detach pinned "$pin/links/umb_file_open" 2>&1)

@@ -156,6 +156,33 @@ path_op path_unlink "$w/file" 'rm "$1/file"' && [ -e "$w/file" ] && [ ! -e "$f/f
 check $? "unlink: the record names the directory's path and the name" "$err"
 path_op path_rmdir "$w/gone" 'rmdir "$1/gone"' && [ -d "$w/gone" ] && [ ! -e "$f/gone" ]
 check $? "rmdir: the record names the directory's path and the name" "$err"
+# An object unlinked while it is still open is named as d_path() names it: chmod of
+# /proc/self/fd/3, a file of the restricted directory removed meanwhile. (The chmod
+# above, of a file that is there, says no " (deleted)".)
+echo data >"$w/del"
+exec 3<"$w/del"
+rm "$w/del"
+run "$cli" run -r "fs:$tmp/wr:w" -- chmod 600 /proc/self/fd/3
+exec 3<&-
+[ "$rc" != 0 ] && [[ "$err" == *"umbrella: denied chmod $w/del (deleted) (fs:$tmp/wr:w, layer "* ]] &&
+	logged path_chmod fs:w "$w/del (deleted)"
+check $? "an unlinked object is named with ' (deleted)', as d_path() does" "$err"
+# A hook without the mount (setxattr) on a file system mounted twice: the path is
+# through one of its mounts, and the record says that the task may have used another.
+# The control: once the second mount is gone, the same call's record says nothing more.
+mkdir -p "$tmp/m1" "$tmp/m2"
+mount -t tmpfs umbrella-test "$tmp/m1" && mount --bind "$tmp/m1" "$tmp/m2" &&
+	touch "$tmp/m1/file"
+run "$cli" run -r "fs:$tmp/m1:w" -- "$build/path-call" setxattr "$tmp/m2/file"
+[ "$out" = denied ] &&
+	[[ "$err" == *"umbrella: denied setxattr $tmp/m"[12]"/file (via one of several mounts) (fs:"* ]] &&
+	logged inode_setxattr fs:w "$tmp/m" && [[ "$out" == *"/file (via one of several mounts)"* ]]
+check $? "setxattr on a file system mounted twice: the record says 'via one of several mounts'" "$err"
+umount "$tmp/m2"
+run "$cli" run -r "fs:$tmp/m1:w" -- "$build/path-call" setxattr "$tmp/m1/file"
+[ "$out" = denied ] && [[ "$err" == *"umbrella: denied setxattr $tmp/m1/file (fs:$tmp/m1:w, layer "* ]]
+check $? "the control: mounted once, the record names it through that mount, unmarked" "$err"
+umount "$tmp/m1"
 # The marks above a restricted path (lib/ancestors.bpf.h) name the whole path too: a
 # directory above the rule may not move, one beside it may.
 mkdir -p "$tmp/anc/a/b" "$tmp/anc/free"

@@ -138,8 +138,8 @@ check $? "exec-unsigned: dlopen() of an unsigned library: its mapping is refused
 
 cp "$dir/libumbsiglib.so" "$tmp/libcopy.so"
 run -u "$prog" dlopen "$tmp/libcopy.so"
-[ "$rc" = 3 ] && grep -q "^dlopen: .*libcopy.so" <<<"$out" && logged libcopy.so "hook=mmap_file"
-check $? "exec-unsigned: dlopen() of a signed copy that no closure verified fails with EPERM"
+[ "$rc" = 3 ] && grep -q "^dlopen: .*libcopy.so" <<<"$out" && logged "object=$tmp/libcopy.so" "hook=mmap_file"
+check $? "exec-unsigned: dlopen() of a signed copy that no closure verified fails with EPERM (its record names the whole path)"
 
 cp "$dir/libumbsiglib.so" "$tmp/libgood.so"
 # One byte of .comment (the code still loads) of the verified library.
