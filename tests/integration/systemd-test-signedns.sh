@@ -5,7 +5,8 @@
 # /tmp, /var/tmp, /root and /dev of umbrellad.service's own mount namespace (TAP).
 #   - signed-cat signed with fs:/tmp/umb-sns-X, fs:/var/tmp/umb-sns-X, fs:/root/umb-sns-X
 #     and fs:/dev/shm/umb-sns-X is denied each DIR/umb-sns-X/file and reads each
-#     DIR/umb-sns-Y/file beside it (the control);
+#     DIR/umb-sns-Y/file beside it (the control); fs:/dev/null denies /dev/null, not
+#     /dev/zero (PrivateDevices= gives umbrellad device nodes of its own);
 #   - the same inode through a bind mount in another mount namespace is denied, while
 #     that namespace's own /tmp/umb-sns-X (a tmpfs of its own) is not what it names;
 #   - a path through a symbolic link that exists only in the system's /tmp
@@ -53,12 +54,13 @@ cp "$build/tests/integration/signed-cat" "$run_dir/signed-cat-link"
 "$cli" key generate vendor --dir "$tmp" >/dev/null 2>"$tmp/err" &&
 	mkdir -p /etc/umbrella/keys &&
 	UMBRELLA_KEYRING=/etc/umbrella/keys "$cli" key add "$tmp/vendor.pub" >/dev/null 2>>"$tmp/err" &&
-	"$cli" binary sign --key "$tmp/vendor.key" "${items[@]}" "$run_dir/signed-cat" \
-		>>"$tmp/err" 2>&1 &&
+	"$cli" binary sign --key "$tmp/vendor.key" "${items[@]}" -r fs:/dev/null \
+		"$run_dir/signed-cat" >>"$tmp/err" 2>&1 &&
 	"$cli" binary sign --key "$tmp/vendor.key" -r fs:/tmp/umb-sns-link/file \
 		"$run_dir/signed-cat-link" >>"$tmp/err" 2>&1
-check $? "two copies of signed-cat signed with the system's paths; the key in /etc/umbrella/keys"
+rc=$?
 out=$(cat "$tmp/err")
+check "$rc" "two copies of signed-cat signed with the system's paths; the key in /etc/umbrella/keys"
 
 unit_setup
 "$umbrellad" --reset-pins 2>/dev/null
@@ -77,6 +79,13 @@ for dir in "${dirs[@]}"; do
 	[ "$r" = 0 ] || with_journal
 	check "$r" "the signed fs:$dir/umb-sns-X denies $dir/umb-sns-X/file, not $dir/umb-sns-Y/file"
 done
+
+out=$("$run_dir/signed-cat" /dev/null /dev/zero 2>&1)
+rc=$?
+[ "$rc" = 0 ] && denied /dev/null && opened /dev/zero ok
+r=$?
+[ "$r" = 0 ] || with_journal
+check "$r" "the signed fs:/dev/null denies /dev/null, not /dev/zero"
 
 # Another mount namespace: the host's X through a bind mount, and a /tmp of its own.
 out=$(unshare -m --propagation private sh -c '
