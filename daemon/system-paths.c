@@ -180,8 +180,7 @@ static int copy_item(struct umb_restrictions *copy, const struct umb_item *item,
 	}
 }
 
-int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret,
-		      char **ret_error)
+int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret, char **ret_error)
 {
 	struct system_paths p = {};
 	size_t fs_items = 0;

@@ -28,8 +28,7 @@ struct system_paths {
  * Return: 0, or -errno (-ENOENT: the item's directory does not exist there). On
  * failure nothing is left open.
  */
-int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret,
-		      char **ret_error);
+int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret, char **ret_error);
 
 /* Closes and frees what @p holds. */
 void system_paths_close(struct system_paths *p);
