@@ -28,6 +28,7 @@
 #include "gate-internal.h"
 #include "gate-policies.h"
 #include "layers.h"
+#include "system-paths.h"
 
 /* The key of @text signed by @key_id. Return: 0, or -ENOMEM (OpenSSL failed). */
 static int policy_key(const char *text, const __u8 *key_id, struct umb_policy_key *ret)
@@ -73,6 +74,7 @@ static int policy_layer_new(struct gate_policies *p, const char *text, const __u
 			    __u32 pid, const char *path, __u32 *ret_layer, char **ret_error)
 {
 	struct umb_restrictions *r;
+	struct system_paths paths;
 	struct umb_layer_desc desc;
 	int ret, desc_fd;
 	__u32 id;
@@ -83,8 +85,15 @@ static int policy_layer_new(struct gate_policies *p, const char *text, const __u
 	ret = umb_restrictions__parse(r, text, ret_error);
 	if (ret < 0)
 		goto out;
+	/* The vendor's paths mean the system's files, not those of umbrellad's private
+	 * /tmp, nor of the exec'ing task's namespace (system-paths.c). */
+	ret = system_paths_open(r, &paths, ret_error);
+	if (ret < 0)
+		goto out;
 	/* Charged to root: the system's, not the exec'ing user's (see the top). */
-	ret = layers_create(p->layers, r, pid, 0, UMB_ORIGIN_SIGNED_BINARY, &id, ret_error);
+	ret = layers_create_at(p->layers, paths.canonical, &paths.refs, pid, 0,
+			       UMB_ORIGIN_SIGNED_BINARY, 0, &id, ret_error);
+	system_paths_close(&paths);
 	if (ret < 0)
 		goto out;
 	(void)layers_hold(p->layers, id);
