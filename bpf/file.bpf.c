@@ -69,6 +69,9 @@
  *                           on every close: the only release hook on 6.1 runs after
  *                           the file dropped its dentry, when an unlinked file's
  *                           inode may be gone, and would cost every close.
+ *   lsm/file_open (the exec open of the file underneath an overlayfs file)
+ *                           notes that file and its verdict for the exec's
+ *                           bprm_check_security (lib/backing.bpf.h), for every task.
  * The scope (lib/scope.bpf.h): lsm/file_open keeps every restricted task, whatever
  * its layers, from writing kernel settings and other processes' /proc files.
  * Self-protection (lib/protect.bpf.h): path_unlink, path_rmdir, path_rename and
@@ -87,6 +90,7 @@
  */
 #include "maps.bpf.h"
 #include "lib/ancestors.bpf.h"
+#include "lib/backing.bpf.h"
 #include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/mount.bpf.h"
@@ -120,6 +124,7 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	mode = file->f_mode;
 	if (mode & FMODE_WRITE)
 		umb_verdict_invalidate(file->f_inode);
+	umb_backing_exec_open(file, mode); /* an exec of an overlayfs file */
 
 	/* Quick return for unrestricted tasks. */
 	state = umb_current_state();
