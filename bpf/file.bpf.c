@@ -57,6 +57,9 @@
  *                           under "exec-unsigned", PROT_EXEC of a file needs a valid
  *                           SIGNED verdict (ld.so ./binary, dlopen; the kernel's own
  *                           mapping of an ELF interpreter too): -EPERM otherwise.
+ *                           For an overlayfs file, that of the file underneath:
+ *                           lsm/mmap_backing_file where the kernel has it (else
+ *                           refused); file_mprotect sees that file already.
  *                           UMB_CTL_UNSIGNED_DENY covers exec only (libc is unsigned
  *                           on a normal system).
  *   lsm/file_open (FMODE_WRITE), inode_setattr, path_truncate, inode_setxattr,
@@ -186,6 +189,15 @@ static __always_inline int exec_unsigned_map(const struct umb_task_state *state,
 	return umb_verdict_deny(hook, layer, verdict, file, umb_layer_deny_flags(layer), false);
 }
 
+/*
+ * Set by umbrellad (daemon/bpf-open.c) when the kernel has the mmap_backing_file hook
+ * (6.12.95 has it, as a fix from 7.0): the verdict for a PROT_EXEC mapping of an
+ * overlayfs file is then that of the file underneath, which that hook sees. Without it
+ * such a mapping under exec-unsigned is refused: the overlay inode has no verdict of
+ * its own (lib/backing.bpf.h).
+ */
+const volatile bool umb_has_mmap_backing_file = false;
+
 SEC("lsm/mmap_file")
 int BPF_PROG(umb_mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
 	     unsigned long flags, int ret)
@@ -199,10 +211,31 @@ int BPF_PROG(umb_mmap_file, struct file *file, unsigned long reqprot, unsigned l
 	state = umb_current_state();
 	if (!state)
 		return 0;
-	ret = exec_unsigned_map(state, file, UMB_HOOK_MMAP_FILE);
+	/* An overlayfs file: its verdict is checked at mmap_backing_file, which follows
+	 * on every mapping of it (overlayfs's mmap maps the file underneath). */
+	if (!umb_has_mmap_backing_file || !umb_file_on_overlay(file))
+		ret = exec_unsigned_map(state, file, UMB_HOOK_MMAP_FILE);
 	if (ret || !(state->fs_access & UMB_FS_EXEC))
 		return ret;
 	return umb_fs_check_path(state, UMB_FS_EXEC, &file->f_path, UMB_HOOK_MMAP_FILE);
+}
+
+/* The mapping of the file underneath an overlayfs file (its path rules were checked at
+ * mmap_file, by the overlay's path): under exec-unsigned, its verdict. Not on 6.1. */
+SEC("lsm/mmap_backing_file")
+int BPF_PROG(umb_mmap_backing_file, struct vm_area_struct *vma, struct file *backing_file,
+	     struct file *user_file, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	if (!(vma->vm_flags & VM_EXEC))
+		return 0;
+	state = umb_current_state();
+	if (!state)
+		return 0;
+	return exec_unsigned_map(state, backing_file, UMB_HOOK_MMAP_FILE);
 }
 
 SEC("lsm/file_mprotect")
