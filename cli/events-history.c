@@ -123,8 +123,8 @@ static int print_json_line(const struct umb_event_record *r)
 
 /* Each record of @buf's reply (@n bytes) that @f selects and is newer than *@seen (its
  * seq), the last @f->lines only at the first (*@seen 0) without --since. */
-static int print_records(const struct events_filter *f, const char *buf, size_t n,
-			 json_writer_t *w, bool json, uint64_t *seen)
+static int print_records(const struct events_filter *f, const char *buf, size_t n, json_writer_t *w,
+			 bool json, uint64_t *seen)
 {
 	const struct umb_event_record *records =
 		(const struct umb_event_record *)(buf + sizeof(struct umb_reply));
