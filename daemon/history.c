@@ -79,6 +79,16 @@ size_t history_get(const struct history *h, uint32_t uid, bool all, struct umb_e
 	unsigned int left[HISTORY_UIDS];
 	size_t n = 0;
 
+	/* One uid's: its ring, in order. */
+	for (size_t i = 0; !all && i < h->count; i++) {
+		if (h->uids[i]->uid != uid)
+			continue;
+		for (unsigned int j = 0; j < h->uids[i]->count; j++)
+			out[j] = *record_at(h->uids[i], j);
+		return h->uids[i]->count;
+	}
+	if (!all)
+		return 0;
 	for (size_t i = 0; i < h->count; i++)
 		left[i] = all || h->uids[i]->uid == uid ? h->uids[i]->count : 0;
 	/* The newest UMB_EVENTS_MAX of the uids asked for, newest first into the end. */

@@ -55,8 +55,7 @@ int main(void)
 	add(&h, 1000, 5);
 	n = history_get(&h, 0, true, out);
 	TAP_EQ(n, UMB_EVENTS_MAX, "all uids: the newest UMB_EVENTS_MAX");
-	TAP_OK(out[n - 1].denial.layer == 1000 && out[n - 2].denial.layer == 2000,
-	       "merged by seq");
+	TAP_OK(out[n - 1].denial.layer == 1000 && out[n - 2].denial.layer == 2000, "merged by seq");
 
 	/* More uids than kept: the one whose newest record is the oldest goes. */
 	for (uint32_t uid = 1; uid < HISTORY_UIDS; uid++)
@@ -64,7 +63,8 @@ int main(void)
 	TAP_EQ(h.count, HISTORY_UIDS, "HISTORY_UIDS kept");
 	TAP_EQ(history_get(&h, 2000, false, out), 0, "uid 2000 (its newest the oldest) forgotten");
 	TAP_EQ(history_get(&h, 1000, false, out), 3, "uid 1000 kept");
-	TAP_OK(history_get(&h, 10000 + HISTORY_UIDS - 1, false, out) == 1 && all_of(1, 10000 + HISTORY_UIDS - 1),
+	TAP_OK(history_get(&h, 10000 + HISTORY_UIDS - 1, false, out) == 1 &&
+		       all_of(1, 10000 + HISTORY_UIDS - 1),
 	       "the newest uid has its record, and only it");
 	history_free(&h);
 	return tap_finish();
