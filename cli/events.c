@@ -6,7 +6,8 @@
  * this reads them back by MESSAGE_ID, together with the entries that say how many
  * denials the rate limit held back or the ring buffer dropped, so the reader sees the
  * gaps too. With --json: an array (bpftool style), or with --follow one object per line
- * (an array never ends while following).
+ * (an array never ends while following). That is root's: any other user asks umbrellad
+ * for the denials of their own layers instead (events-history.c).
  */
 #include <ctype.h>
 #include <errno.h>
