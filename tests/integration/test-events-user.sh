@@ -21,7 +21,8 @@ run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "
 
 # A raw UMB_OP_EVENTS client: prints the reply's error, then each record's uid-free
 # fields "LAYER PID OBJECT", one a line.
-cat >"$build/events-client" <<'PY'
+# (In this run's own $tmp: a run on another kernel may share $build.)
+cat >"$tmp/events-client" <<'PY'
 #!/usr/bin/python3
 import os, socket, struct
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -35,8 +36,8 @@ for off in range(16, len(m), 472):
     obj = d[136:456].split(b"\0")[0].decode()
     print(layer, pid, obj)
 PY
-chmod 755 "$build/events-client"
-raw=$build/events-client
+chmod 644 "$tmp/events-client"
+raw="python3 $tmp/events-client"
 
 start_daemon "$log"
 rc=$?
@@ -70,7 +71,7 @@ run as 4242 "$cli" events
 grep -q "hook=file_open restriction=fs:r layer=[0-9]* object=$tmp/u4242/file$" "$tmp/out" &&
 	! grep -q -e /etc/hostname -e "$tmp/root-secret" "$tmp/out"
 check $? "4242: events shows its own denial, not 65534's nor root's"
-out=$(as 4242 "$raw")
+out=$(as 4242 $raw)
 [ "$(head -n1 <<<"$out")" = 0 ] && [ "$(wc -l <<<"$out")" -ge 2 ] &&
 	! grep -q -e /etc/hostname -e "$tmp/root-secret" <<<"$out"
 check $? "4242 over the socket: its records only"
@@ -121,12 +122,12 @@ wait "$follower" 2>/dev/null
 run "$cli" events -n 5
 [ "$rc" = 0 ] && [[ "$err" != *"umbrellad's memory"* ]]
 check $? "root: events reads the journal, as before"
-out=$("$raw")
+out=$($raw)
 [ "$(head -n1 <<<"$out")" = 0 ] && grep -q "/etc/hostname$" <<<"$out" &&
 	grep -q "$tmp/root-secret$" <<<"$out" && grep -q "$tmp/u4242/file$" <<<"$out"
 check $? "root over the socket: every uid's records"
 
 kill "$daemon"
 wait "$daemon"
-rm -rf "$log" "$tmp" "$raw"
+rm -rf "$log" "$tmp"
 tap_done
