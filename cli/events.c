@@ -6,7 +6,8 @@
  * this reads them back by MESSAGE_ID, together with the entries that say how many
  * denials the rate limit held back or the ring buffer dropped, so the reader sees the
  * gaps too. With --json: an array (bpftool style), or with --follow one object per line
- * (an array never ends while following).
+ * (an array never ends while following). That is root's: any other user asks umbrellad
+ * for the denials of their own layers instead (events-history.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,12 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <systemd/sd-journal.h>
 
 #include <umbrella/journal.h>
+#include <umbrella/protocol.h>
 
 #include "cli.h"
+#include "events-history.h"
 #include "events.h"
 #include "printable.h"
 
@@ -45,9 +49,10 @@ static int events_usage(void)
 	       "  --layer ID      only the denials by layer ID\n"
 	       "(--pid and --layer leave out the counts of records not logged.)\n"
 	       "With --json a JSON array; with --follow one JSON object per line instead\n"
-	       "(an array that never ends is no use to a reader). Reading the system\n"
-	       "journal takes root or the systemd-journal group.\n",
-	       EVENTS_DEFAULT_LINES);
+	       "(an array that never ends is no use to a reader). Root reads the system\n"
+	       "journal; any other user gets the denials of their own layers from\n"
+	       "umbrellad's memory since it started (the last %d), not the journal.\n",
+	       EVENTS_DEFAULT_LINES, UMB_EVENTS_MAX);
 	return EXIT_OK;
 }
 
@@ -110,8 +115,7 @@ static void json_string_field(json_writer_t *w, sd_journal *j, const char *name,
 		jsonw_null(w);
 }
 
-/* @usec (CLOCK_REALTIME) as "2025-06-01T12:00:00.123456Z" for JSON, local for text. */
-static const char *format_time(uint64_t usec, bool json, char *buf, size_t size)
+const char *events_format_time(uint64_t usec, bool json, char *buf, size_t size)
 {
 	time_t t = (time_t)(usec / 1000000);
 	char day[48];
@@ -135,7 +139,7 @@ static void print_json(json_writer_t *w, sd_journal *j, enum entry_kind kind, ui
 	char stamp[64], buf[8];
 
 	jsonw_start_object(w);
-	jsonw_string_field(w, "time", format_time(usec, true, stamp, sizeof(stamp)));
+	jsonw_string_field(w, "time", events_format_time(usec, true, stamp, sizeof(stamp)));
 	switch (kind) {
 	case ENTRY_DENIED:
 		jsonw_string_field(w, "type", "denial");
@@ -175,7 +179,7 @@ static void print_text(sd_journal *j, enum entry_kind kind, uint64_t usec)
 		safe_object[CLI_PRINTABLE_SIZE(sizeof(object))];
 
 #define F(field, buf) (entry_field(j, field, buf, sizeof(buf)) ?: "?")
-	format_time(usec, false, stamp, sizeof(stamp));
+	events_format_time(usec, false, stamp, sizeof(stamp));
 	switch (kind) {
 	case ENTRY_DENIED:
 		printf("%s pid=%s comm=%s hook=%s restriction=%s layer=%s object=%s%s\n", stamp,
@@ -414,6 +418,17 @@ int cli_events(int argc, char **argv, bool json)
 	r = parse_args(argc, argv, &a);
 	if (r <= 0)
 		return r == 0 ? events_usage() : EXIT_USAGE;
+	/* A user asks umbrellad, whatever their groups: only their own layers' denials,
+	 * the same wherever they log in. */
+	if (getuid() != 0) {
+		struct events_filter f = { .pid = a.pid ? (uint32_t)strtoul(a.pid, NULL, 10) : 0,
+					   .layer = a.layer ? (uint32_t)strtoul(a.layer, NULL, 10) :
+							      0,
+					   .since = a.since,
+					   .lines = a.lines };
+
+		return events_history(&f, a.follow, json);
+	}
 
 	r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
 	if (r < 0) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * umbrellad - denial records from the ring buffer (umb_events): each is described once,
- * as text, and goes to the connections that follow its layer (follow.c) and to the
- * journal (journal-writer.c). Records the ring buffer could not take are counted by the
+ * as text, and goes to the connections that follow its layer (follow.c), to the recent
+ * denials of its layer's uid (history.c) and to the journal (journal-writer.c). Records the ring buffer could not take are counted by the
  * BPF side (umb_stats) and reported here.
  */
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sys/epoll.h>
 
@@ -25,7 +26,9 @@
 #include "event-priority.h"
 #include "events.h"
 #include "follow.h"
+#include "history.h"
 #include "journal-writer.h"
+#include "layers.h"
 #include "log.h"
 #include "macro.h"
 #include "time-util.h"
@@ -135,8 +138,9 @@ static void event_describe(const struct umb_event *e, struct event_text *t)
 	object_text(e, t->inode, t->object, sizeof(t->object));
 }
 
-/* @e to the connections that follow its layer (follow.h), as the journal has it. */
-static void follow_record(struct follows *f, const struct umb_event *e, const struct event_text *t)
+/* @e as a record of the socket's (protocol.h), as the journal has it. */
+static void denial_record(const struct umb_event *e, const struct event_text *t,
+			  struct umb_denial *ret)
 {
 	struct umb_denial d = { .kind = UMB_DENIAL_RECORD,
 				.layer = e->layer,
@@ -149,35 +153,48 @@ static void follow_record(struct follows *f, const struct umb_event *e, const st
 	snprintf(d.restriction, sizeof(d.restriction), "%.*s", (int)sizeof(d.restriction) - 1,
 		 t->item);
 	snprintf(d.object, sizeof(d.object), "%.*s", (int)sizeof(d.object) - 1, t->object);
-	follow_denial(f, &d);
+	*ret = d;
 }
 
-/* One umb_events record: to its layer's followers, and to the journal (journal-writer.c)
- * within the rate limit, which holds for the journal only: the followers' sockets bound
- * what they queue. */
+/* @d to its layer's uid's recent denials: only while the layer lives is its uid known
+ * (a record read after its layer was freed is kept for nobody, never for a guess). */
+static void history_record(const struct event_sinks *sinks, const struct umb_denial *d)
+{
+	const struct umb_layer *l = layers_get(sinks->layers, d->layer);
+	struct timespec now;
+
+	if (!l)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	history_add(sinks->history, l->uid, d,
+		    (uint64_t)now.tv_sec * USEC_PER_SEC + (uint64_t)now.tv_nsec / 1000);
+}
+
+/* One umb_events record: to its layer's followers and its uid's history, and to the
+ * journal (journal-writer.c) within the rate limit, which holds for the journal only:
+ * the followers' sockets bound what they queue, the history is bounded per uid. */
 static int on_event(void *ctx, void *data, size_t size)
 {
+	const struct event_sinks *sinks = ctx;
 	const struct umb_event *e = data;
+	struct umb_denial d;
 	struct event_text t;
-	bool follow, journal;
 
 	if (size < sizeof(*e))
 		return 0;
-	follow = follow_any(ctx);
-	journal = journal_denial_within_limit();
-	if (!follow && !journal)
-		return 0;
 	event_describe(e, &t);
-	if (follow)
-		follow_record(ctx, e, &t);
-	if (journal)
+	denial_record(e, &t, &d);
+	if (follow_any(sinks->follows))
+		follow_denial(sinks->follows, &d);
+	history_record(sinks, &d);
+	if (journal_denial_within_limit())
 		journal_write_denial(e, &t);
 	return 0;
 }
 
-struct ring_buffer *events_open(int ringbuf_fd, struct follows *follows)
+struct ring_buffer *events_open(int ringbuf_fd, struct event_sinks *sinks)
 {
-	return ring_buffer__new(ringbuf_fd, on_event, follows, NULL);
+	return ring_buffer__new(ringbuf_fd, on_event, sinks, NULL);
 }
 
 void events_report_drops(int stats_fd)

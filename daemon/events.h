@@ -11,11 +11,20 @@
 #include <umbrella/bpf-abi.h>
 
 struct follows;
+struct history;
+struct layers;
 struct ring_buffer;
 
-/* Starts reading @ringbuf_fd (umb_events); each record goes to the journal and to the
- * connections of @follows that follow its layer. NULL with errno set on failure. */
-struct ring_buffer *events_open(int ringbuf_fd, struct follows *follows);
+/* Where each denial record goes, beside the journal. */
+struct event_sinks {
+	struct follows *follows;     /* the connections that follow its layer */
+	struct history *history;     /* its layer's uid's recent denials (UMB_OP_EVENTS) */
+	const struct layers *layers; /* whose layer it is */
+};
+
+/* Starts reading @ringbuf_fd (umb_events); each record goes to the journal and to
+ * @sinks (which must outlive the ring buffer). NULL with errno set on failure. */
+struct ring_buffer *events_open(int ringbuf_fd, struct event_sinks *sinks);
 
 /* What a denial record says, as text: for the journal and the followers alike. */
 struct event_text {

@@ -138,6 +138,35 @@ static void handle_flush(struct server *s, int fd, const struct peer *peer)
 }
 
 /*
+ * UMB_OP_EVENTS: the header alone. The reply is one message, the header and the records
+ * (protocol.h), sent without waiting: a caller that does not read its replies gets
+ * none rather than holding the loop.
+ */
+static void handle_events(struct server *s, int fd, const struct peer *peer,
+			  const struct umb_request *req, size_t len)
+{
+	struct umb_event_record *records;
+	struct umb_reply rep = {};
+	char *buf;
+	size_t n;
+
+	if (req->flags || len) {
+		request_reply(fd, -EINVAL, 0, "malformed events request");
+		return;
+	}
+	buf = malloc(sizeof(rep) + UMB_EVENTS_MAX * sizeof(*records));
+	if (!buf) {
+		request_reply(fd, -ENOMEM, 0, NULL);
+		return;
+	}
+	records = (struct umb_event_record *)(buf + sizeof(rep));
+	n = server_events(s, peer, records);
+	memcpy(buf, &rep, sizeof(rep));
+	(void)send(fd, buf, sizeof(rep) + n * sizeof(*records), MSG_NOSIGNAL | MSG_DONTWAIT);
+	free(buf);
+}
+
+/*
  * UMB_OP_FOLLOW: the header, then an optional layer id (@body, @len bytes). Returns
  * false when the connection is to be closed (an end record it could not take).
  */
@@ -250,6 +279,9 @@ static bool serve_client(struct server *s, int fd)
 	case UMB_OP_FOLLOW:
 		keep = handle_follow(s, fd, &peer, &req, buf + sizeof(req),
 				     (size_t)n - sizeof(req));
+		break;
+	case UMB_OP_EVENTS:
+		handle_events(s, fd, &peer, &req, (size_t)n - sizeof(req));
 		break;
 	default:
 		request_reply(fd, -EOPNOTSUPP, 0, "unknown request");

@@ -12,6 +12,7 @@ struct ring_buffer;
 #include "closer.h"
 #include "exec-gate.h"
 #include "follow.h"
+#include "history.h"
 #include "layers.h"
 #include "request-fds.h"
 
@@ -56,6 +57,7 @@ struct server {
 	struct closer closer;		/* closes what callers sent (closer.h) */
 	sd_event_source *closer_source; /* closer.done_fd: a job is done */
 	struct follows follows;		/* the clients that follow layers (UMB_OP_FOLLOW) */
+	struct history history;		/* each uid's recent denials (UMB_OP_EVENTS) */
 	struct ring_buffer *events;	/* consumed before a stream ends; NULL: none (tests) */
 };
 
@@ -68,6 +70,14 @@ int server_listen(const char *path);
  * (logged).
  */
 int server_attach(struct server *s, sd_event *e);
+
+/*
+ * server_events() - the recent denials of the caller's layers (UMB_OP_EVENTS): those
+ * of the uid it is charged as, or every uid's for root that carries no layer. Fills
+ * @out (UMB_EVENTS_MAX). Return: how many.
+ */
+struct peer;
+size_t server_events(const struct server *s, const struct peer *peer, struct umb_event_record *out);
 
 /* Closes every connection and the listening socket (not its path). */
 void server_close(struct server *s);

@@ -60,6 +60,7 @@
 #include "lsm-probe.h"
 #include "macro.h"
 #include "pin.h"
+#include "history.h"
 #include "server.h"
 #include "state.h"
 #include "time-util.h"
@@ -533,6 +534,9 @@ int main(int argc, char *argv[])
 	struct exec_gate *gate = NULL;
 	struct server server = { .listen_fd = -1 };
 	struct layers layers = {};
+	struct event_sinks sinks = { .follows = &server.follows,
+				     .history = &server.history,
+				     .layers = &layers };
 	struct pin pin = { .dir_fd = -1, .meta_fd = -1 };
 	char status[256], rejected[128], *config_error = NULL;
 	sd_event *loop = NULL;
@@ -605,7 +609,7 @@ int main(int argc, char *argv[])
 			 st.live, st.rules, r);
 	}
 
-	events = events_open(bpf_map__fd(skel->maps.umb_events), &server.follows);
+	events = events_open(bpf_map__fd(skel->maps.umb_events), &sinks);
 	if (!events || ring_buffer__add(events, bpf_map__fd(skel->maps.umb_released), on_release,
 					&layers) < 0) {
 		r = -errno;
@@ -671,6 +675,7 @@ out:
 	server_close(&server);
 	events_detach();
 	ring_buffer__free(events);
+	history_free(&server.history);
 	/* Execs waiting on the gate are allowed by the kernel when its group closes; the
 	 * pinned verdicts and the mode keep deciding in BPF. */
 	exec_gate_free(gate);

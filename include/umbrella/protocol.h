@@ -55,6 +55,14 @@
  *                     passes on the records the kernel had written by then, then one
  *                     of kind UMB_DENIAL_END (no reply header; a reply on error).
  *                     At most UMB_FOLLOW_PER_UID such connections per uid.
+ *   UMB_OP_EVENTS     request: header. reply: header, then up to UMB_EVENTS_MAX struct
+ *                     umb_event_record, oldest first: the last denials by the layers of
+ *                     the caller's uid (as charged for its layers: a restricted root
+ *                     counts as one user) that umbrellad read since it started, from its
+ *                     memory, not the journal. Root that carries no layer gets the last
+ *                     of every uid's. A record of another uid's layer never reaches a
+ *                     caller; one whose layer was freed before umbrellad read it is kept
+ *                     for nobody.
  * A reply with error < 0 carries a NUL-terminated message after the header.
  */
 #define UMB_SOCKET_PATH	     "/run/umbrella/umbrellad.sock"
@@ -78,6 +86,7 @@ enum umb_op {
 	/* 3 was UMB_OP_DISARM (version 1) */
 	UMB_OP_FLUSH_VERDICTS = 4,
 	UMB_OP_FOLLOW = 5, /* added in version 3: older requests are unchanged */
+	UMB_OP_EVENTS = 6, /* added in version 4: older requests are unchanged */
 };
 
 /* umb_request.flags of UMB_OP_FOLLOW */
@@ -106,6 +115,20 @@ struct umb_denial {
 };
 
 _Static_assert(sizeof(struct umb_denial) == 456, "struct umb_denial is ABI");
+
+/* Records in one UMB_OP_EVENTS reply (and kept per uid): the reply fits UMB_MSG_MAX. */
+#define UMB_EVENTS_MAX 128
+
+/* One record of an UMB_OP_EVENTS reply. */
+struct umb_event_record {
+	__u64 seq;		  /* umbrellad's count of records kept, from 1 since it started */
+	__u64 time_usec;	  /* CLOCK_REALTIME when umbrellad read it */
+	struct umb_denial denial; /* kind UMB_DENIAL_RECORD, dropped 0 */
+};
+
+_Static_assert(sizeof(struct umb_event_record) == 472, "struct umb_event_record is ABI");
+_Static_assert(16 + UMB_EVENTS_MAX * sizeof(struct umb_event_record) <= UMB_MSG_MAX,
+	       "an UMB_OP_EVENTS reply fits one message");
 
 struct umb_request {
 	__u32 version; /* UMB_PROTOCOL_VERSION */

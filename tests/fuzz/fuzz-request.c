@@ -103,6 +103,15 @@ int server_arm(struct server *s, const struct peer *peer, const struct umb_reque
 	return 0;
 }
 
+/* The stub of UMB_OP_EVENTS's BPF side: no history. */
+size_t server_events(const struct server *s, const struct peer *peer, struct umb_event_record *out)
+{
+	(void)s;
+	(void)out;
+	FUZZ_CHECK(peer->pid == getpid(), "peer %d", peer->pid);
+	return 0;
+}
+
 /* The stub of UMB_OP_FOLLOW's BPF side: only a well-formed request reaches it. */
 int server_follow(struct server *s, int fd, const struct peer *peer, const struct umb_request *req,
 		  __u32 layer, const char **ret_error)
