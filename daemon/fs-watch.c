@@ -11,7 +11,9 @@
  * that namespace's mounts change (POLLPRI on its mountinfo) puts each directory's rule on
  * the roots of the mounts on it and below it.
  *
- * A namespace is kept as an open /proc/PID/mountinfo of the caller (it holds the
+ * A namespace is kept as an open /proc/PID/mountinfo of the caller, opened through the
+ * caller's /proc directory that umbrellad opened while its pidfd showed it alive (peer.h;
+ * it holds the
  * namespace and the caller's root: its paths stay the caller's view after the caller is
  * gone) and an O_PATH descriptor of that root, from which a mount point is opened, in
  * that root and through no symbolic link, and checked to be that mount (by its id).
@@ -84,23 +86,27 @@ static size_t ns_count_of(const struct fs_watch *w, uint32_t uid)
 	return n;
 }
 
-int fs_watch_ns_get(struct fs_watch *w, int peer, uint32_t uid, struct fs_watch_ns **ret,
-		    char **ret_error)
+int fs_watch_ns_get(struct fs_watch *w, int proc_fd, int peer, uint32_t uid,
+		    struct fs_watch_ns **ret, char **ret_error)
 {
-	struct fs_watch_ns *ns, **grown;
+	_cleanup_close_ int own_proc = -1;
+	struct fs_watch_ns *ns = NULL, **grown;
 	struct stat ns_st, root_st, st;
-	char proc[32], path[64];
 	int r;
 
-	if (peer > 0)
-		snprintf(proc, sizeof(proc), "/proc/%d", peer);
-	else
-		snprintf(proc, sizeof(proc), "/proc/self");
-	snprintf(path, sizeof(path), "%s/ns/mnt", proc);
-	if (stat(path, &ns_st) < 0)
-		goto fail_errno;
-	snprintf(path, sizeof(path), "%s/root", proc);
-	if (stat(path, &root_st) < 0)
+	if (proc_fd < 0) {
+		char path[32];
+
+		if (peer > 0)
+			snprintf(path, sizeof(path), "/proc/%d", peer);
+		else
+			snprintf(path, sizeof(path), "/proc/self");
+		own_proc = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (own_proc < 0)
+			goto fail_errno;
+		proc_fd = own_proc;
+	}
+	if (fstatat(proc_fd, "ns/mnt", &ns_st, 0) < 0 || fstatat(proc_fd, "root", &root_st, 0) < 0)
 		goto fail_errno;
 	for (size_t i = 0; i < w->ns_count; i++) {
 		ns = w->ns[i];
@@ -111,6 +117,7 @@ int fs_watch_ns_get(struct fs_watch *w, int peer, uint32_t uid, struct fs_watch_
 			return 0;
 		}
 	}
+	ns = NULL;
 	if (w->ns_count >= FS_WATCH_NS_MAX ||
 	    (uid != 0 && ns_count_of(w, uid) >= FS_WATCH_NS_MAX_PER_USER)) {
 		if (asprintf(ret_error,
@@ -134,14 +141,10 @@ int fs_watch_ns_get(struct fs_watch *w, int peer, uint32_t uid, struct fs_watch_
 				    .root_ino = root_st.st_ino,
 				    .uid = uid,
 				    .refs = 1 };
-	snprintf(path, sizeof(path), "%s/mountinfo", proc);
-	ns->mountinfo_fd = open(path, O_RDONLY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "%s/root", proc);
-	ns->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (ns->mountinfo_fd < 0 || ns->root_fd < 0 || fstat(ns->root_fd, &st) < 0) {
-		r = -errno;
-		goto fail;
-	}
+	ns->mountinfo_fd = openat(proc_fd, "mountinfo", O_RDONLY | O_CLOEXEC);
+	ns->root_fd = openat(proc_fd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ns->mountinfo_fd < 0 || ns->root_fd < 0 || fstat(ns->root_fd, &st) < 0)
+		goto fail_errno;
 	if (st.st_dev != root_st.st_dev || st.st_ino != root_st.st_ino) {
 		r = -EAGAIN; /* the caller changed its root meanwhile */
 		goto fail;
@@ -157,7 +160,6 @@ int fs_watch_ns_get(struct fs_watch *w, int peer, uint32_t uid, struct fs_watch_
 
 fail_errno:
 	r = -errno;
-	ns = NULL;
 fail:
 	if (ns)
 		ns_free(ns);
@@ -180,8 +182,8 @@ void fs_watch_ns_put(struct fs_watch *w, struct fs_watch_ns *ns)
 	ns_free(ns);
 }
 
-int fs_watch_add_dir(struct fs_watch *w, struct fs_watch_ns *ns, uint32_t layer,
-		     const char *path, uint32_t access)
+int fs_watch_add_dir(struct fs_watch *w, struct fs_watch_ns *ns, uint32_t layer, const char *path,
+		     uint32_t access)
 {
 	struct fs_watch_dir *grown;
 	char *copy = strdup(path);

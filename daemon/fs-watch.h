@@ -20,12 +20,12 @@ struct layers;
  * from. Shared by the layers whose callers saw the same (deduplicated). */
 struct fs_watch_ns {
 	struct fs_watch *watch;
-	int mountinfo_fd;      /* /proc/PID/mountinfo: holds the namespace; POLLPRI on change */
-	int root_fd;	       /* O_PATH: the caller's root, where mountinfo's paths start */
+	int mountinfo_fd;	 /* /proc/PID/mountinfo: holds the namespace; POLLPRI on change */
+	int root_fd;		 /* O_PATH: the caller's root, where mountinfo's paths start */
 	uint64_t ns_dev, ns_ino; /* the namespace's nsfs inode, with the root: its identity */
 	uint64_t root_dev, root_ino;
-	uint32_t uid;	       /* charged to (the uid of the first layer that needed it) */
-	unsigned int refs;     /* directories (struct fs_watch_dir) and layers being made */
+	uint32_t uid;	   /* charged to (the uid of the first layer that needed it) */
+	unsigned int refs; /* directories (struct fs_watch_dir) and layers being made */
 	sd_event_source *source;
 };
 
@@ -48,21 +48,24 @@ struct fs_watch {
 };
 
 /*
- * fs_watch_ns_get() - a reference on the watched mount namespace of process @peer (0:
- * umbrellad itself), as @peer sees it, watched from now on; for a layer of @uid that is
- * being made. Return: 0, -ENOSPC with *@ret_error (malloc'd) when too many namespaces are
+ * fs_watch_ns_get() - a reference on the watched mount namespace of a caller, as it sees
+ * it, watched from now on; for a layer of @uid that is being made
+ * @proc_fd: the caller's /proc/PID directory (peer.h), or -1: /proc/@peer, or umbrellad's
+ *           own when @peer is 0
+ *
+ * Return: 0, -ENOSPC with *@ret_error (malloc'd) when too many namespaces are
  * watched, or -errno (with *@ret_error).
  */
-int fs_watch_ns_get(struct fs_watch *w, int peer, uint32_t uid, struct fs_watch_ns **ret,
-		    char **ret_error);
+int fs_watch_ns_get(struct fs_watch *w, int proc_fd, int peer, uint32_t uid,
+		    struct fs_watch_ns **ret, char **ret_error);
 
 /* Drops a reference fs_watch_ns_get() took: the last one stops the watch. */
 void fs_watch_ns_put(struct fs_watch *w, struct fs_watch_ns *ns);
 
 /* Follows the mounts below @path (canonical, as @ns sees it) for layer @layer, which
  * restricts it with @access. Return: 0 or -ENOMEM. */
-int fs_watch_add_dir(struct fs_watch *w, struct fs_watch_ns *ns, uint32_t layer,
-		     const char *path, uint32_t access);
+int fs_watch_add_dir(struct fs_watch *w, struct fs_watch_ns *ns, uint32_t layer, const char *path,
+		     uint32_t access);
 
 /* Stops following the directories of layer @layer (it is being freed). */
 void fs_watch_forget(struct fs_watch *w, uint32_t layer);

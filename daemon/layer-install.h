@@ -53,7 +53,8 @@ struct fs_ref {
 struct fs_refs {
 	const struct fs_ref *items; /* one per fs item of the restrictions, in order */
 	size_t count;
-	int peer; /* the caller's pid: its mountinfo names the super blocks of its mounts */
+	int peer;    /* the caller's pid: its mountinfo names the super blocks of its mounts */
+	int proc_fd; /* its /proc/PID directory (peer.h), or -1: /proc/PID is opened */
 };
 
 /*

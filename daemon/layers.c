@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <bpf/bpf.h>
 
@@ -269,6 +271,24 @@ void layers_put(struct layers *l, uint32_t id)
 		layer_free(l, umb_layer_slot(id));
 }
 
+/* Whether a layer of @fs_items fs items, which the caller resolved as @refs (NULL:
+ * umbrellad resolves them), may restrict a directory, whose mounts it then follows. */
+static bool may_restrict_dir(const struct fs_refs *refs, unsigned int fs_items)
+{
+	struct statx stx;
+
+	if (!refs)
+		return fs_items > 0;
+	/* AT_STATX_DONT_SYNC: the type is the inode's, no round trip to a FUSE server. */
+	for (size_t i = 0; i < refs->count; i++)
+		if (refs->items[i].obj_fd >= 0 &&
+		    (statx(refs->items[i].obj_fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+			   STATX_TYPE, &stx) < 0 ||
+		     !(stx.stx_mask & STATX_TYPE) || S_ISDIR(stx.stx_mode)))
+			return true;
+	return false;
+}
+
 /* A free slot, or -ENOSPC. */
 static int slot_find(struct layers *l, uint32_t *ret_slot)
 {
@@ -321,8 +341,9 @@ int layers_create_at(struct layers *l, const struct umb_restrictions *r, const s
 
 	/* The caller's mount namespace is watched before its mounts are read for the
 	 * install: a mount made after that read is a change the watch reports. */
-	if (l->watch && fs_items) {
-		ret = fs_watch_ns_get(l->watch, refs ? refs->peer : 0, uid, &ns, ret_error);
+	if (l->watch && may_restrict_dir(refs, fs_items)) {
+		ret = fs_watch_ns_get(l->watch, refs ? refs->proc_fd : -1, refs ? refs->peer : 0,
+				      uid, &ns, ret_error);
 		if (ret < 0)
 			return ret;
 	}
