@@ -152,6 +152,11 @@ finish user
 
 # The layers go with their tasks, and with them the rules added.
 rules_back() { [ "$(live_rules)" = "$base_rules" ]; }
+wait_for rules_back
+rc=$?
+out="rules $(live_rules), want $base_rules"
+check $rc "the layers' rules, the followed ones too, are freed with the layers"
+
 kill "$daemon"
 wait "$daemon"
 umount "$t/data/late" "$t/media" "$t/udata/a" "$t/udata/b"
