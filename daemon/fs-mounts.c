@@ -39,8 +39,7 @@ static int fd_mount_id(int fd)
 	return r < 0 ? r : (int)id;
 }
 
-/* Whether the mount point @point is below the directory @dir (both canonical). */
-static int is_below(const char *point, const char *dir)
+bool fs_mount_point_below(const char *point, const char *dir)
 {
 	size_t len = strlen(dir);
 
@@ -75,7 +74,7 @@ int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, voi
 		if (sscanf(line, fmt, &id, &parent, point) != 3)
 			continue;
 		mountinfo_unescape(point);
-		if (!is_below(point, dir))
+		if (!fs_mount_point_below(point, dir))
 			continue;
 		/* The mount point relative to D: "sub" of "D/sub". */
 		fd = (int)syscall(SYS_openat2, dir_fd, point + skip, &how, sizeof(how));

@@ -3,6 +3,8 @@
 #ifndef UMBRELLA_FS_MOUNTS_H
 #define UMBRELLA_FS_MOUNTS_H
 
+#include <stdbool.h>
+
 /*
  * fs_mounts_below() - calls @fn with an O_PATH descriptor of the root of each mount below
  * the directory @dir_fd, whose canonical path as process @peer (0: umbrellad itself) sees
@@ -12,5 +14,8 @@
  * what @fn returned, or -errno.
  */
 int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, void *arg), void *arg);
+
+/* Whether the mount point @point is below the directory @dir (both canonical paths). */
+bool fs_mount_point_below(const char *point, const char *dir);
 
 #endif

@@ -14,7 +14,9 @@
  *     (its id is in the key): no other layer's entries are read or changed, and the
  *     entries go with the layer (layer_rules_remove()). The directories above PATH
  *     get the layer's UMB_FS_ANCESTOR entries: its tasks may not move them away.
- *     A directory's rule goes on the roots of the mounts below it too (fs-mounts.c).
+ *     A directory's rule goes on the roots of the mounts below it too (fs-mounts.c),
+ *     and the directory is kept (layer_dirs) so that umbrellad follows the mounts made
+ *     below it later (fs-watch.c).
  * Installing is all or nothing: on any failure the entries already written are taken
  * back, and the error names the item. Beside the layer goes its description
  * (umb_layer_desc: the text, who asked and when), since umbrella-cli cannot turn inode
@@ -46,6 +48,7 @@ struct install {
 	struct layer_rules *rules;  /* what it wrote, to take back or to free with the layer */
 	const struct fs_refs *refs; /* the caller's descriptors of the fs items, or NULL */
 	int peer;		    /* the caller's pid, or 0 */
+	struct layer_dirs *dirs;    /* the directories restricted, to follow; NULL: not kept */
 };
 
 uint64_t layer_name_hash(const char *name, size_t len)
@@ -123,6 +126,8 @@ static int rule_add(struct install *in, int map_fd, const void *key, uint32_t ac
 		 * later item restricts): merge. */
 		rule = (struct umb_fs_rule){ .access = old.access | access,
 					     .flags = old.flags | flags };
+		if (rule.access == old.access && rule.flags == old.flags)
+			return 0; /* nothing new (a mount followed again: fs-watch.c) */
 		counted = inode && !layer_rule_filtered(&old) && layer_rule_filtered(&rule);
 		if (counted)
 			fs_filter_add(in->filter, dir->dev, dir->ino);
@@ -155,6 +160,36 @@ static int rule_add(struct install *in, int map_fd, const void *key, uint32_t ac
 		return r;
 	}
 	return 0;
+}
+
+int layer_rules_add_root(const struct layer_maps *maps, struct fs_filter *filter,
+			 struct layer_rules *rules, const struct umb_fs_key *key, uint32_t access)
+{
+	struct install in = { .maps = maps, .filter = filter, .layer = key->layer, .rules = rules };
+
+	return rule_add(&in, maps->fs_inodes, key, access, 0);
+}
+
+void layer_dirs_clear(struct layer_dirs *dirs)
+{
+	for (size_t i = 0; i < dirs->count; i++)
+		free(dirs->v[i].path);
+	free(dirs->v);
+	*dirs = (struct layer_dirs){};
+}
+
+/* Keeps the directory @path that an item restricts with @access (layer_dirs). */
+static int dirs_add(struct layer_dirs *dirs, const char *path, uint32_t access)
+{
+	struct layer_dir d = { .path = strdup(path), .access = access };
+	int r;
+
+	if (!d.path)
+		return -ENOMEM;
+	r = keys_append((void **)&dirs->v, &dirs->count, sizeof(d), &d);
+	if (r < 0)
+		free(d.path);
+	return r;
 }
 
 void layer_rules_remove(const struct layer_maps *maps, struct fs_filter *filter,
@@ -287,6 +322,8 @@ static int install_fs_ref(struct install *in, const struct umb_item *item, const
 		if (r) {
 			r = fs_mounts_below(in->peer, ref->obj_fd, path, install_mount_root,
 					    &mounts);
+			if (r == 0 && in->dirs)
+				r = dirs_add(in->dirs, path, item->fs_access);
 			if (r < 0)
 				return r;
 		}
@@ -460,19 +497,22 @@ static int describe(const struct layer_maps *maps, uint32_t id, const struct umb
 int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint32_t id,
 		  const struct umb_restrictions *r, const struct fs_refs *refs,
 		  uint32_t creator_pid, uint32_t origin, struct umb_layer *ret_layer,
-		  struct layer_rules *ret_rules, char **ret_error)
+		  struct layer_rules *ret_rules, struct layer_dirs *ret_dirs, char **ret_error)
 {
 	struct install in = { .maps = maps,
 			      .filter = filter,
 			      .layer = id,
 			      .rules = ret_rules,
 			      .refs = refs,
-			      .peer = refs ? refs->peer : 0 };
+			      .peer = refs ? refs->peer : 0,
+			      .dirs = ret_dirs };
 	size_t fs_index = 0;
 	struct umb_layer layer = { .creator_pid = creator_pid, .origin = origin };
 	int ret = 0;
 
 	*ret_rules = (struct layer_rules){};
+	if (ret_dirs)
+		*ret_dirs = (struct layer_dirs){};
 	if (ret_error)
 		*ret_error = NULL;
 	for (size_t i = 0; i < umb_restrictions__count(r); i++) {
@@ -519,5 +559,7 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 
 out_rollback:
 	layer_rules_remove(maps, filter, ret_rules);
+	if (ret_dirs)
+		layer_dirs_clear(ret_dirs);
 	return ret;
 }

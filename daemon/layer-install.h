@@ -31,6 +31,18 @@ struct layer_rules {
 	size_t name_count;
 };
 
+/* A directory that an fs item restricts: the mounts made below it later get its rule on
+ * their roots too (fs-watch.h). */
+struct layer_dir {
+	char *path;	 /* canonical, as the caller sees it */
+	uint32_t access; /* UMB_FS_* the item denies */
+};
+
+struct layer_dirs {
+	struct layer_dir *v;
+	size_t count;
+};
+
 /* The descriptors (O_PATH) a caller opened for one fs item of its request. */
 struct fs_ref {
 	int dir_fd; /* the directory that holds the item's last name; -1 for "/" */
@@ -41,7 +53,8 @@ struct fs_ref {
 struct fs_refs {
 	const struct fs_ref *items; /* one per fs item of the restrictions, in order */
 	size_t count;
-	int peer; /* the caller's pid: its mountinfo names the super blocks of its mounts */
+	int peer;    /* the caller's pid: its mountinfo names the super blocks of its mounts */
+	int proc_fd; /* its /proc/PID directory (peer.h), or -1: /proc/PID is opened */
 };
 
 /*
@@ -54,6 +67,8 @@ struct fs_refs {
  *                        in struct umb_layer_desc (when @maps has layer_desc)
  * @ret_layer: the layer's deny sets and provenance (for its slot: layers.c writes it)
  * @ret_rules: the entries written, which the caller owns from then on
+ * @ret_dirs: if not NULL, the directories the fs items restrict (the caller frees them
+ *            with layer_dirs_clear())
  * @ret_error: if not NULL, on failure a malloc'd message naming the item and why
  *
  * All or nothing. Return: 0, -E2BIG if a map is full, -ENOENT if an fs path's
@@ -62,7 +77,18 @@ struct fs_refs {
 int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint32_t id,
 		  const struct umb_restrictions *r, const struct fs_refs *refs,
 		  uint32_t creator_pid, uint32_t origin, struct umb_layer *ret_layer,
-		  struct layer_rules *ret_rules, char **ret_error);
+		  struct layer_rules *ret_rules, struct layer_dirs *ret_dirs, char **ret_error);
+
+void layer_dirs_clear(struct layer_dirs *dirs);
+
+/*
+ * layer_rules_add_root() - adds @access to the layer's (@key->layer) umb_fs_inodes entry
+ * at @key, the root of a mount below one of its restricted directories (fs-watch.c),
+ * creating it and remembering it in @rules, which the layer owns. Return: 0, -E2BIG when
+ * the map is full, or another -errno.
+ */
+int layer_rules_add_root(const struct layer_maps *maps, struct fs_filter *filter,
+			 struct layer_rules *rules, const struct umb_fs_key *key, uint32_t access);
 
 /* Deletes the entries @rules lists (and uncounts them in @filter), then clears @rules. */
 void layer_rules_remove(const struct layer_maps *maps, struct fs_filter *filter,

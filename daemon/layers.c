@@ -15,10 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <bpf/bpf.h>
 
+#include "fs-watch.h"
 #include "layers.h"
 #include "state.h"
 
@@ -92,9 +95,10 @@ static void users_total(const struct layers *l, unsigned int *ret_layers, unsign
 	}
 }
 
-/* Whether @uid may make one more layer of at most @rules entries; if not, the
- * message says which limit. */
-static int check_limits(struct layers *l, uint32_t uid, unsigned int rules, char **ret_error)
+/* Whether @uid may make one more layer (@new_layer) of at most @rules entries, or add
+ * @rules entries to a layer it has; if not, the message says which limit. */
+static int check_limits(struct layers *l, uint32_t uid, bool new_layer, unsigned int rules,
+			char **ret_error)
 {
 	struct layer_usage *u = usage_of(l, uid, false);
 	unsigned int layers = u ? u->layers : 0, used = u ? u->rules : 0;
@@ -105,13 +109,13 @@ static int check_limits(struct layers *l, uint32_t uid, unsigned int rules, char
 	if (uid == 0)
 		return 0;
 	users_total(l, &all_layers, &all_rules);
-	if (l->limits.user_layers && layers >= l->limits.user_layers) {
+	if (new_layer && l->limits.user_layers && layers >= l->limits.user_layers) {
 		what = "live layers per user (max_layers_per_user in umbrella.conf)";
 		limit = l->limits.user_layers;
 	} else if (l->limits.user_rules && used + rules > l->limits.user_rules) {
 		what = "fs rules per user (max_rules_per_user in umbrella.conf)";
 		limit = l->limits.user_rules;
-	} else if (all_layers >= UMB_LAYER_SLOTS / 4 * USERS_SHARE_QUARTERS) {
+	} else if (new_layer && all_layers >= UMB_LAYER_SLOTS / 4 * USERS_SHARE_QUARTERS) {
 		what = "live layers of all users but root";
 		limit = UMB_LAYER_SLOTS / 4 * USERS_SHARE_QUARTERS;
 	} else if (all_rules + rules > FS_ENTRIES_MAX / 4 * USERS_SHARE_QUARTERS) {
@@ -208,6 +212,8 @@ static void layer_free(struct layers *l, uint32_t slot_index)
 	unsigned int count = (unsigned int)(rules->inode_count + rules->name_count);
 	uint32_t id = slot->id;
 
+	if (l->watch)
+		fs_watch_forget(l->watch, id);
 	layer_rules_remove(&l->maps, &l->filter, rules);
 	if (l->maps.layer_desc >= 0)
 		(void)bpf_map_delete_elem(l->maps.layer_desc, &id);
@@ -265,6 +271,24 @@ void layers_put(struct layers *l, uint32_t id)
 		layer_free(l, umb_layer_slot(id));
 }
 
+/* Whether a layer of @fs_items fs items, which the caller resolved as @refs (NULL:
+ * umbrellad resolves them), may restrict a directory, whose mounts it then follows. */
+static bool may_restrict_dir(const struct fs_refs *refs, unsigned int fs_items)
+{
+	struct statx stx;
+
+	if (!refs)
+		return fs_items > 0;
+	/* AT_STATX_DONT_SYNC: the type is the inode's, no round trip to a FUSE server. */
+	for (size_t i = 0; i < refs->count; i++)
+		if (refs->items[i].obj_fd >= 0 &&
+		    (statx(refs->items[i].obj_fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+			   STATX_TYPE, &stx) < 0 ||
+		     !(stx.stx_mask & STATX_TYPE) || S_ISDIR(stx.stx_mode)))
+			return true;
+	return false;
+}
+
 /* A free slot, or -ENOSPC. */
 static int slot_find(struct layers *l, uint32_t *ret_slot)
 {
@@ -290,6 +314,8 @@ int layers_create_at(struct layers *l, const struct umb_restrictions *r, const s
 		     uint32_t creator_pid, uint32_t uid, uint32_t origin, uint32_t flags,
 		     uint32_t *ret_id, char **ret_error)
 {
+	struct fs_watch_ns *ns = NULL;
+	struct layer_dirs dirs = {};
 	struct umb_layer layer;
 	struct layer_rules rules;
 	unsigned int fs_items = 0, entries;
@@ -301,7 +327,7 @@ int layers_create_at(struct layers *l, const struct umb_restrictions *r, const s
 	for (size_t i = 0; i < umb_restrictions__count(r); i++)
 		fs_items += umb_restrictions__item(r, i)->kind == UMB_ITEM_FS;
 	/* An fs item writes at most three entries: the object, its name, its directory. */
-	ret = check_limits(l, uid, 3 * fs_items, ret_error);
+	ret = check_limits(l, uid, true, 3 * fs_items, ret_error);
 	if (ret < 0)
 		return ret;
 	if (slot_find(l, &index) < 0) {
@@ -313,10 +339,32 @@ int layers_create_at(struct layers *l, const struct umb_restrictions *r, const s
 	gen = slot->gen >= UMB_LAYER_GEN_MAX ? 1 : slot->gen + 1;
 	id = gen << UMB_LAYER_SLOT_BITS | index;
 
+	/* The caller's mount namespace is watched before its mounts are read for the
+	 * install: a mount made after that read is a change the watch reports. */
+	if (l->watch && may_restrict_dir(refs, fs_items)) {
+		ret = fs_watch_ns_get(l->watch, refs ? refs->proc_fd : -1, refs ? refs->peer : 0,
+				      uid, &ns, ret_error);
+		if (ret < 0)
+			return ret;
+	}
 	ret = layer_install(&l->maps, &l->filter, id, r, refs, creator_pid, origin, &layer, &rules,
-			    ret_error);
-	if (ret < 0)
-		return ret == -E2BIG ? -ENOSPC : ret; /* a full map: as full slots */
+			    ns ? &dirs : NULL, ret_error);
+	if (ret < 0) {
+		ret = ret == -E2BIG ? -ENOSPC : ret; /* a full map: as full slots */
+		goto out;
+	}
+	for (size_t i = 0; i < dirs.count; i++) {
+		ret = fs_watch_add_dir(l->watch, ns, id, dirs.v[i].path, dirs.v[i].access);
+		if (ret < 0) {
+			*ret_error = strdup("cannot follow the mounts below the restricted "
+					    "directories: out of memory");
+			fs_watch_forget(l->watch, id);
+			layer_rules_remove(&l->maps, &l->filter, &rules);
+			if (l->maps.layer_desc >= 0)
+				(void)bpf_map_delete_elem(l->maps.layer_desc, &id);
+			goto out;
+		}
+	}
 	entries = (unsigned int)(rules.inode_count + rules.name_count);
 
 	/* The slot is free: no task and no hook can reach it before its id is there. */
@@ -330,7 +378,42 @@ int layers_create_at(struct layers *l, const struct umb_restrictions *r, const s
 	__atomic_store_n(&slot->id, id, __ATOMIC_RELEASE);
 	usage_add(l, uid, entries);
 	*ret_id = id;
-	return 0;
+	ret = 0;
+out:
+	if (ns)
+		fs_watch_ns_put(l->watch, ns);
+	layer_dirs_clear(&dirs);
+	return ret;
+}
+
+int layers_add_root_rule(struct layers *l, uint32_t id, uint32_t dev, uint64_t ino, uint32_t access,
+			 char **ret_error)
+{
+	const struct umb_layer *slot = layers_get(l, id);
+	struct umb_fs_key key = { .layer = id, .dev = dev, .ino = ino };
+	struct layer_rules *rules;
+	struct umb_fs_rule old;
+	size_t before;
+	int r;
+
+	*ret_error = NULL;
+	if (!slot)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(l->maps.fs_inodes, &key, &old) == 0 &&
+	    (old.access & access) == access)
+		return 0; /* followed already */
+	rules = &l->rules[umb_layer_slot(id)];
+	before = rules->inode_count;
+	/* A new entry counts against its owner's limits, as the layer's first ones did. */
+	r = check_limits(l, slot->uid, false, 1, ret_error);
+	if (r < 0)
+		return r;
+	r = layer_rules_add_root(&l->maps, &l->filter, rules, &key, access);
+	if (r < 0)
+		return r == -E2BIG ? -ENOSPC : r;
+	if (rules->inode_count > before)
+		usage_add_rule(l, slot->uid);
+	return 1;
 }
 
 /* Every key of hash map @fd, into a malloc'd array of *@ret_count keys of @size bytes. */

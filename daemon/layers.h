@@ -12,6 +12,8 @@
 #include "fs-filter.h"
 #include "layer-install.h"
 
+struct fs_watch;
+
 /* Per-user limits (umbrella.conf). Root's layers count toward the maps' sizes only. */
 
 /* The uid that a root process carrying layers is charged as: not exempt like root. */
@@ -56,7 +58,9 @@ struct layers {
 	size_t usage_count;
 	struct layer_limits limits;
 	unsigned int live_count, rule_count;
-	uint32_t next_slot; /* where the search for a free slot starts */
+	uint32_t next_slot;	/* where the search for a free slot starts */
+	struct fs_watch *watch; /* follows the mounts below restricted directories; NULL: not
+				 * followed (the benchmark, the tests) */
 };
 
 /* Maps the slots and the filter of @maps. Return: 0 or -errno. */
@@ -89,6 +93,17 @@ int layers_create(struct layers *l, const struct umb_restrictions *r, uint32_t c
 int layers_create_at(struct layers *l, const struct umb_restrictions *r, const struct fs_refs *refs,
 		     uint32_t creator_pid, uint32_t uid, uint32_t origin, uint32_t flags,
 		     uint32_t *ret_id, char **ret_error);
+
+/*
+ * layers_add_root_rule() - adds @access to the rule of the live layer @id on the inode
+ * (@dev, @ino), the root of a mount made below one of its restricted directories after
+ * the layer (fs-watch.c). A new entry counts against the layer owner's limits and is
+ * freed with the layer. Return: 1 when added, 0 when the rule was there, -ENOENT if the
+ * layer is gone, -ENOSPC with
+ * *@ret_error (malloc'd, may be NULL) when a limit or the map is full, or -errno.
+ */
+int layers_add_root_rule(struct layers *l, uint32_t id, uint32_t dev, uint64_t ino, uint32_t access,
+			 char **ret_error);
 
 /* Takes a reference on the live layer @id (umbrellad's own holders: the exec gate). */
 int layers_hold(struct layers *l, uint32_t id);

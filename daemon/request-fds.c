@@ -145,7 +145,8 @@ int request_fs_refs(const struct umb_restrictions *r, const unsigned char *table
 	if (next != fds->count)
 		goto mismatch;
 	*ret_items = items;
-	*ret_refs = (struct fs_refs){ .items = items, .count = fs_count, .peer = peer };
+	*ret_refs =
+		(struct fs_refs){ .items = items, .count = fs_count, .peer = peer, .proc_fd = -1 };
 	return 0;
 
 mismatch:

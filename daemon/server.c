@@ -137,10 +137,13 @@ int server_arm(struct server *s, const struct peer *peer, const struct umb_reque
 	       __u32 *ret_id, char **ret_error)
 {
 	bool self = req->op == UMB_OP_ARM_SELF;
+	struct fs_refs at = *refs;
 	__u32 id = 0;
 	int ret;
 
-	ret = layers_create_at(s->layers, r, refs, (__u32)peer->pid, charged_uid(s, peer),
+	/* The caller's namespace is read through its /proc directory (fs-watch.c). */
+	at.proc_fd = peer->proc_fd;
+	ret = layers_create_at(s->layers, r, &at, (__u32)peer->pid, charged_uid(s, peer),
 			       self ? UMB_ORIGIN_RESTRICT_SELF : UMB_ORIGIN_RFORK,
 			       req->flags & UMB_ARM_PERMISSIVE ? UMB_LAYER_PERMISSIVE : 0, &id,
 			       ret_error);

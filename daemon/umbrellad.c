@@ -54,6 +54,7 @@
 #include "event-priority.h"
 #include "events.h"
 #include "exec-gate.h"
+#include "fs-watch.h"
 #include "journal-writer.h"
 #include "keyring.h"
 #include "log.h"
@@ -475,7 +476,8 @@ static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si,
 /*
  * The event loop: the signals (here), the sweep of the layers (here: layers.c has no
  * loop), and what each module attaches: the socket (server.c), the denial and release
- * records (events.c), the exec gate (exec-gate.c and its parts). event-priority.h says
+ * records (events.c), the exec gate (exec-gate.c and its parts), the mounts below
+ * restricted directories (fs-watch.c). event-priority.h says
  * in which order a turn serves them. The watchdog is sd-event's: it pets systemd at
  * half of WatchdogSec= (sd_event_set_watchdog(3)).
  */
@@ -520,6 +522,11 @@ static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, 
 		if (r < 0)
 			return r;
 	}
+	if (s->layers->watch) {
+		r = fs_watch_attach(s->layers->watch, e);
+		if (r < 0)
+			return r;
+	}
 	r = server_attach(s, e);
 	if (r < 0)
 		return r;
@@ -537,6 +544,7 @@ int main(int argc, char *argv[])
 	struct event_sinks sinks = { .follows = &server.follows,
 				     .history = &server.history,
 				     .layers = &layers };
+	struct fs_watch watch = {};
 	struct pin pin = { .dir_fd = -1, .meta_fd = -1 };
 	char status[256], rejected[128], *config_error = NULL;
 	sd_event *loop = NULL;
@@ -593,6 +601,9 @@ int main(int argc, char *argv[])
 		log_error_errno(r, "failed to map the layers: %m");
 		goto out;
 	}
+	/* Every layer made from now on follows the mounts below its directories. */
+	watch.layers = &layers;
+	layers.watch = &watch;
 	/* Before anything makes a layer: learn those a previous umbrellad left, and free
 	 * the ones nobody holds any more. */
 	r = layers_adopt(&layers);
@@ -679,6 +690,7 @@ out:
 	/* Execs waiting on the gate are allowed by the kernel when its group closes; the
 	 * pinned verdicts and the mode keep deciding in BPF. */
 	exec_gate_free(gate);
+	fs_watch_close(&watch);
 	layers_close(&layers);
 	if (skel)
 		log_info("the programs stay attached through the links pinned in "

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrellad - following the mounts made below restricted directories (fs-watch.h).
+ *
+ * A layer's rule on a directory D goes on the roots of the mounts below D when the layer
+ * is made (fs-mounts.c): a bind mount or an open_tree(OPEN_TREE_CLONE) copy of such a
+ * mount elsewhere is never walked up to D. A file system mounted below D later (a USB
+ * stick on D/usb, a tmpfs) needs the same, or a restricted task with "unshare -Urm"
+ * copies its mount elsewhere and reads it. So umbrellad keeps, for each layer, the
+ * directories it restricts and the mount namespace its caller saw them in, and each time
+ * that namespace's mounts change (POLLPRI on its mountinfo) puts each directory's rule on
+ * the roots of the mounts on it and below it.
+ *
+ * A namespace is kept as an open /proc/PID/mountinfo of the caller, opened through the
+ * caller's /proc directory that umbrellad opened while its pidfd showed it alive (peer.h;
+ * it holds the
+ * namespace and the caller's root: its paths stay the caller's view after the caller is
+ * gone) and an O_PATH descriptor of that root, from which a mount point is opened, in
+ * that root and through no symbolic link, and checked to be that mount (by its id).
+ * Namespaces are shared by every layer whose caller saw the same one, and counted per
+ * uid: a user makes as many mount namespaces as it likes, umbrellad holds two
+ * descriptors for each. Every pass reads the whole mountinfo: a mount uncovered since
+ * (the one above it unmounted) is reached then, and a mount id that the kernel reused
+ * for a new mount between two passes is not taken for the old one.
+ *
+ * The rules added count against the layer owner's max_rules_per_user and the maps'
+ * share of all users (layers_add_root_rule()), and go with the layer. A rule refused for
+ * a limit leaves that mount uncovered: logged, once per directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <umbrella/kdev.h>
+
+#include "event-priority.h"
+#include "fdinfo.h"
+#include "fs-mounts.h"
+#include "fs-watch.h"
+#include "layers.h"
+#include "log.h"
+#include "macro.h"
+#include "mountinfo.h"
+
+static int on_ns_changed(_unused_ sd_event_source *s, _unused_ int fd, uint32_t revents,
+			 void *userdata)
+{
+	struct fs_watch_ns *ns = userdata;
+
+	if (revents & (EPOLLPRI | EPOLLERR))
+		(void)fs_watch_scan(ns->watch, ns);
+	return 0;
+}
+
+static int ns_attach(struct fs_watch *w, struct fs_watch_ns *ns)
+{
+	return event_add_io(w->event, &ns->source, ns->mountinfo_fd, EPOLLPRI, PRIORITY_WORK,
+			    on_ns_changed, ns);
+}
+
+static void ns_free(struct fs_watch_ns *ns)
+{
+	sd_event_source_disable_unref(ns->source);
+	if (ns->mountinfo_fd >= 0)
+		close(ns->mountinfo_fd);
+	if (ns->root_fd >= 0)
+		close(ns->root_fd);
+	free(ns);
+}
+
+/* The namespaces charged to @uid. */
+static size_t ns_count_of(const struct fs_watch *w, uint32_t uid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->ns_count; i++)
+		n += w->ns[i]->uid == uid;
+	return n;
+}
+
+int fs_watch_ns_get(struct fs_watch *w, int proc_fd, int peer, uint32_t uid,
+		    struct fs_watch_ns **ret, char **ret_error)
+{
+	_cleanup_close_ int own_proc = -1;
+	struct fs_watch_ns *ns = NULL, **grown;
+	struct stat ns_st, root_st, st;
+	int r;
+
+	if (proc_fd < 0) {
+		char path[32];
+
+		if (peer > 0)
+			snprintf(path, sizeof(path), "/proc/%d", peer);
+		else
+			snprintf(path, sizeof(path), "/proc/self");
+		own_proc = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (own_proc < 0)
+			goto fail_errno;
+		proc_fd = own_proc;
+	}
+	if (fstatat(proc_fd, "ns/mnt", &ns_st, 0) < 0 || fstatat(proc_fd, "root", &root_st, 0) < 0)
+		goto fail_errno;
+	for (size_t i = 0; i < w->ns_count; i++) {
+		ns = w->ns[i];
+		if (ns->ns_dev == ns_st.st_dev && ns->ns_ino == ns_st.st_ino &&
+		    ns->root_dev == root_st.st_dev && ns->root_ino == root_st.st_ino) {
+			ns->refs++;
+			*ret = ns;
+			return 0;
+		}
+	}
+	ns = NULL;
+	if (w->ns_count >= FS_WATCH_NS_MAX ||
+	    (uid != 0 && ns_count_of(w, uid) >= FS_WATCH_NS_MAX_PER_USER)) {
+		if (asprintf(ret_error,
+			     "umbrellad follows the mounts of %u mount namespaces at most (%u "
+			     "per user): it frees up as restricted processes exit",
+			     FS_WATCH_NS_MAX, FS_WATCH_NS_MAX_PER_USER) < 0)
+			*ret_error = NULL;
+		return -ENOSPC;
+	}
+	grown = reallocarray(w->ns, w->ns_count + 1, sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	w->ns = grown;
+	ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	*ns = (struct fs_watch_ns){ .watch = w,
+				    .ns_dev = ns_st.st_dev,
+				    .ns_ino = ns_st.st_ino,
+				    .root_dev = root_st.st_dev,
+				    .root_ino = root_st.st_ino,
+				    .uid = uid,
+				    .refs = 1 };
+	ns->mountinfo_fd = openat(proc_fd, "mountinfo", O_RDONLY | O_CLOEXEC);
+	ns->root_fd = openat(proc_fd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ns->mountinfo_fd < 0 || ns->root_fd < 0 || fstat(ns->root_fd, &st) < 0)
+		goto fail_errno;
+	if (st.st_dev != root_st.st_dev || st.st_ino != root_st.st_ino) {
+		r = -EAGAIN; /* the caller changed its root meanwhile */
+		goto fail;
+	}
+	if (w->event) {
+		r = ns_attach(w, ns);
+		if (r < 0)
+			goto fail;
+	}
+	w->ns[w->ns_count++] = ns;
+	*ret = ns;
+	return 0;
+
+fail_errno:
+	r = -errno;
+fail:
+	if (ns)
+		ns_free(ns);
+	if (asprintf(ret_error, "cannot follow the mounts of the caller's mount namespace: %s",
+		     strerror(-r)) < 0)
+		*ret_error = NULL;
+	return r;
+}
+
+void fs_watch_ns_put(struct fs_watch *w, struct fs_watch_ns *ns)
+{
+	if (--ns->refs > 0)
+		return;
+	for (size_t i = 0; i < w->ns_count; i++) {
+		if (w->ns[i] != ns)
+			continue;
+		w->ns[i] = w->ns[--w->ns_count];
+		break;
+	}
+	ns_free(ns);
+}
+
+int fs_watch_add_dir(struct fs_watch *w, struct fs_watch_ns *ns, uint32_t layer, const char *path,
+		     uint32_t access)
+{
+	struct fs_watch_dir *grown;
+	char *copy = strdup(path);
+
+	if (!copy)
+		return -ENOMEM;
+	grown = reallocarray(w->dirs, w->dir_count + 1, sizeof(*grown));
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	w->dirs = grown;
+	w->dirs[w->dir_count++] =
+		(struct fs_watch_dir){ .layer = layer, .access = access, .path = copy, .ns = ns };
+	ns->refs++;
+	return 0;
+}
+
+void fs_watch_forget(struct fs_watch *w, uint32_t layer)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < w->dir_count; i++) {
+		struct fs_watch_dir *d = &w->dirs[i];
+
+		if (d->layer != layer) {
+			w->dirs[kept++] = *d;
+			continue;
+		}
+		free(d->path);
+		fs_watch_ns_put(w, d->ns);
+	}
+	w->dir_count = kept;
+}
+
+/*
+ * Opens the root of mount @id, whose mount point is @point in @ns, as the caller saw it
+ * (its root, no symbolic link): the mount itself, not one mounted over it since.
+ * Return: the O_PATH descriptor and its inode number in *@ret_ino, or -errno (-ESTALE:
+ * another mount is there now).
+ */
+static int mount_root_open(const struct fs_watch_ns *ns, const char *point, int id,
+			   uint64_t *ret_ino)
+{
+	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS };
+	uint64_t v[2];
+	int fd, r;
+
+	fd = (int)syscall(SYS_openat2, ns->root_fd, point, &how, sizeof(how));
+	if (fd < 0)
+		return -errno;
+	r = fdinfo_read(fd, 2, (const char *const[]){ "mnt_id", "ino" }, v);
+	if (r == 0 && v[0] != (uint64_t)id)
+		r = -ESTALE;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_ino = v[1];
+	return fd;
+}
+
+/* Whether @ns has a followed directory on @point or above it. */
+static bool point_followed(const struct fs_watch *w, const struct fs_watch_ns *ns,
+			   const char *point)
+{
+	for (size_t i = 0; i < w->dir_count; i++)
+		if (w->dirs[i].ns == ns && (!strcmp(point, w->dirs[i].path) ||
+					    fs_mount_point_below(point, w->dirs[i].path)))
+			return true;
+	return false;
+}
+
+/* The rules of @ns's followed directories on @point and above it, on the root of mount
+ * @id (on @point, super block @dev). */
+static void follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uint32_t dev,
+			 const char *point)
+{
+	uint64_t ino;
+	int fd, r;
+
+	fd = mount_root_open(ns, point, id, &ino);
+	if (fd < 0)
+		return; /* unmounted or covered since: the next pass sees what is there */
+	for (size_t i = 0; i < w->dir_count; i++) {
+		struct fs_watch_dir *d = &w->dirs[i];
+		char *error = NULL;
+
+		if (d->ns != ns ||
+		    (strcmp(point, d->path) && !fs_mount_point_below(point, d->path)))
+			continue;
+		r = layers_add_root_rule(w->layers, d->layer, dev, ino, d->access, &error);
+		if (r > 0)
+			log_info("layer %u: the mount on %s (below its rule on %s) is restricted "
+				 "too",
+				 d->layer, point, d->path);
+		else if (r < 0 && r != -ENOENT && !d->refused_logged) {
+			log_error("layer %u: the mount on %s, below its rule on %s, is not "
+				  "restricted (a bind mount or clone of it is not covered): %s",
+				  d->layer, point, d->path, error ? error : strerror(-r));
+			d->refused_logged = true;
+		}
+		free(error);
+	}
+	close(fd);
+}
+
+int fs_watch_scan(struct fs_watch *w, struct fs_watch_ns *ns)
+{
+	char point[PATH_MAX], fmt[48], *line = NULL;
+	size_t size = 0;
+	int fd, r = 0;
+	FILE *f;
+
+	snprintf(fmt, sizeof(fmt), "%%d %%*d %%u:%%u %%*s %%%ds", PATH_MAX - 1);
+	if (lseek(ns->mountinfo_fd, 0, SEEK_SET) < 0)
+		return log_error_errno(errno, "cannot read a followed mountinfo: %m");
+	fd = dup(ns->mountinfo_fd); /* the same open file: the same namespace and root */
+	f = fd < 0 ? NULL : fdopen(fd, "re");
+	if (!f) {
+		r = log_error_errno(errno, "cannot read a followed mountinfo: %m");
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	while (getline(&line, &size, f) > 0) {
+		unsigned int major, minor;
+		int id;
+
+		/* id parent major:minor root mount-point ... */
+		if (sscanf(line, fmt, &id, &major, &minor, point) != 4)
+			continue;
+		mountinfo_unescape(point);
+		if (point_followed(w, ns, point))
+			follow_mount(w, ns, id, major << UMB_KDEV_MINOR_BITS | minor, point);
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+int fs_watch_attach(struct fs_watch *w, sd_event *e)
+{
+	int r;
+
+	w->event = e;
+	for (size_t i = 0; i < w->ns_count; i++) {
+		if (w->ns[i]->source)
+			continue;
+		r = ns_attach(w, w->ns[i]);
+		if (r < 0)
+			return log_error_errno(r, "cannot follow the mounts of a namespace: %m");
+	}
+	return 0;
+}
+
+void fs_watch_close(struct fs_watch *w)
+{
+	for (size_t i = 0; i < w->dir_count; i++)
+		free(w->dirs[i].path);
+	for (size_t i = 0; i < w->ns_count; i++)
+		ns_free(w->ns[i]);
+	free(w->dirs);
+	free(w->ns);
+	*w = (struct fs_watch){};
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrellad - following the mounts made below restricted directories after the layer */
+#ifndef UMBRELLA_FS_WATCH_H
+#define UMBRELLA_FS_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <systemd/sd-event.h>
+
+struct layers;
+
+/* Mount namespaces followed at most, in all and per uid other than root (each holds two
+ * descriptors and the namespace itself). */
+#define FS_WATCH_NS_MAX		 4096
+#define FS_WATCH_NS_MAX_PER_USER 256
+
+/* A mount namespace, as one caller saw it: its mountinfo and the root its paths start
+ * from. Shared by the layers whose callers saw the same (deduplicated). */
+struct fs_watch_ns {
+	struct fs_watch *watch;
+	int mountinfo_fd;	 /* /proc/PID/mountinfo: holds the namespace; POLLPRI on change */
+	int root_fd;		 /* O_PATH: the caller's root, where mountinfo's paths start */
+	uint64_t ns_dev, ns_ino; /* the namespace's nsfs inode, with the root: its identity */
+	uint64_t root_dev, root_ino;
+	uint32_t uid;	   /* charged to (the uid of the first layer that needed it) */
+	unsigned int refs; /* directories (struct fs_watch_dir) and layers being made */
+	sd_event_source *source;
+};
+
+/* A directory a live layer restricts, in the namespace where the layer was made. */
+struct fs_watch_dir {
+	uint32_t layer;
+	uint32_t access;
+	char *path; /* canonical, as the layer's caller saw it */
+	struct fs_watch_ns *ns;
+	bool refused_logged; /* a rule refused (a limit) was logged: once per directory */
+};
+
+struct fs_watch {
+	struct layers *layers; /* where the rules go (layers_add_root_rule()) */
+	sd_event *event;       /* NULL until fs_watch_attach() */
+	struct fs_watch_ns **ns;
+	size_t ns_count;
+	struct fs_watch_dir *dirs;
+	size_t dir_count;
+};
+
+/*
+ * fs_watch_ns_get() - a reference on the watched mount namespace of a caller, as it sees
+ * it, watched from now on; for a layer of @uid that is being made
+ * @proc_fd: the caller's /proc/PID directory (peer.h), or -1: /proc/@peer, or umbrellad's
+ *           own when @peer is 0
+ *
+ * Return: 0, -ENOSPC with *@ret_error (malloc'd) when too many namespaces are
+ * watched, or -errno (with *@ret_error).
+ */
+int fs_watch_ns_get(struct fs_watch *w, int proc_fd, int peer, uint32_t uid,
+		    struct fs_watch_ns **ret, char **ret_error);
+
+/* Drops a reference fs_watch_ns_get() took: the last one stops the watch. */
+void fs_watch_ns_put(struct fs_watch *w, struct fs_watch_ns *ns);
+
+/* Follows the mounts below @path (canonical, as @ns sees it) for layer @layer, which
+ * restricts it with @access. Return: 0 or -ENOMEM. */
+int fs_watch_add_dir(struct fs_watch *w, struct fs_watch_ns *ns, uint32_t layer, const char *path,
+		     uint32_t access);
+
+/* Stops following the directories of layer @layer (it is being freed). */
+void fs_watch_forget(struct fs_watch *w, uint32_t layer);
+
+/*
+ * fs_watch_scan() - puts the rule of each followed directory of @ns on the root of every
+ * mount @ns has on it or below it (what is there already is left as it is). Called when
+ * @ns's mounts change. Return: 0 or -errno (logged).
+ */
+int fs_watch_scan(struct fs_watch *w, struct fs_watch_ns *ns);
+
+/* Watches the namespaces from @e (at PRIORITY_WORK: any user can change the mounts of a
+ * namespace of its own), those there are and those to come. Return: 0 or -errno. */
+int fs_watch_attach(struct fs_watch *w, sd_event *e);
+
+/* Stops every watch (umbrellad stops; the rules stay with their layers). */
+void fs_watch_close(struct fs_watch *w);
+
+#endif /* UMBRELLA_FS_WATCH_H */
