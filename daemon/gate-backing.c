@@ -63,7 +63,7 @@ void gate_backing_fill(struct exec_gate *g, const struct gate_job *j)
 		note.verdict = j->o.verdict;
 		if (bpf_map_update_elem(g->maps.backing_exec, &pidfd, &note, BPF_EXIST) < 0)
 			log_notice_errno(errno, "exec gate: cannot note the verdict for pid %u: %m",
-					 j->pid);
+					j->pid);
 	}
 	close(pidfd);
 }

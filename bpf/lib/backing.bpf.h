@@ -34,7 +34,7 @@
  * few others; the same bit in 6.1 and 6.12. FMODE_BACKING moved between releases. Only
  * a filter: a note about any other file is never matched by an overlay file.
  */
-#define UMB_FMODE_NOACCOUNT	  0x20000000
+#define UMB_FMODE_NOACCOUNT 0x20000000
 
 /* Whether @file is an overlayfs file. */
 static __always_inline bool umb_file_on_overlay(struct file *file)
