@@ -76,13 +76,16 @@ static void ns_free(struct fs_watch_ns *ns)
 	free(ns);
 }
 
-/* The namespaces charged to @uid. */
-static size_t ns_count_of(const struct fs_watch *w, uint32_t uid)
+/* The namespaces charged to @uid, and in *@ret_users those of every uid but root. */
+static size_t ns_count_of(const struct fs_watch *w, uint32_t uid, size_t *ret_users)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < w->ns_count; i++)
+	*ret_users = 0;
+	for (size_t i = 0; i < w->ns_count; i++) {
 		n += w->ns[i]->uid == uid;
+		*ret_users += w->ns[i]->uid != 0;
+	}
 	return n;
 }
 
@@ -92,6 +95,7 @@ int fs_watch_ns_get(struct fs_watch *w, int proc_fd, int peer, uint32_t uid,
 	_cleanup_close_ int own_proc = -1;
 	struct fs_watch_ns *ns = NULL, **grown;
 	struct stat ns_st, root_st, st;
+	size_t own, users;
 	int r;
 
 	if (proc_fd < 0) {
@@ -118,12 +122,14 @@ int fs_watch_ns_get(struct fs_watch *w, int proc_fd, int peer, uint32_t uid,
 		}
 	}
 	ns = NULL;
+	own = ns_count_of(w, uid, &users);
 	if (w->ns_count >= FS_WATCH_NS_MAX ||
-	    (uid != 0 && ns_count_of(w, uid) >= FS_WATCH_NS_MAX_PER_USER)) {
+	    (uid != 0 && (own >= FS_WATCH_NS_MAX_PER_USER || users >= FS_WATCH_NS_MAX_USERS))) {
 		if (asprintf(ret_error,
 			     "umbrellad follows the mounts of %u mount namespaces at most (%u "
-			     "per user): it frees up as restricted processes exit",
-			     FS_WATCH_NS_MAX, FS_WATCH_NS_MAX_PER_USER) < 0)
+			     "per user, %u for all users but root): it frees up as restricted "
+			     "processes exit",
+			     FS_WATCH_NS_MAX, FS_WATCH_NS_MAX_PER_USER, FS_WATCH_NS_MAX_USERS) < 0)
 			*ret_error = NULL;
 		return -ENOSPC;
 	}

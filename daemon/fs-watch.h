@@ -15,6 +15,9 @@ struct layers;
  * descriptors and the namespace itself). */
 #define FS_WATCH_NS_MAX		 4096
 #define FS_WATCH_NS_MAX_PER_USER 256
+/* All users other than root together, so that root's layers always find room (as
+ * layers.c keeps 1/4 of the maps for root). */
+#define FS_WATCH_NS_MAX_USERS	 (FS_WATCH_NS_MAX / 4 * 3)
 
 /* A mount namespace, as one caller saw it: its mountinfo and the root its paths start
  * from. Shared by the layers whose callers saw the same (deduplicated). */

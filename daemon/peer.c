@@ -51,8 +51,7 @@ static pid_t pidfd_pid(int pidfd)
 	return (int64_t)pid > 0 ? (pid_t)pid : -ESRCH;
 }
 
-/* Whether the process behind @pidfd has not exited (a zombie has: it runs nothing). */
-static bool pidfd_alive(int pidfd)
+bool pidfd_alive(int pidfd)
 {
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
 

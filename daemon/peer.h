@@ -56,4 +56,7 @@ int peer_thread(const struct peer *p, uint32_t tid, uint64_t *ret_start);
 /* peer_release() - closes what peer_identify() opened */
 void peer_release(struct peer *p);
 
+/* Whether the process behind @pidfd has not exited (a zombie has: it runs nothing). */
+bool pidfd_alive(int pidfd);
+
 #endif /* UMBRELLA_PEER_H */

@@ -91,12 +91,21 @@ int server_listen(const char *path)
 	return fd;
 }
 
-/* Whether the caller carries layers (umb_task, looked up through its pidfd). */
+/*
+ * Whether the caller carries layers (umb_task, looked up through its pidfd). Fails
+ * closed: a lookup that fails for a caller that has exited (ENOENT once it is reaped,
+ * like a task with no storage) counts as restricted, so that a restricted root cannot
+ * pass for root by exiting right after its request (its socket handed to another).
+ */
 static bool restricted(const struct server *s, const struct peer *peer)
 {
 	struct umb_task_state state;
 
-	return bpf_map_lookup_elem(s->task_fd, &peer->pidfd, &state) == 0 && state.layer_count > 0;
+	if (s->task_fd < 0)
+		return false; /* no maps (the unit tests' server) */
+	if (bpf_map_lookup_elem(s->task_fd, &peer->pidfd, &state) == 0)
+		return state.layer_count > 0;
+	return errno != ENOENT || !pidfd_alive(peer->pidfd);
 }
 
 /*
