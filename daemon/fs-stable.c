@@ -314,8 +314,8 @@ static int ovl_level(void *arg, int fd, uint64_t ino, bool object)
  * the root (pinned by the mount) takes the next number of the super block's own
  * counter at each instantiation (ovl_map_ino()); files keep their layer's number.
  */
-static int ovl_stable(int start, bool object, int dir_fd, int peer, uint32_t sb_dev,
-		      const char *path, char **ret_error)
+static __attribute__((unused)) int ovl_stable(int start, bool object, int dir_fd, int peer,
+					      uint32_t sb_dev, const char *path, char **ret_error)
 {
 	struct ovl_climb c = { .path = path, .ret_error = ret_error, .below_fd = -1 };
 	int r;
@@ -346,8 +346,10 @@ static int sb_stable(int start, bool object, int dir_fd, int peer, const char *p
 	*ret_dev = m.dev;
 	if (!strcmp(m.fstype, "proc"))
 		r = proc_stable(start, object, dir_fd, peer, m.dev, path, ret_error);
-	else if (!strcmp(m.fstype, "overlay"))
-		r = ovl_stable(start, object, dir_fd, peer, m.dev, path, ret_error);
+	/* overlayfs (ovl_stable()) is not refused for now: the check refused every rule
+	 * below the root of a system booted on an overlay of a virtiofs and a tmpfs (the
+	 * systemd test VM's), rules on its files too, through the directories above them.
+	 * A split overlay's directories stay a "Still open" of the README. */
 	return r;
 }
 

@@ -96,14 +96,8 @@ out="before: $a after: $b"
 [ "$(head -n1 <<<"$a")" != "$(head -n1 <<<"$b")" ] && [ "$(tail -n +2 <<<"$a")" = "$(tail -n +2 <<<"$b")" ]
 check $? "split overlay: a directory gets a new number after an eviction, not on the others"
 
-refused "$tmp/split/dir" "xino" "split overlay: a rule on a directory is refused"
-refused "$tmp/split/dir/file" "xino" "split overlay: a rule on a file in a directory is refused"
-refused "$tmp/split/dir/sub/new" "xino" "split overlay: a rule on a name two levels down is refused"
-mkdir -p "$tmp/bind"
-mount --bind "$tmp/split/dir" "$tmp/bind"
-refused "$tmp/bind/sub" "xino" \
-	"split overlay: a rule below a bind mount of a part of it is refused"
-umount "$tmp/bind"
+# A rule there is not refused for now (daemon/fs-stable.c: it refused every rule on
+# the systemd test VM's root, a split overlay too); the README says what it risks.
 
 holds "fs:$tmp/split/f:r" "$tmp/split/f" "$tmp/split/other" \
 	"split overlay: fs:ROOT/f:r holds across an eviction (the root's other file still read)"
