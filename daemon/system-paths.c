@@ -200,7 +200,9 @@ int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret
 	}
 	for (size_t i = 0; i < fs_items; i++)
 		p.items[i] = (struct fs_ref){ .dir_fd = -1, .obj_fd = -1 };
-	p.refs = (struct fs_refs){ .items = p.items, .count = fs_items, .peer = SYSTEM_PATHS_PID };
+	p.refs = (struct fs_refs){
+		.items = p.items, .count = fs_items, .peer = SYSTEM_PATHS_PID, .proc_fd = -1
+	};
 
 	snprintf(proc_root, sizeof(proc_root), "/proc/%d/root", SYSTEM_PATHS_PID);
 	root = fs_items ? open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
