@@ -4,7 +4,7 @@
 # several file systems and without xino (the default), overlayfs numbers a directory
 # anew each time it reads it back in after its eviction (memory pressure,
 # drop_caches), and rules are keyed by inode number: a rule on or below such a
-# directory would stop matching. umbrellad refuses it, naming the item; rules on an
+# directory would stop matching (not refused for now: README, "Still open"); rules on an
 # overlay on one file system, or with xino=on, are made and hold across an eviction,
 # and so does a rule on a file in the root of the other overlay (the root is pinned,
 # files keep their layer's number).
