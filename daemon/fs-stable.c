@@ -4,7 +4,7 @@
  *
  * Rules are keyed by (s_dev, i_ino), so an inode that gets a new i_ino when it is read
  * back in after its eviction escapes its rule for good. Of the file systems measured,
- * procfs and overlayfs do that (procfs's are refused). Measured in the VM (stat, drop
+ * procfs and overlayfs do that. Measured in the VM (stat, drop
  * caches, stat; Linux 6.1 and 6.12), and read in the kernel:
  *   - procfs: the root (PROC_ROOT_INO, 1) and every proc_dir_entry (/proc/sys itself,
  *     /proc/meminfo, /proc/tty/..., numbered once from PROC_DYNAMIC_FIRST, 0xf0000000,
@@ -23,10 +23,10 @@
  *     number; files keep their layer's number, also once copied up. On one file
  *     system, or with xino=on or auto, numbers are the layers' (mapped) and stay. What
  *     tells them apart for a directory: the numbers overlayfs lists for its "." and
- *     "..", which are the layers' (mapped like the inodes' where those are).
- *     Not refused for now: a check by those numbers (commit a5dd33d) refused every
- *     rule below the root of a system booted on such an overlay (a virtiofs and a
- *     tmpfs: the systemd test VM), and was taken out; the README says what it risks.
+ *     "..", which are the layers' (mapped like the inodes' where those are): a rule
+ *     whose directories on an overlay, below the top reached, list others is refused.
+ *     This also catches a directory whose layer's number is too large for the bits
+ *     xino leaves. A counter value that equals both layer numbers by chance is not.
  *   - sysfs and cgroupfs (kernfs node ids), debugfs and tracefs (pinned dentries; 6.12's
  *     eventfs keeps its numbers too), devtmpfs, devpts, tmpfs, bpf, nsfs and disk file
  *     systems keep theirs. Not measured: configfs attributes (created at lookup).
@@ -214,6 +214,124 @@ out:
 	return r;
 }
 
+/* A getdents64() record. */
+struct dirent64_ {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* Buffers of entries read at most to find "." and "..", which come first. */
+#define DOTS_READS_MAX 16
+
+/*
+ * The d_ino overlayfs gives "." and ".." when it lists the directory @fd holds: 0, or
+ * -ENOENT when it lists neither early, or -errno.
+ */
+static int dir_dots(int fd, uint64_t *ret_dot, uint64_t *ret_dotdot)
+{
+	bool dot = false, dotdot = false;
+	char buf[4096] __attribute__((aligned(8)));
+	int dir, r = -ENOENT;
+
+	dir = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	for (int i = 0; i < DOTS_READS_MAX && !(dot && dotdot); i++) {
+		long n = syscall(SYS_getdents64, dir, buf, sizeof(buf));
+
+		if (n < 0)
+			r = -errno;
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			const struct dirent64_ *e = (const void *)(buf + off);
+
+			if (!strcmp(e->d_name, ".")) {
+				*ret_dot = e->d_ino;
+				dot = true;
+			} else if (!strcmp(e->d_name, "..")) {
+				*ret_dotdot = e->d_ino;
+				dotdot = true;
+			}
+			off += e->d_reclen;
+		}
+	}
+	close(dir);
+	return dot && dotdot ? 0 : r;
+}
+
+/* What the overlayfs climb holds: the level below the current one. */
+struct ovl_climb {
+	const char *path;
+	char **ret_error;
+	bool object_is_dir;
+	int below_fd; /* -1 at the first level */
+	uint64_t below_ino;
+	bool below_is_dir;
+};
+
+/*
+ * One level: the directory below it is not the top of the climb (the root of the
+ * mount, pinned by it), so its number must be its layer's. overlayfs gives "." and
+ * ".." in a listing the numbers of the layers (mapped), and its inodes the same when
+ * they are (Documentation/filesystems/overlayfs.rst, "Inode properties": d_ino
+ * consistent with st_ino on one file system or with xino); a directory it numbered
+ * from its own counter lists other numbers.
+ */
+static int ovl_level(void *arg, int fd, uint64_t ino, bool object)
+{
+	struct ovl_climb *c = arg;
+	uint64_t dot = 0, dotdot = 0;
+	int r;
+
+	if (c->below_fd >= 0 && c->below_is_dir) {
+		r = dir_dots(c->below_fd, &dot, &dotdot);
+		if (r == 0 && (dot != c->below_ino || dotdot != ino))
+			r = -ESTALE;
+		if (r == -ESTALE || r == -ENOENT)
+			return refuse(c->ret_error, c->path,
+				      "overlayfs gives its directories new inode numbers when it "
+				      "reads them back in after an eviction, when its layers are "
+				      "on several file systems and it is mounted without xino "
+				      "(mount it with xino=on)");
+		if (r < 0)
+			return r;
+	}
+	if (c->below_fd >= 0)
+		close(c->below_fd);
+	c->below_fd = dup(fd);
+	c->below_ino = ino;
+	c->below_is_dir = object ? c->object_is_dir : true;
+	return c->below_fd < 0 ? -errno : 0;
+}
+
+/*
+ * A rule's inodes on overlayfs: with its layers on one file system, or with xino, an
+ * inode's number is its layer's (mapped), and stays. Otherwise every directory but
+ * the root (pinned by the mount) takes the next number of the super block's own
+ * counter at each instantiation (ovl_map_ino()); files keep their layer's number.
+ */
+static int ovl_stable(int start, bool object, int dir_fd, int peer, uint32_t sb_dev,
+		      const char *path, char **ret_error)
+{
+	struct ovl_climb c = { .path = path, .ret_error = ret_error, .below_fd = -1 };
+	int r;
+
+	if (object) {
+		r = fd_is_dir(start);
+		if (r < 0)
+			return r;
+		c.object_is_dir = r;
+	}
+	r = climb(start, object, dir_fd, peer, sb_dev, ovl_level, &c);
+	if (c.below_fd >= 0)
+		close(c.below_fd);
+	return r;
+}
+
 /* The inodes from @start up, on @start's super block. */
 static int sb_stable(int start, bool object, int dir_fd, int peer, const char *path,
 		     char **ret_error, uint32_t *ret_dev)
@@ -228,6 +346,8 @@ static int sb_stable(int start, bool object, int dir_fd, int peer, const char *p
 	*ret_dev = m.dev;
 	if (!strcmp(m.fstype, "proc"))
 		r = proc_stable(start, object, dir_fd, peer, m.dev, path, ret_error);
+	else if (!strcmp(m.fstype, "overlay"))
+		r = ovl_stable(start, object, dir_fd, peer, m.dev, path, ret_error);
 	return r;
 }
 

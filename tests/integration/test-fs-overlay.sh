@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# VM test: fs rules on overlayfs, and which of them hold (TAP). With its layers on
+# VM test: fs rules on overlayfs either hold or are refused (TAP). With its layers on
 # several file systems and without xino (the default), overlayfs numbers a directory
 # anew each time it reads it back in after its eviction (memory pressure,
 # drop_caches), and rules are keyed by inode number: a rule on or below such a
-# directory would stop matching (not refused for now: README, "Still open"); rules on an
+# directory would stop matching. umbrellad refuses it, naming the item; rules on an
 # overlay on one file system, or with xino=on, are made and hold across an eviction,
 # and so does a rule on a file in the root of the other overlay (the root is pinned,
 # files keep their layer's number).
@@ -30,6 +30,16 @@ cleanup() {
 trap cleanup EXIT
 
 drop_caches() { sync; echo 2 >/proc/sys/vm/drop_caches; echo 2 >/proc/sys/vm/drop_caches; }
+
+# refused RULE WHY WHAT: "run -r fs:RULE" fails before running anything, naming the item
+# and WHY
+refused() {
+	out=$("$cli" run -r "fs:$1" -- echo ran 2>&1)
+	local rc=$?
+	out="rc=$rc $out"
+	[ "$rc" != 0 ] && [[ "$out" != *ran* ]] && [[ "$out" == *"fs:$1:"*"cannot hold"*"$2"* ]]
+	check $? "$3"
+}
 
 # holds RULE DENIED ALLOWED WHAT: under -r RULE, with the caches dropped while the
 # restricted shell waits, cat DENIED fails and cat ALLOWED works
@@ -86,8 +96,14 @@ out="before: $a after: $b"
 [ "$(head -n1 <<<"$a")" != "$(head -n1 <<<"$b")" ] && [ "$(tail -n +2 <<<"$a")" = "$(tail -n +2 <<<"$b")" ]
 check $? "split overlay: a directory gets a new number after an eviction, not on the others"
 
-# A rule there is not refused for now (daemon/fs-stable.c: it refused every rule on
-# the systemd test VM's root, a split overlay too); the README says what it risks.
+refused "$tmp/split/dir" "xino" "split overlay: a rule on a directory is refused"
+refused "$tmp/split/dir/file" "xino" "split overlay: a rule on a file in a directory is refused"
+refused "$tmp/split/dir/sub/new" "xino" "split overlay: a rule on a name two levels down is refused"
+mkdir -p "$tmp/bind"
+mount --bind "$tmp/split/dir" "$tmp/bind"
+refused "$tmp/bind/sub" "xino" \
+	"split overlay: a rule below a bind mount of a part of it is refused"
+umount "$tmp/bind"
 
 holds "fs:$tmp/split/f:r" "$tmp/split/f" "$tmp/split/other" \
 	"split overlay: fs:ROOT/f:r holds across an eviction (the root's other file still read)"
