@@ -26,13 +26,14 @@ chmod 755 "$tmp"
 ring=$tmp/keys
 res=$tmp/res # the attacker's results, and where it waits for "go"
 log=$tmp/umbrellad.log
-daemon= attacker=
+daemon= attacker= fuse_mode=
 cleanup() {
 	touch "$res/go" 2>/dev/null
 	[ -n "$attacker" ] && kill -- -"$attacker" 2>/dev/null # its FUSE server too
 	[ -n "$daemon" ] && kill "$daemon" 2>/dev/null
 	wait 2>/dev/null
 	"$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
+	[ -n "$fuse_mode" ] && chmod "$fuse_mode" /dev/fuse
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -68,6 +69,8 @@ controls() {
 
 load_module fuse
 load_module overlay
+# Any user may open /dev/fuse where udev runs (0666); the test VM has no udev.
+fuse_mode=$(stat -c %a /dev/fuse) && chmod 666 /dev/fuse
 "$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
 cp "$build/tests/integration/signed-cat" "$tmp/"
 keyid=$("$cli" key generate fuse --dir "$tmp" 2>&1) &&
