@@ -94,15 +94,15 @@ static FILE *open_mountinfo(const struct mount_guard *g)
 	FILE *f;
 	int fd;
 
-	if (g->mountinfo_fd < 0 && g->proc_fd >= 0) {
+	if (g->mountinfo_fd >= 0) {
+		if (lseek(g->mountinfo_fd, 0, SEEK_SET) < 0)
+			return NULL;
+		fd = dup(g->mountinfo_fd);
+	} else if (g->proc_fd >= 0) {
 		fd = openat(g->proc_fd, "mountinfo", O_RDONLY | O_CLOEXEC);
-		return fd < 0 ? NULL : fdopen(fd, "re");
-	}
-	if (g->mountinfo_fd < 0)
+	} else {
 		return fopen(g->mountinfo, "re");
-	if (lseek(g->mountinfo_fd, 0, SEEK_SET) < 0)
-		return NULL;
-	fd = dup(g->mountinfo_fd);
+	}
 	if (fd < 0)
 		return NULL;
 	f = fdopen(fd, "re");
