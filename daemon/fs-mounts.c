@@ -13,20 +13,21 @@
  * paths as the caller sees them, as D is. Each root is opened from the caller's own
  * descriptor of D, beneath it and through no symbolic link (not through /proc/PID/root:
  * the caller's descriptor already is its view, and needs no ptrace access to the
- * caller), and checked to be that mount (by its id), not one mounted over it.
+ * caller), and checked to be that mount (by its id), not one mounted over it. Each
+ * directory on the way is checked before a name is looked up in it (mount-guard.h): a
+ * user's overlay over its FUSE mount would stall umbrellad.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fdinfo.h"
 #include "fs-mounts.h"
+#include "mount-guard.h"
 #include "mountinfo.h"
 
 /* The mount id of descriptor @fd (its fdinfo's mnt_id), or -errno. */
@@ -48,11 +49,9 @@ bool fs_mount_point_below(const char *point, const char *dir)
 	return !strncmp(point, dir, len) && point[len] == '/';
 }
 
-int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, void *arg), void *arg)
+int fs_mounts_below(int peer, const struct mount_guard *guard, int dir_fd, const char *dir,
+		    int (*fn)(int fd, void *arg), void *arg)
 {
-	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-					   RESOLVE_NO_MAGICLINKS };
 	size_t size = 0, skip = strcmp(dir, "/") ? strlen(dir) + 1 : 1;
 	char info[64], point[PATH_MAX], *line = NULL;
 	int ret = 0;
@@ -77,11 +76,11 @@ int fs_mounts_below(int peer, int dir_fd, const char *dir, int (*fn)(int fd, voi
 		if (!fs_mount_point_below(point, dir))
 			continue;
 		/* The mount point relative to D: "sub" of "D/sub". */
-		fd = (int)syscall(SYS_openat2, dir_fd, point + skip, &how, sizeof(how));
+		fd = mount_guard_openat(guard, dir_fd, point + skip);
 		if (fd < 0) {
-			if (errno == ENOENT || errno == EXDEV || errno == ELOOP)
+			if (fd == -ENOENT || fd == -EXDEV || fd == -ELOOP)
 				continue; /* unmounted or renamed meanwhile: not the caller's D/sub */
-			ret = -errno;
+			ret = fd;
 			break;
 		}
 		fd_id = fd_mount_id(fd);

@@ -30,13 +30,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <umbrella/kdev.h>
@@ -155,6 +153,10 @@ int fs_watch_ns_get(struct fs_watch *w, int proc_fd, int peer, uint32_t uid,
 		r = -EAGAIN; /* the caller changed its root meanwhile */
 		goto fail;
 	}
+	r = mount_guard_open(&ns->guard, proc_fd, peer, ns->mountinfo_fd);
+	if (r < 0)
+		goto fail;
+	ns->guard.proc_fd = -1; /* not kept: the open mountinfo holds the namespace */
 	if (w->event) {
 		r = ns_attach(w, ns);
 		if (r < 0)
@@ -227,22 +229,20 @@ void fs_watch_forget(struct fs_watch *w, uint32_t layer)
 
 /*
  * Opens the root of mount @id, whose mount point is @point in @ns, as the caller saw it
- * (its root, no symbolic link): the mount itself, not one mounted over it since.
- * Return: the O_PATH descriptor and its inode number in *@ret_ino, or -errno (-ESTALE:
- * another mount is there now).
+ * (its root, no symbolic link), looking names up only where @ns's guard lets it: the
+ * mount itself, not one mounted over it since. Return: the O_PATH descriptor and its
+ * inode number in *@ret_ino, or -errno (-ESTALE: another mount is there now;
+ * -EREMOTEIO: refused by the guard, mount-guard.h).
  */
 static int mount_root_open(const struct fs_watch_ns *ns, const char *point, int id,
 			   uint64_t *ret_ino)
 {
-	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
-					   RESOLVE_NO_MAGICLINKS };
 	uint64_t v[2];
 	int fd, r;
 
-	fd = (int)syscall(SYS_openat2, ns->root_fd, point, &how, sizeof(how));
+	fd = mount_guard_openat(&ns->guard, ns->root_fd, point);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	r = fdinfo_read(fd, 2, (const char *const[]){ "mnt_id", "ino" }, v);
 	if (r == 0 && v[0] != (uint64_t)id)
 		r = -ESTALE;
@@ -274,6 +274,13 @@ static void follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uin
 	int fd, r;
 
 	fd = mount_root_open(ns, point, id, &ino);
+	if (fd == -EREMOTEIO && !ns->guard_logged) {
+		log_error("the mount on %s, below a restricted directory, is not restricted: "
+			  "the way to it is through an overlay or FUSE mount made in a user "
+			  "namespace, whose FUSE server could stall umbrellad",
+			  point);
+		ns->guard_logged = true;
+	}
 	if (fd < 0)
 		return; /* unmounted or covered since: the next pass sees what is there */
 	for (size_t i = 0; i < w->dir_count; i++) {
@@ -299,20 +306,29 @@ static void follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uin
 	close(fd);
 }
 
-int fs_watch_scan(struct fs_watch *w, struct fs_watch_ns *ns)
+/* A mount of a followed namespace, as one pass read it. */
+struct scanned_mount {
+	int id;
+	uint32_t dev;
+	char *point;
+};
+
+/* Reads @ns's mounts (all of them first: the guard rereads the same open file). */
+static int scan_read(struct fs_watch_ns *ns, struct scanned_mount **ret, size_t *ret_count)
 {
 	char point[PATH_MAX], fmt[48], *line = NULL;
-	size_t size = 0;
+	struct scanned_mount *mounts = NULL, *grown;
+	size_t size = 0, count = 0;
 	int fd, r = 0;
 	FILE *f;
 
 	snprintf(fmt, sizeof(fmt), "%%d %%*d %%u:%%u %%*s %%%ds", PATH_MAX - 1);
 	if (lseek(ns->mountinfo_fd, 0, SEEK_SET) < 0)
-		return log_error_errno(errno, "cannot read a followed mountinfo: %m");
+		return -errno;
 	fd = dup(ns->mountinfo_fd); /* the same open file: the same namespace and root */
 	f = fd < 0 ? NULL : fdopen(fd, "re");
 	if (!f) {
-		r = log_error_errno(errno, "cannot read a followed mountinfo: %m");
+		r = -errno;
 		if (fd >= 0)
 			close(fd);
 		return r;
@@ -325,12 +341,43 @@ int fs_watch_scan(struct fs_watch *w, struct fs_watch_ns *ns)
 		if (sscanf(line, fmt, &id, &major, &minor, point) != 4)
 			continue;
 		mountinfo_unescape(point);
-		if (point_followed(w, ns, point))
-			follow_mount(w, ns, id, major << UMB_KDEV_MINOR_BITS | minor, point);
+		grown = reallocarray(mounts, count + 1, sizeof(*mounts));
+		if (!grown) {
+			r = -ENOMEM;
+			break;
+		}
+		mounts = grown;
+		mounts[count] = (struct scanned_mount){ .id = id,
+							.dev = major << UMB_KDEV_MINOR_BITS | minor,
+							.point = strdup(point) };
+		if (!mounts[count++].point) {
+			r = -ENOMEM;
+			break;
+		}
 	}
 	free(line);
 	fclose(f);
-	return 0;
+	*ret = mounts;
+	*ret_count = count;
+	return r;
+}
+
+int fs_watch_scan(struct fs_watch *w, struct fs_watch_ns *ns)
+{
+	struct scanned_mount *mounts = NULL;
+	size_t count = 0;
+	int r;
+
+	r = scan_read(ns, &mounts, &count);
+	if (r < 0)
+		log_error_errno(r, "cannot read a followed mountinfo: %m");
+	for (size_t i = 0; r == 0 && i < count; i++)
+		if (point_followed(w, ns, mounts[i].point))
+			follow_mount(w, ns, mounts[i].id, mounts[i].dev, mounts[i].point);
+	for (size_t i = 0; i < count; i++)
+		free(mounts[i].point);
+	free(mounts);
+	return r;
 }
 
 int fs_watch_attach(struct fs_watch *w, sd_event *e)

@@ -9,6 +9,8 @@
 
 #include <systemd/sd-event.h>
 
+#include "mount-guard.h"
+
 struct layers;
 
 /* Mount namespaces followed at most, in all and per uid other than root (each holds two
@@ -27,8 +29,10 @@ struct fs_watch_ns {
 	int root_fd;		 /* O_PATH: the caller's root, where mountinfo's paths start */
 	uint64_t ns_dev, ns_ino; /* the namespace's nsfs inode, with the root: its identity */
 	uint64_t root_dev, root_ino;
-	uint32_t uid;	   /* charged to (the uid of the first layer that needed it) */
-	unsigned int refs; /* directories (struct fs_watch_dir) and layers being made */
+	uint32_t uid;		  /* charged to (the uid of the first layer that needed it) */
+	struct mount_guard guard; /* where names may be looked up (on mountinfo_fd) */
+	bool guard_logged;	  /* a mount refused by the guard was logged: once */
+	unsigned int refs;	  /* directories (struct fs_watch_dir) and layers being made */
 	sd_event_source *source;
 };
 

@@ -40,6 +40,7 @@
 #include "fs-mounts.h"
 #include "fs-stable.h"
 #include "layer-install.h"
+#include "mount-guard.h"
 
 struct install {
 	const struct layer_maps *maps;
@@ -49,6 +50,7 @@ struct install {
 	const struct fs_refs *refs; /* the caller's descriptors of the fs items, or NULL */
 	int peer;		    /* the caller's pid, or 0 */
 	struct layer_dirs *dirs;    /* the directories restricted, to follow; NULL: not kept */
+	struct mount_guard guard;   /* where names may be looked up in the caller's namespace */
 };
 
 uint64_t layer_name_hash(const char *name, size_t len)
@@ -228,13 +230,18 @@ void layer_rules_clear(struct layer_rules *rules)
  * or that of the mount namespace the directory is in), as an ancestor of a rule of the
  * layer: its tasks may not move or remove them (bpf/lib/ancestors.bpf.h). ".." crosses
  * mount points as the path did. Stops at a directory the layer marked already: the ones
- * above it are marked too.
+ * above it are marked too. Opening ".." asks the file system for permission to search
+ * the directory: each is checked first (mount-guard.h).
  */
 static int install_ancestors(struct install *in, int dir_fd)
 {
 	struct umb_fs_key key = { .layer = in->layer }, below = {};
-	int fd = openat(dir_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC), parent, r = 0;
+	int fd, parent, r;
 
+	r = mount_guard_check(&in->guard, dir_fd);
+	if (r < 0)
+		return r;
+	fd = openat(dir_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	for (unsigned int level = 0;; level++) {
@@ -258,6 +265,9 @@ static int install_ancestors(struct install *in, int dir_fd)
 		if (r < 0)
 			break;
 		below = key;
+		r = mount_guard_check(&in->guard, fd);
+		if (r < 0)
+			break;
 		parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (parent < 0) {
 			r = -errno;
@@ -320,8 +330,8 @@ static int install_fs_ref(struct install *in, const struct umb_item *item, const
 		if (r < 0)
 			return r;
 		if (r) {
-			r = fs_mounts_below(in->peer, ref->obj_fd, path, install_mount_root,
-					    &mounts);
+			r = fs_mounts_below(in->peer, &in->guard, ref->obj_fd, path,
+					    install_mount_root, &mounts);
 			if (r == 0 && in->dirs)
 				r = dirs_add(in->dirs, path, item->fs_access);
 			if (r < 0)
@@ -408,14 +418,23 @@ static int install_fs(struct install *in, const struct umb_item *item, size_t fs
 				       item->path);
 		return -EINVAL;
 	}
-	r = fs_ref_stable(ref, in->peer, item->path, ret_error);
+	/* Before fs_ref_stable(): on an overlay, it lists the directories on the way up,
+	 * which a user's overlay passes on to its layers (a FUSE server). Its climb stays
+	 * on the descriptors' super blocks, which the guard judges. */
+	r = ref->obj_fd >= 0 ? mount_guard_check(&in->guard, ref->obj_fd) : 0;
+	if (r == 0 && ref->dir_fd >= 0)
+		r = mount_guard_check(&in->guard, ref->dir_fd);
+	if (r == 0)
+		r = fs_ref_stable(ref, in->peer, item->path, ret_error);
 	if (r == 0)
 		r = install_fs_ref(in, item, ref, item->path, name);
-	if (r == -ENOENT && ret_error)
+	if (r == -ENOENT && ret_error && !*ret_error)
 		(void)asprintf(ret_error,
 			       "fs:%s: its mount is in no mount namespace umbrellad "
 			       "can read (a detached mount?)",
 			       item->path);
+	if (r == -EREMOTEIO && ret_error && !*ret_error)
+		(void)asprintf(ret_error, "fs:%s: refused: %s", item->path, MOUNT_GUARD_WHY);
 	return r;
 }
 
@@ -515,6 +534,17 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 		*ret_dirs = (struct layer_dirs){};
 	if (ret_error)
 		*ret_error = NULL;
+	if (refs) {
+		ret = mount_guard_open(&in.guard, refs->proc_fd, refs->peer, -1);
+		if (ret < 0) {
+			if (ret_error)
+				(void)asprintf(
+					ret_error,
+					"cannot tell who made the caller's mount namespace: %s",
+					strerror(-ret));
+			return ret;
+		}
+	}
 	for (size_t i = 0; i < umb_restrictions__count(r); i++) {
 		const struct umb_item *item = umb_restrictions__item(r, i);
 

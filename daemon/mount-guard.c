@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umbrellad - walking a caller's paths through no mount whose FUSE server a user runs
+ * (mount-guard.h, issue 13).
+ *
+ * umbrellad has one thread: a look-up that waits on a FUSE server that never answers
+ * stalls its loop, and with it the exec gate and every rfork, until the watchdog
+ * restarts it. A FUSE mount of another user namespace refuses umbrellad without asking
+ * its server (fuse_allow_current_process()), but an overlay made in that namespace over
+ * it asks the layers with its mounter's credentials: any user can do that with
+ * "unshare -Urm". Where umbrellad looks names up in a caller's namespace (the mounts
+ * below a restricted directory, fs-mounts.c and fs-watch.c) or asks for permission to
+ * search a directory (the climb by ".." above a rule, layer-install.c), it checks the
+ * directory's mount first: in a mount namespace owned by another user namespace than
+ * umbrellad's, an overlay or a FUSE mount is refused unless its super block is mounted
+ * in umbrellad's own namespace too (the system's root overlay, which a user's namespace
+ * inherits, made by root). A user's namespace cannot get a mount into a namespace of
+ * umbrellad's user namespace, nor propagate one there.
+ *
+ * The check is by the mount of a descriptor umbrellad holds (fdinfo's mnt_id), before
+ * each look-up: a mount made over the path after mountinfo was read is caught, not
+ * raced. What is not checked: mounts of namespaces of umbrellad's user namespace (only
+ * root makes them, and a user's FUSE mount there that root can enter needs allow_other,
+ * which fuse.conf gives users only with user_allow_other).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/nsfs.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <umbrella/kdev.h>
+
+#include "fdinfo.h"
+#include "mount-guard.h"
+
+/* Whether @peer's mount namespace is owned by another user namespace than ours: 1, 0 or
+ * -errno. */
+static int ns_foreign(int proc_fd, int peer)
+{
+	struct stat ours, theirs;
+	char path[64];
+	int ns, user, r = 0;
+
+	if (proc_fd >= 0) {
+		ns = openat(proc_fd, "ns/mnt", O_RDONLY | O_CLOEXEC);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", peer);
+		ns = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (ns < 0)
+		return -errno;
+	user = ioctl(ns, NS_GET_USERNS);
+	if (user < 0)
+		r = -errno;
+	else if (fstat(user, &theirs) < 0 || stat("/proc/self/ns/user", &ours) < 0)
+		r = -errno;
+	else
+		r = theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino;
+	if (user >= 0)
+		close(user);
+	close(ns);
+	return r;
+}
+
+/* One mountinfo line: its id, s_dev and whether its file system type is one whose
+ * look-ups may reach a FUSE server (overlay, fuse, fuse.SUBTYPE, fuseblk). 0 or -EINVAL. */
+static int parse_line(const char *line, int *ret_id, uint32_t *ret_dev, bool *ret_fuse_reach)
+{
+	unsigned int major, minor;
+	const char *sep, *fstype;
+	int parent;
+
+	if (sscanf(line, "%d %d %u:%u", ret_id, &parent, &major, &minor) != 4)
+		return -EINVAL;
+	sep = strstr(line, " - ");
+	if (!sep)
+		return -EINVAL;
+	fstype = sep + 3;
+	*ret_dev = major << UMB_KDEV_MINOR_BITS | minor;
+	*ret_fuse_reach = !strncmp(fstype, "overlay ", 8) || !strncmp(fstype, "fuse", 4);
+	return 0;
+}
+
+static FILE *open_mountinfo(const struct mount_guard *g)
+{
+	FILE *f;
+	int fd;
+
+	if (g->mountinfo_fd >= 0) {
+		if (lseek(g->mountinfo_fd, 0, SEEK_SET) < 0)
+			return NULL;
+		fd = dup(g->mountinfo_fd);
+	} else if (g->proc_fd >= 0) {
+		fd = openat(g->proc_fd, "mountinfo", O_RDONLY | O_CLOEXEC);
+	} else {
+		return fopen(g->mountinfo, "re");
+	}
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "re");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+/* Finds mount @id (or with @id < 0, a mount of super block @dev that may reach a FUSE
+ * server) in the mountinfo @f: 1 with *@ret_dev and *@ret_reach set, 0, or -errno. */
+static int find(FILE *f, int id, uint32_t dev, uint32_t *ret_dev, bool *ret_reach)
+{
+	char *line = NULL;
+	size_t size = 0;
+	int r = 0;
+
+	if (!f)
+		return -errno;
+	while (r == 0 && getline(&line, &size, f) > 0) {
+		int line_id;
+
+		if (parse_line(line, &line_id, ret_dev, ret_reach) < 0)
+			continue;
+		r = id >= 0 ? line_id == id : *ret_dev == dev && *ret_reach;
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+int mount_guard_open(struct mount_guard *g, int proc_fd, int peer, int mountinfo_fd)
+{
+	int r;
+
+	*g = (struct mount_guard){ .proc_fd = proc_fd, .mountinfo_fd = mountinfo_fd };
+	if (proc_fd < 0 && peer <= 0)
+		return 0;
+	r = ns_foreign(proc_fd, peer);
+	if (r < 0)
+		return r;
+	g->active = r;
+	snprintf(g->mountinfo, sizeof(g->mountinfo), "/proc/%d/mountinfo", peer);
+	return 0;
+}
+
+/* Read after the descriptor was opened, which holds its mount: a mount id names one
+ * live mount, and a live super block's s_dev is its own. */
+int mount_guard_check(const struct mount_guard *g, int fd)
+{
+	uint32_t dev, own_dev;
+	uint64_t id;
+	bool reach;
+	int r;
+
+	if (!g || !g->active)
+		return 0;
+	r = fdinfo_read(fd, 1, (const char *const[]){ "mnt_id" }, &id);
+	if (r < 0)
+		return r;
+	r = find(open_mountinfo(g), (int)id, 0, &dev, &reach);
+	if (r == 0) { /* umbrellad's own namespace: root's mounts */
+		r = find(fopen("/proc/self/mountinfo", "re"), (int)id, 0, &dev, &reach);
+		return r < 0 ? r : r ? 0 : -ESTALE;
+	}
+	if (r < 0 || !reach)
+		return r < 0 ? r : 0;
+	/* The same super block as a mount of umbrellad's namespace: root made it. */
+	r = find(fopen("/proc/self/mountinfo", "re"), -1, dev, &own_dev, &reach);
+	return r < 0 ? r : r ? 0 : -EREMOTEIO;
+}
+
+int mount_guard_openat(const struct mount_guard *g, int dir_fd, const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS };
+	char names[PATH_MAX], *name, *save = NULL;
+	int cur = dir_fd, fd = -EINVAL;
+
+	if (snprintf(names, sizeof(names), "%s", path) >= (int)sizeof(names))
+		return -ENAMETOOLONG;
+	if (!strtok_r(names, "/", &save)) { /* @dir_fd itself */
+		int r = mount_guard_check(g, dir_fd);
+
+		if (r < 0)
+			return r;
+		fd = (int)syscall(SYS_openat2, dir_fd, ".", &how, sizeof(how));
+		return fd < 0 ? -errno : fd;
+	}
+	snprintf(names, sizeof(names), "%s", path);
+	save = NULL;
+	for (name = strtok_r(names, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		int r = mount_guard_check(g, cur);
+
+		if (r < 0) {
+			fd = r;
+			break;
+		}
+		fd = (int)syscall(SYS_openat2, cur, name, &how, sizeof(how));
+		if (fd < 0)
+			fd = -errno;
+		if (cur != dir_fd)
+			close(cur);
+		cur = fd;
+		if (fd < 0)
+			break;
+	}
+	if (fd < 0 && cur >= 0 && cur != dir_fd)
+		close(cur);
+	return fd;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* umbrellad - walking a caller's paths through no mount whose FUSE server a user runs */
+#ifndef UMBRELLA_MOUNT_GUARD_H
+#define UMBRELLA_MOUNT_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The mount namespace of a caller, where umbrellad will not look a name up in, nor ask
+ * for permission to search, a directory whose look-ups may wait on a user's FUSE server
+ * (mount-guard.c). Inactive (checks nothing) for a namespace of umbrellad's own user
+ * namespace, whose mounts only root makes.
+ */
+struct mount_guard {
+	bool active;
+	int proc_fd;	    /* the caller's /proc/PID (not owned), or -1 */
+	char mountinfo[64]; /* or its mountinfo: /proc/PID/mountinfo */
+	int mountinfo_fd;   /* or its open file (fs-watch.c), -1 */
+};
+
+/*
+ * mount_guard_open() - the guard of the mount namespace of process @peer
+ * @proc_fd: @peer's /proc/PID directory (peer.h), or -1: /proc/@peer
+ * @mountinfo_fd: an open mountinfo of that namespace to read instead of /proc/@peer's
+ *                (its offset is moved), or -1
+ *
+ * Neither @proc_fd nor @peer > 0: umbrellad's own namespace (inactive). Nothing to close. Return: 0 or -errno.
+ */
+int mount_guard_open(struct mount_guard *g, int proc_fd, int peer, int mountinfo_fd);
+
+/*
+ * mount_guard_check() - whether umbrellad may look a name up in the directory @fd
+ * holds (or open its "." or ".."). Return: 0; -EREMOTEIO when its mount is an overlay
+ * or a FUSE mount made in the caller's user namespace (a look-up there may wait on a
+ * FUSE server that never answers); -ESTALE when neither the namespace nor umbrellad's
+ * own lists its mount; or another -errno.
+ */
+int mount_guard_check(const struct mount_guard *g, int fd);
+
+/*
+ * mount_guard_openat() - opens @path (relative, canonical) below the directory @dir_fd
+ * ("": @dir_fd itself) as O_PATH, one name at a time, through no symbolic link and not out of @dir_fd,
+ * checking each directory it looks a name up in first (mount_guard_check()).
+ *
+ * Return: the descriptor, or -errno: -EREMOTEIO as mount_guard_check(), -ENOENT,
+ * -EXDEV or -ELOOP as openat2() with RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS tells them.
+ */
+int mount_guard_openat(const struct mount_guard *g, int dir_fd, const char *path);
+
+/* The error text for a refused directory, for a rule on @path. */
+#define MOUNT_GUARD_WHY                                                                    \
+	"its path or a mount below it is looked up through an overlay or FUSE mount made " \
+	"in a user namespace, whose FUSE server could stall umbrellad"
+
+#endif
