@@ -34,6 +34,8 @@
 
 #include <umbrella/caller-paths.h>
 
+#include "restriction-copy.h"
+
 #include "system-paths.h"
 
 /* An O_PATH descriptor of @path in @root (RESOLVE_IN_ROOT), or -errno. */
@@ -163,23 +165,6 @@ static int open_item(int root, const char *canon, struct fs_ref *ref)
 	return ref->obj_fd == -ENOENT && name ? 0 : ref->obj_fd;
 }
 
-/* Adds @item to @copy, an fs item with the path @path instead of its own. */
-static int copy_item(struct umb_restrictions *copy, const struct umb_item *item, const char *path)
-{
-	switch (item->kind) {
-	case UMB_ITEM_FS:
-		return umb_restrictions__add_fs(copy, path, item->fs_access);
-	case UMB_ITEM_CAP:
-		return umb_restrictions__add_cap(copy, item->value);
-	case UMB_ITEM_NET_FAMILY:
-		return umb_restrictions__add_net_family(copy, (int)item->value);
-	case UMB_ITEM_LINUX_CAP:
-		return umb_restrictions__add_linux_cap(copy, (int)item->value);
-	default:
-		return -EINVAL;
-	}
-}
-
 int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret, char **ret_error)
 {
 	struct system_paths p = {};
@@ -228,7 +213,8 @@ int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret
 				goto out;
 			}
 		}
-		ret_code = copy_item(p.canonical, item, item->kind == UMB_ITEM_FS ? canon : NULL);
+		ret_code = umb_restriction_copy_item(p.canonical, item,
+						     item->kind == UMB_ITEM_FS ? canon : NULL);
 		if (ret_code < 0)
 			goto out;
 	}
