@@ -457,11 +457,7 @@ int fs_watch_attach(struct fs_watch *w, sd_event *e)
 	int r;
 
 	w->event = e;
-	r = sd_event_add_time(e, &w->rescan, CLOCK_MONOTONIC, 0, 1, on_rescan_due, w);
-	if (r >= 0)
-		r = sd_event_source_set_priority(w->rescan, PRIORITY_WORK);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(w->rescan, SD_EVENT_OFF);
+	r = event_add_timer_off(e, &w->rescan, 1, PRIORITY_WORK, on_rescan_due, w);
 	if (r < 0)
 		return log_error_errno(r, "cannot schedule the passes over followed mounts: %m");
 	for (size_t i = 0; i < w->ns_count; i++) {
