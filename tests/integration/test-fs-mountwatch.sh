@@ -60,7 +60,7 @@ later() {
 }
 # Whatever happens, no restricted task is left waiting (the suite reads our output).
 trap 'touch "$sync"/bind.go "$sync"/clone.go "$sync"/media.go "$sync"/user.go "$sync"/uloop.go \
-	2>/dev/null' EXIT
+	"$sync"/uloop.stop 2>/dev/null' EXIT
 
 # finish NAME: lets NAME go and waits for it; its output in $out.
 finish() {
@@ -89,8 +89,8 @@ printf '%s\n' "$clone" >"$tmp/clone.py"
 # A user's mount loop, in a user and mount namespace of its own (argv: cli t sync fill
 # seconds script): FILL tmpfs mounts outside uloop (a long mountinfo for each of
 # umbrellad's passes), a restricted task in a layer with fs:uloop made in that namespace
-# (running SCRIPT once it may go), then tmpfs mounted and unmounted on uloop/m for
-# SECONDS, and a last one left there with a secret in it.
+# (running SCRIPT once it may go), then tmpfs mounted and unmounted on uloop/m until
+# $sync/uloop.stop (SECONDS at most), and a last one left there with a secret in it.
 uloop='import ctypes, os, subprocess, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 cli, t, sync, fill, secs, script = sys.argv[1:7]
@@ -111,7 +111,7 @@ while not os.path.exists(sync + "/uloop.ready"):
     time.sleep(0.1)
 say("looping")
 end, n, m = time.monotonic() + float(secs), 0, t + "/uloop/m"
-while time.monotonic() < end:
+while time.monotonic() < end and not os.path.exists(sync + "/uloop.stop"):
     mount(m)
     umount(m)
     n += 1
@@ -201,7 +201,7 @@ uloop_script="while [ ! -e $sync/uloop.go ]; do sleep 0.1; done
 	echo bind=\$?; cat $t/out/f"
 (
 	setpriv --reuid 65534 --regid 65534 --clear-groups unshare -Urm nice -n 19 "$py" \
-		"$tmp/uloop.py" "$cli" "$t" "$sync" 1500 12 \
+		"$tmp/uloop.py" "$cli" "$t" "$sync" 1500 600 \
 		"touch $sync/uloop.ready; $uloop_script" >"$tmp/uloop.out" 2>&1
 	echo $? >"$tmp/uloop.rc"
 ) </dev/null >/dev/null 2>&1 &
@@ -216,6 +216,7 @@ for _ in 1 2 3 4 5; do
 done
 sleep 1
 ticks=$(($(cpu_ticks) - ticks0)) wall=$(($(now_ms) - start))
+touch "$sync/uloop.stop"
 share=$((ticks * 10 * 100 / wall)) # percent of one CPU (100 ticks a second)
 wait_for test -e "$sync/uloop.mounted" || wait_for test -e "$sync/uloop.mounted"
 mounted=$?
