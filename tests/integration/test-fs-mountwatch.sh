@@ -6,8 +6,8 @@
 # rule on the new mount's root (daemon/fs-watch.c). Each denial is an actual failed read
 # of a restricted task, beside a control that works; the rules added count against the
 # layer owner's max_rules_per_user and go with the layer. A user's loop of mounts and
-# unmounts in a namespace of its own neither keeps umbrellad busy nor holds root's
-# rforks, and the mount left after it is covered (the passes are queued and rationed).
+# unmounts in a namespace of its own does not keep umbrellad busy, and the mount left
+# after it is covered (the passes are queued and rationed).
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
