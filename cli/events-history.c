@@ -11,14 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <umbrella/bpf-abi.h>
 #include <umbrella/protocol.h>
 
 #include "cli.h"
-#include "daemon-socket.h"
+#include "daemon-op.h"
 #include "events-history.h"
 #include "printable.h"
 
@@ -33,35 +32,11 @@
  * (said). */
 static ssize_t ask(char *buf)
 {
-	struct umb_request req = { .version = UMB_PROTOCOL_VERSION,
-				   .op = UMB_OP_EVENTS,
-				   .tid = (__u32)gettid() };
-	struct umb_reply rep;
-	const char *path;
-	ssize_t n;
-	int fd;
+	ssize_t n = cli_daemon_op(UMB_OP_EVENTS, "events", buf, REPLY_MAX + 1);
 
-	fd = daemon_socket_connect(&path, NULL);
-	if (fd < 0) {
-		cli_error("events: cannot reach umbrellad at %s: %s", path, strerror(-fd));
+	if (n < 0)
 		return -1;
-	}
-	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req) ||
-	    (n = recv(fd, buf, REPLY_MAX, 0)) < (ssize_t)sizeof(rep)) {
-		cli_error("events: no reply from umbrellad at %s", path);
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	buf[n] = '\0';
-	memcpy(&rep, buf, sizeof(rep));
-	if (rep.error < 0) {
-		/* An umbrellad older than UMB_OP_EVENTS says "unknown request". */
-		cli_error("events: umbrellad: %s",
-			  (size_t)n > sizeof(rep) ? buf + sizeof(rep) : strerror(-rep.error));
-		return -1;
-	}
-	if ((n - sizeof(rep)) % sizeof(struct umb_event_record)) {
+	if ((n - sizeof(struct umb_reply)) % sizeof(struct umb_event_record)) {
 		cli_error("events: malformed reply from umbrellad");
 		return -1;
 	}

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,7 +28,7 @@
 
 #include "cli.h"
 #include "command.h"
-#include "daemon-socket.h"
+#include "daemon-op.h"
 #include "format.h"
 #include "keyring.h"
 #include "pinned-maps.h"
@@ -179,34 +178,11 @@ out:
 /* Asks umbrellad to forget every verdict (UMB_OP_FLUSH_VERDICTS). */
 static int verdict_flush(void)
 {
-	struct umb_request req = { .version = UMB_PROTOCOL_VERSION,
-				   .op = UMB_OP_FLUSH_VERDICTS,
-				   .tid = (__u32)gettid() };
 	char buf[sizeof(struct umb_reply) + 512];
-	struct umb_reply rep;
-	const char *path;
-	ssize_t n;
-	int fd;
+	ssize_t n = cli_daemon_op(UMB_OP_FLUSH_VERDICTS, "verdict flush", buf, sizeof(buf));
 
-	fd = daemon_socket_connect(&path, NULL);
-	if (fd < 0) {
-		cli_error("cannot reach umbrellad at %s: %s", path, strerror(-fd));
-		return fd == -ENAMETOOLONG ? EXIT_ERROR : EXIT_NOT_RUNNING;
-	}
-	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req) ||
-	    (n = recv(fd, buf, sizeof(buf) - 1, 0)) < (ssize_t)sizeof(rep)) {
-		cli_error("umbrellad at %s: no reply", path);
-		close(fd);
-		return EXIT_ERROR;
-	}
-	close(fd);
-	buf[n] = '\0';
-	memcpy(&rep, buf, sizeof(rep));
-	if (rep.error < 0) {
-		cli_error("verdict flush: %s",
-			  (size_t)n > sizeof(rep) ? buf + sizeof(rep) : strerror(-rep.error));
-		return EXIT_ERROR;
-	}
+	if (n < 0)
+		return (int)-n;
 	if (arg_json) {
 		json_writer_t *jw = cli_json_new();
 

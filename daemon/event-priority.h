@@ -20,6 +20,7 @@
 #define UMBRELLA_EVENT_PRIORITY_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include <systemd/sd-event.h>
 
@@ -42,6 +43,30 @@ static inline int event_add_io(sd_event *e, sd_event_source **ret, int fd, uint3
 	if (r < 0)
 		return r;
 	r = sd_event_source_set_priority(s, priority);
+	if (r < 0) {
+		sd_event_source_unref(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+/* A CLOCK_MONOTONIC timer of @handler (@accuracy in usec), at @priority, off until
+ * armed (sd_event_source_set_time(), then SD_EVENT_ONESHOT). *@ret is set only when
+ * all succeed. Return: 0 or -errno. */
+static inline int event_add_timer_off(sd_event *e, sd_event_source **ret, uint64_t accuracy,
+				      int64_t priority, sd_event_time_handler_t handler,
+				      void *userdata)
+{
+	sd_event_source *s = NULL;
+	int r;
+
+	r = sd_event_add_time(e, &s, CLOCK_MONOTONIC, 0, accuracy, handler, userdata);
+	if (r < 0)
+		return r;
+	r = sd_event_source_set_priority(s, priority);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(s, SD_EVENT_OFF);
 	if (r < 0) {
 		sd_event_source_unref(s);
 		return r;

@@ -289,19 +289,11 @@ int exec_gate_attach(struct exec_gate *g, sd_event *e)
 			return log_error_errno(r,
 					       "exec gate: cannot watch library directories: %m");
 	}
-	r = sd_event_add_time(e, &g->libs_flush_source, CLOCK_MONOTONIC, 0, 0,
-			      on_libraries_flush_due, g);
-	if (r >= 0)
-		r = sd_event_source_set_priority(g->libs_flush_source, PRIORITY_WORK);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(g->libs_flush_source, SD_EVENT_OFF);
+	r = event_add_timer_off(e, &g->libs_flush_source, 0, PRIORITY_WORK, on_libraries_flush_due,
+				g);
 	if (r < 0)
 		return log_error_errno(r, "exec gate: cannot time the flushes for libraries: %m");
-	r = sd_event_add_time(e, &g->jobs_source, CLOCK_MONOTONIC, 0, 1, on_jobs_turn, g);
-	if (r >= 0)
-		r = sd_event_source_set_priority(g->jobs_source, PRIORITY_WORK);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(g->jobs_source, SD_EVENT_OFF);
+	r = event_add_timer_off(e, &g->jobs_source, 1, PRIORITY_WORK, on_jobs_turn, g);
 	if (r < 0)
 		return log_error_errno(r, "exec gate: cannot schedule verifications: %m");
 	r = gate_keyring_attach(g, e);

@@ -23,6 +23,16 @@
  * (the one above it unmounted) is reached then, and a mount id that the kernel reused
  * for a new mount between two passes is not taken for the old one.
  *
+ * A pass is not made at each change but put in a queue: any user can mount and unmount
+ * in a loop in a namespace of its own (or with fusermount in the system's), and a pass
+ * reads every mount. A namespace is read again at most once per
+ * FS_WATCH_RESCAN_GAP_USEC, the passes of one uid's namespaces (root's aside) take at
+ * most FS_WATCH_USER_BUDGET_USEC of the loop a second, the namespace that waits the
+ * longest goes first, and one pass is made per turn of the loop (beside the socket's
+ * requests, in turn by age). The kernel reports a change once per poll and umbrellad
+ * keeps it (pending_since) until the pass, which starts after it: the last change is
+ * always read, later.
+ *
  * The rules added count against the layer owner's max_rules_per_user and the maps'
  * share of all users (layers_add_root_rule()), and go with the layer. A rule refused for
  * a limit leaves that mount uncovered: logged, once per directory.
@@ -47,14 +57,108 @@
 #include "log.h"
 #include "macro.h"
 #include "mountinfo.h"
+#include "time-util.h"
+
+/* Brings @u's debt up to @now: paid back at FS_WATCH_USER_BUDGET_USEC a second. */
+static void user_repay(struct fs_watch_user *u, uint64_t now)
+{
+	uint64_t paid;
+
+	if (now <= u->at_usec)
+		return;
+	paid = (now - u->at_usec) * FS_WATCH_USER_BUDGET_USEC / USEC_PER_SEC;
+	u->debt_usec = paid >= u->debt_usec ? 0 : u->debt_usec - paid;
+	u->at_usec = now;
+}
+
+/* The earliest time @ns's next pass may start (its gap, its uid's budget). */
+static uint64_t ns_due(const struct fs_watch_ns *ns, uint64_t now)
+{
+	uint64_t due = ns->scanned_at + FS_WATCH_RESCAN_GAP_USEC;
+
+	if (ns->user) {
+		user_repay(ns->user, now);
+		if (ns->user->debt_usec > FS_WATCH_USER_BUDGET_USEC) {
+			uint64_t wait = (ns->user->debt_usec - FS_WATCH_USER_BUDGET_USEC) *
+					USEC_PER_SEC / FS_WATCH_USER_BUDGET_USEC;
+
+			if (now + wait + 1 > due)
+				due = now + wait + 1;
+		}
+	}
+	return due;
+}
+
+/* Arms the pass timer for the first pending namespace due, or turns it off. */
+static void schedule_rescan(struct fs_watch *w)
+{
+	uint64_t now = now_usec(), next = UINT64_MAX, armed;
+	int enabled = SD_EVENT_OFF, r;
+
+	if (!w->rescan)
+		return;
+	for (size_t i = 0; i < w->ns_count; i++) {
+		uint64_t due;
+
+		if (!w->ns[i]->pending_since)
+			continue;
+		due = ns_due(w->ns[i], now);
+		if (due < next)
+			next = due;
+	}
+	if (next == UINT64_MAX) {
+		(void)sd_event_source_set_enabled(w->rescan, SD_EVENT_OFF);
+		return;
+	}
+	/* One armed as early keeps its place (setting it again would cost its age). */
+	if (sd_event_source_get_enabled(w->rescan, &enabled) >= 0 && enabled == SD_EVENT_ONESHOT &&
+	    sd_event_source_get_time(w->rescan, &armed) >= 0 && armed <= next)
+		return;
+	r = sd_event_source_set_time(w->rescan, next);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(w->rescan, SD_EVENT_ONESHOT);
+	/* Only a bug makes this fail; the next change arms it again. */
+	if (r < 0)
+		log_error_errno(r, "cannot schedule a pass over the followed mounts: %m");
+}
+
+/* The pending namespace due that waits the longest: read now; one a turn. */
+static int on_rescan_due(_unused_ sd_event_source *s, _unused_ uint64_t usec, void *userdata)
+{
+	struct fs_watch *w = userdata;
+	struct fs_watch_ns *first = NULL;
+	uint64_t now = now_usec();
+
+	for (size_t i = 0; i < w->ns_count; i++) {
+		struct fs_watch_ns *ns = w->ns[i];
+
+		if (ns->pending_since && ns_due(ns, now) <= now &&
+		    (!first || ns->pending_since < first->pending_since))
+			first = ns;
+	}
+	if (first) {
+		first->pending_since = 0;
+		first->scanned_at = now;
+		(void)fs_watch_scan(w, first);
+		if (first->user) {
+			user_repay(first->user, now);
+			first->user->debt_usec += now_usec() - now;
+		}
+	}
+	schedule_rescan(w);
+	return 0;
+}
 
 static int on_ns_changed(_unused_ sd_event_source *s, _unused_ int fd, uint32_t revents,
 			 void *userdata)
 {
 	struct fs_watch_ns *ns = userdata;
 
-	if (revents & (EPOLLPRI | EPOLLERR))
-		(void)fs_watch_scan(ns->watch, ns);
+	if (!(revents & (EPOLLPRI | EPOLLERR)))
+		return 0;
+	if (!ns->pending_since)
+		ns->pending_since = now_usec();
+	schedule_rescan(ns->watch);
 	return 0;
 }
 
@@ -66,6 +170,8 @@ static int ns_attach(struct fs_watch *w, struct fs_watch_ns *ns)
 
 static void ns_free(struct fs_watch_ns *ns)
 {
+	if (ns->user && --ns->user->refs == 0)
+		free(ns->user);
 	sd_event_source_disable_unref(ns->source);
 	if (ns->mountinfo_fd >= 0)
 		close(ns->mountinfo_fd);
@@ -145,6 +251,19 @@ int fs_watch_ns_get(struct fs_watch *w, int proc_fd, int peer, uint32_t uid,
 				    .root_ino = root_st.st_ino,
 				    .uid = uid,
 				    .refs = 1 };
+	if (uid != 0) {
+		for (size_t i = 0; i < w->ns_count && !ns->user; i++)
+			if (w->ns[i]->uid == uid)
+				ns->user = w->ns[i]->user;
+		if (!ns->user) {
+			ns->user = calloc(1, sizeof(*ns->user));
+			if (!ns->user) {
+				free(ns);
+				return -ENOMEM;
+			}
+		}
+		ns->user->refs++;
+	}
 	ns->mountinfo_fd = openat(proc_fd, "mountinfo", O_RDONLY | O_CLOEXEC);
 	ns->root_fd = openat(proc_fd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ns->mountinfo_fd < 0 || ns->root_fd < 0 || fstat(ns->root_fd, &st) < 0)
@@ -385,6 +504,9 @@ int fs_watch_attach(struct fs_watch *w, sd_event *e)
 	int r;
 
 	w->event = e;
+	r = event_add_timer_off(e, &w->rescan, 1, PRIORITY_WORK, on_rescan_due, w);
+	if (r < 0)
+		return log_error_errno(r, "cannot schedule the passes over followed mounts: %m");
 	for (size_t i = 0; i < w->ns_count; i++) {
 		if (w->ns[i]->source)
 			continue;
@@ -401,6 +523,7 @@ void fs_watch_close(struct fs_watch *w)
 		free(w->dirs[i].path);
 	for (size_t i = 0; i < w->ns_count; i++)
 		ns_free(w->ns[i]);
+	sd_event_source_disable_unref(w->rescan);
 	free(w->dirs);
 	free(w->ns);
 	*w = (struct fs_watch){};

@@ -21,6 +21,14 @@ struct layers;
  * layers.c keeps 1/4 of the maps for root). */
 #define FS_WATCH_NS_MAX_USERS	 (FS_WATCH_NS_MAX / 4 * 3)
 
+/* A namespace whose mounts change in a loop is read again at most once per this long:
+ * the changes meanwhile are read together, by the pass after the last of them. */
+#define FS_WATCH_RESCAN_GAP_USEC  50000ULL
+/* The time of the loop that the passes of one uid's namespaces (root's aside) may take,
+ * per second on average, and at once: past it, that uid's next pass waits until the
+ * time spent is paid back at this rate. */
+#define FS_WATCH_USER_BUDGET_USEC 50000ULL
+
 /* A mount namespace, as one caller saw it: its mountinfo and the root its paths start
  * from. Shared by the layers whose callers saw the same (deduplicated). */
 struct fs_watch_ns {
@@ -34,6 +42,17 @@ struct fs_watch_ns {
 	bool guard_logged;	  /* a mount refused by the guard was logged: once */
 	unsigned int refs;	  /* directories (struct fs_watch_dir) and layers being made */
 	sd_event_source *source;
+	struct fs_watch_user *user; /* the time uid's passes took; NULL for root */
+	uint64_t pending_since;	    /* a change not read yet, since then (now_usec()); 0: none */
+	uint64_t scanned_at;	    /* when the last pass started */
+};
+
+/* The time one uid's passes took, paid back at FS_WATCH_USER_BUDGET_USEC a second;
+ * shared by the uid's namespaces. */
+struct fs_watch_user {
+	unsigned int refs;  /* namespaces */
+	uint64_t debt_usec; /* time owed; up to FS_WATCH_USER_BUDGET_USEC is allowed */
+	uint64_t at_usec;   /* when debt_usec was last brought up to date */
 };
 
 /* A directory a live layer restricts, in the namespace where the layer was made. */
@@ -52,6 +71,7 @@ struct fs_watch {
 	size_t ns_count;
 	struct fs_watch_dir *dirs;
 	size_t dir_count;
+	sd_event_source *rescan; /* the next pass due: one pass a turn of the loop */
 };
 
 /*
@@ -79,8 +99,9 @@ void fs_watch_forget(struct fs_watch *w, uint32_t layer);
 
 /*
  * fs_watch_scan() - puts the rule of each followed directory of @ns on the root of every
- * mount @ns has on it or below it (what is there already is left as it is). Called when
- * @ns's mounts change. Return: 0 or -errno (logged).
+ * mount @ns has on it or below it (what is there already is left as it is). Called for
+ * a change of @ns's mounts, once its turn comes (FS_WATCH_RESCAN_GAP_USEC,
+ * FS_WATCH_USER_BUDGET_USEC). Return: 0 or -errno (logged).
  */
 int fs_watch_scan(struct fs_watch *w, struct fs_watch_ns *ns);
 

@@ -8,7 +8,10 @@
  * /home, where fs:/tmp/X would name a file no other process sees and restrict nothing.
  * A vendor who writes fs:/tmp/X means the system's /tmp: its paths are resolved in PID
  * 1's root and mount namespace, through /proc/1/root with RESOLVE_IN_ROOT (an absolute
- * symbolic link or ".." stays inside that root) and no magic link. The rule is then on
+ * symbolic link or ".." stays inside that root) and no magic link. A symbolic link as
+ * the last name is refused, and one further up unless only root could have made it
+ * there and can change it (refuse_symlinks()): in /tmp, a user can plant a link at the
+ * policy's path before the program makes its file. The rule is then on
  * those inodes, wherever they are visible: through a bind mount, or in a container that
  * shares them. A path that exists only inside a container's own root is not what a
  * signed policy names (the layer is one per policy and key, shared by every exec, and
@@ -33,6 +36,8 @@
 #include <unistd.h>
 
 #include <umbrella/caller-paths.h>
+
+#include "restriction-copy.h"
 
 #include "system-paths.h"
 
@@ -139,6 +144,87 @@ out:
 	return r;
 }
 
+/* Whether the symbolic link @link (O_PATH, O_NOFOLLOW) in the directory @dir cannot have
+ * been put there, nor be changed, by a user other than root: root's, in a directory of
+ * root's that no one else may write to, or only with the sticky bit (/tmp: a link there
+ * can be removed only by its owner). */
+static bool link_trusted(int link, int dir)
+{
+	struct stat l, d;
+
+	if (fstat(link, &l) < 0 || fstat(dir, &d) < 0)
+		return false;
+	return l.st_uid == 0 && d.st_uid == 0 &&
+	       (d.st_mode & S_ISVTX ||
+		(!(d.st_mode & S_IWOTH) && (!(d.st_mode & S_IWGRP) || d.st_gid == 0)));
+}
+
+/*
+ * Refuses @path (in @root) when a symbolic link on it can make the rule restrict another
+ * file than the one the vendor named: a link as its last name (the rule would be on the
+ * link's target, whoever put it there, and the path itself unrestricted once the link is
+ * gone and a file made there: /tmp/X planted by a user before the program makes it), or
+ * a link further up that a user could have put there or can change (link_trusted()). A
+ * link of the system's own (/lib to usr/lib, /var/run to /run, root's in /tmp) is
+ * followed. What does not exist yet has no link: canonical_in_root() deals with it.
+ * Return: 0, -ELOOP with *@ret_error, or -errno.
+ */
+static int refuse_symlinks(int root, const char *path, char **ret_error)
+{
+	char prefix[PATH_MAX], target[PATH_MAX];
+	size_t len = strlen(path), dir_end = 1;
+
+	if (len >= sizeof(prefix))
+		return -ENAMETOOLONG;
+	for (size_t end = 1; end <= len; end++) {
+		struct stat st;
+		bool last, trusted;
+		ssize_t n;
+		int fd, dir;
+
+		if ((end < len && path[end] != '/') || path[end - 1] == '/')
+			continue;
+		memcpy(prefix, path, end);
+		prefix[end] = '\0';
+		fd = open_in_root(root, prefix, O_NOFOLLOW, 0);
+		if (fd < 0)
+			return fd == -ENOENT || fd == -ENOTDIR ? 0 : fd;
+		if (fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode)) {
+			close(fd);
+			dir_end = end;
+			continue;
+		}
+		last = path[end + strspn(path + end, "/")] == '\0';
+		n = readlinkat(fd, "", target, sizeof(target) - 1);
+		target[n < 0 ? 0 : n] = '\0';
+		prefix[dir_end] = '\0';
+		dir = last ? -1 : open_in_root(root, prefix, O_DIRECTORY, 0);
+		trusted = dir >= 0 && link_trusted(fd, dir);
+		if (dir >= 0)
+			close(dir);
+		close(fd);
+		if (trusted)
+			continue;
+		if (!ret_error)
+			return -ELOOP;
+		memcpy(prefix, path, end);
+		prefix[end] = '\0';
+		/* Short: the gate's verdict reason (the journal) keeps 160 bytes. */
+		if (last)
+			(void)asprintf(
+				ret_error,
+				"fs:%s: a symbolic link (to %s), refused: name the file itself",
+				path, target);
+		else
+			(void)asprintf(ret_error,
+				       "fs:%s: %s, a symbolic link (to %s) a user made or can "
+				       "change, refused",
+				       path, prefix, target);
+		return -ELOOP;
+	}
+	return 0;
+}
+
 /* Opens the directory and the object of the canonical @canon in @root into @ref, as
  * caller-paths.c opens a caller's: the object only if it exists, never through a
  * symbolic link put there since (the last name's own link is the object). */
@@ -161,23 +247,6 @@ static int open_item(int root, const char *canon, struct fs_ref *ref)
 	if (ref->obj_fd >= 0)
 		return 0;
 	return ref->obj_fd == -ENOENT && name ? 0 : ref->obj_fd;
-}
-
-/* Adds @item to @copy, an fs item with the path @path instead of its own. */
-static int copy_item(struct umb_restrictions *copy, const struct umb_item *item, const char *path)
-{
-	switch (item->kind) {
-	case UMB_ITEM_FS:
-		return umb_restrictions__add_fs(copy, path, item->fs_access);
-	case UMB_ITEM_CAP:
-		return umb_restrictions__add_cap(copy, item->value);
-	case UMB_ITEM_NET_FAMILY:
-		return umb_restrictions__add_net_family(copy, (int)item->value);
-	case UMB_ITEM_LINUX_CAP:
-		return umb_restrictions__add_linux_cap(copy, (int)item->value);
-	default:
-		return -EINVAL;
-	}
 }
 
 int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret, char **ret_error)
@@ -218,7 +287,9 @@ int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret
 		char canon[PATH_MAX];
 
 		if (item->kind == UMB_ITEM_FS) {
-			ret_code = canonical_in_root(root, item->path, canon, ret_error);
+			ret_code = refuse_symlinks(root, item->path, ret_error);
+			if (ret_code == 0)
+				ret_code = canonical_in_root(root, item->path, canon, ret_error);
 			if (ret_code == 0)
 				ret_code = open_item(root, canon, &p.items[fs++]);
 			if (ret_code < 0) {
@@ -228,7 +299,8 @@ int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret
 				goto out;
 			}
 		}
-		ret_code = copy_item(p.canonical, item, item->kind == UMB_ITEM_FS ? canon : NULL);
+		ret_code = umb_restriction_copy_item(p.canonical, item,
+						     item->kind == UMB_ITEM_FS ? canon : NULL);
 		if (ret_code < 0)
 			goto out;
 	}

@@ -17,6 +17,8 @@
 
 #include <umbrella/caller-paths.h>
 
+#include "restriction-copy.h"
+
 /*
  * The error for @path whose directory @parent does not exist. A rule is keyed on an
  * inode: an existing object, or a name in an existing directory (the directory's inode
@@ -84,23 +86,6 @@ const char *umb_path_last_name(const char *path)
 	const char *slash = strrchr(path, '/');
 
 	return strcmp(path, "/") == 0 || !slash ? NULL : slash + 1;
-}
-
-/* Adds @item to @copy, an fs item with the path @path instead of its own. */
-static int copy_item(struct umb_restrictions *copy, const struct umb_item *item, const char *path)
-{
-	switch (item->kind) {
-	case UMB_ITEM_FS:
-		return umb_restrictions__add_fs(copy, path, item->fs_access);
-	case UMB_ITEM_CAP:
-		return umb_restrictions__add_cap(copy, item->value);
-	case UMB_ITEM_NET_FAMILY:
-		return umb_restrictions__add_net_family(copy, (int)item->value);
-	case UMB_ITEM_LINUX_CAP:
-		return umb_restrictions__add_linux_cap(copy, (int)item->value);
-	default:
-		return -EINVAL;
-	}
 }
 
 /* Opens the directory and the object of the canonical @canon into @p's table and fds. */
@@ -174,7 +159,7 @@ int umb_caller_paths_open(const struct umb_restrictions *r, struct umb_caller_pa
 				goto out;
 			}
 		}
-		ret_code = copy_item(copy, item, canon);
+		ret_code = umb_restriction_copy_item(copy, item, canon);
 		if (ret_code < 0)
 			goto out;
 	}

@@ -9,8 +9,11 @@
 #     /dev/zero (PrivateDevices= gives umbrellad device nodes of its own);
 #   - the same inode through a bind mount in another mount namespace is denied, while
 #     that namespace's own /tmp/umb-sns-X (a tmpfs of its own) is not what it names;
-#   - a path through a symbolic link that exists only in the system's /tmp
-#     (fs:/tmp/umb-sns-link/file, the link to /run/umb-signedns/Z) restricts its target.
+#   - a path through a symbolic link of root's that exists only in the system's /tmp
+#     (fs:/tmp/umb-sns-link/file, the link to /run/umb-signedns/Z) restricts its target;
+#   - a symbolic link as the last name (fs:/tmp/umb-sns-planted, planted by a user before
+#     the program makes its file), or a user's link further up (fs:/tmp/umb-sns-ulink/file),
+#     is refused: the exec of a binary signed with it fails, and the journal says why.
 # The binaries live on /run, a tmpfs the gate caches verdicts on (in this VM / is an
 # overlay, where they are not cached, and /tmp is umbrellad's own).
 #   tests/vm/run --systemd --rw BUILD -- BUILD/tests/integration/systemd-test-signedns
@@ -25,7 +28,7 @@ cli=$build/cli/umbrella-cli
 dirs=(/tmp /var/tmp /root /dev/shm)
 run_dir=/run/umb-signedns
 tmp=$(mktemp -d)
-made=("$tmp" "$run_dir" /tmp/umb-sns-link)
+made=("$tmp" "$run_dir" /tmp/umb-sns-link /tmp/umb-sns-planted /tmp/umb-sns-ulink)
 cleanup() {
 	systemctl stop umbrellad.service 2>/dev/null
 	"$umbrellad" --reset-pins 2>/dev/null
@@ -41,6 +44,10 @@ with_journal() { out+=$'\n'"$(journal | tail -n 12)"; }
 mkdir -p "$run_dir/Z"
 echo secret >"$run_dir/Z/file"
 ln -s "$run_dir/Z" /tmp/umb-sns-link
+# A user's links in the system's /tmp: at the policy's path itself, and above a file.
+chmod 755 "$run_dir" "$run_dir/Z"
+setpriv --reuid 65534 --regid 65534 --clear-groups sh -c \
+	"ln -s $run_dir/Z/file /tmp/umb-sns-planted && ln -s $run_dir/Z /tmp/umb-sns-ulink"
 items=()
 for dir in "${dirs[@]}"; do
 	mkdir -p "$dir/umb-sns-X" "$dir/umb-sns-Y"
@@ -51,16 +58,22 @@ for dir in "${dirs[@]}"; do
 done
 cp "$build/tests/integration/signed-cat" "$run_dir/signed-cat"
 cp "$build/tests/integration/signed-cat" "$run_dir/signed-cat-link"
+cp "$build/tests/integration/signed-cat" "$run_dir/signed-cat-planted"
+cp "$build/tests/integration/signed-cat" "$run_dir/signed-cat-ulink"
 "$cli" key generate vendor --dir "$tmp" >/dev/null 2>"$tmp/err" &&
 	mkdir -p /etc/umbrella/keys &&
 	UMBRELLA_KEYRING=/etc/umbrella/keys "$cli" key add "$tmp/vendor.pub" >/dev/null 2>>"$tmp/err" &&
 	"$cli" binary sign --key "$tmp/vendor.key" "${items[@]}" -r fs:/dev/null \
 		"$run_dir/signed-cat" >>"$tmp/err" 2>&1 &&
 	"$cli" binary sign --key "$tmp/vendor.key" -r fs:/tmp/umb-sns-link/file \
-		"$run_dir/signed-cat-link" >>"$tmp/err" 2>&1
+		"$run_dir/signed-cat-link" >>"$tmp/err" 2>&1 &&
+	"$cli" binary sign --key "$tmp/vendor.key" -r fs:/tmp/umb-sns-planted \
+		"$run_dir/signed-cat-planted" >>"$tmp/err" 2>&1 &&
+	"$cli" binary sign --key "$tmp/vendor.key" -r fs:/tmp/umb-sns-ulink/file \
+		"$run_dir/signed-cat-ulink" >>"$tmp/err" 2>&1
 rc=$?
 out=$(cat "$tmp/err")
-check "$rc" "two copies of signed-cat signed with the system's paths; the key in /etc/umbrella/keys"
+check "$rc" "four copies of signed-cat signed with the system's paths; the key in /etc/umbrella/keys"
 
 unit_setup
 "$umbrellad" --reset-pins 2>/dev/null
@@ -104,6 +117,26 @@ rc=$?
 [ "$rc" = 0 ] && denied "$run_dir/Z/file" && opened /tmp/umb-sns-Y/file ok
 r=$?
 [ "$r" = 0 ] || with_journal
-check "$r" "fs:/tmp/umb-sns-link/file, a link only the system's /tmp has, denies its target"
+check "$r" "fs:/tmp/umb-sns-link/file, root's link only the system's /tmp has, denies its target"
+
+# refused NAME TEXT: the exec of $run_dir/NAME fails (no layer, no run) and the journal
+# has TEXT; signed-cat would read Z/file, allowed to everyone, were it run.
+refused() {
+	out=$("$run_dir/$1" "$run_dir/Z/file" 2>&1)
+	rc=$?
+	[ "$rc" != 0 ] && ! opened "$run_dir/Z/file" ok && ! opened "$run_dir/Z/file" EACCES &&
+		journal | grep -qF -- "$2"
+}
+refused signed-cat-planted "fs:/tmp/umb-sns-planted: a symbolic link (to $run_dir/Z/file), refused"
+r=$?
+[ "$r" = 0 ] || with_journal
+check "$r" "fs:/tmp/umb-sns-planted, a link a user planted at the path, is refused: no exec"
+refused signed-cat-ulink "fs:/tmp/umb-sns-ulink/file: /tmp/umb-sns-ulink, a symbolic link"
+r=$?
+[ "$r" = 0 ] || with_journal
+check "$r" "fs:/tmp/umb-sns-ulink/file, through a user's link in /tmp, is refused: no exec"
+out=$(cat "$run_dir/Z/file" 2>&1)
+[ "$out" = secret ]
+check $? "the control: Z/file, which the refused binaries would have been denied, is readable"
 
 tap_done
