@@ -20,6 +20,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <grp.h>
@@ -381,6 +382,135 @@ static void linger(void)
 	close(listener);
 }
 
+/* rfork_as(), given up (-1) after @secs: a caller kept waiting in the listen backlog. */
+static int rfork_as_within(uid_t uid, unsigned int secs)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		alarm(secs);
+		_exit(rfork_as(uid));
+	}
+	return wait_status(pid);
+}
+
+/*
+ * A unix socket whose queue holds @tcp (a lingering socket): whoever closes it last
+ * runs @tcp's release, which waits for the linger (the closer thread's setsockopt()
+ * reaches only the sockets it received, not those queued in them). As a FUSE file
+ * whose server never answers FLUSH would, it holds umbrellad's closer thread.
+ */
+static int socket_holding(int tcp)
+{
+	char control[CMSG_SPACE(sizeof(int))] = {}, byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	int pair[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
+		return -1;
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &tcp, sizeof(int));
+	if (sendmsg(pair[0], &msg, 0) != 1) {
+		close(pair[0]);
+		close(pair[1]);
+		return -1;
+	}
+	close(pair[0]);
+	return pair[1];
+}
+
+/*
+ * The closer thread held (issue 13): nobody's first request brings a socket holding a
+ * lingering TCP socket (SO_LINGER {1, 600}), then nobody opens STUCK_FLOOD connections,
+ * each with a request that brings /dev/null (closed by the closer thread, behind the
+ * held close). Before: each kept its slot, refused or not, until all 512 were taken and
+ * root waited in the listen backlog (its rfork given up after 30 s here; the flood
+ * itself blocked in connect()). Now: once nobody holds USER_CAP slots with closes
+ * pending, its connect() fails (EAGAIN); root's and another user's rfork work;
+ * nobody's fails (the limit is its own). The listener closed, the lingering socket is
+ * reset, the held close returns, and nobody's rfork works again.
+ */
+#define STUCK_FLOOD 600
+static void stuck_closer(void)
+{
+	int listener = -1, tcp, held, res[2], sent, refused, r;
+	size_t written = 0;
+	pid_t pid;
+	double t;
+
+	tcp = lingering_socket(600, &listener, &written);
+	held = tcp >= 0 ? socket_holding(tcp) : -1;
+	if (tcp >= 0)
+		close(tcp);
+	if (!TAP_OK(held >= 0 && pipe(res) == 0,
+		    "a unix socket holding a TCP socket with SO_LINGER {1, 600}, %zu bytes unsent",
+		    written))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC), ok = 0, again = 0;
+		int fd;
+
+		become(NOBODY);
+		alarm(120); /* before: connect() waits for a slot that never comes */
+		fd = connect_daemon();
+		if (fd < 0 || send_request_with(fd, held) < 0)
+			_exit(124);
+		close(held); /* umbrellad's copy is the last one */
+		for (int i = 0; i < STUCK_FLOOD; i++) {
+			struct sockaddr_un addr = { .sun_family = AF_UNIX,
+						    .sun_path = SOCKET_PATH };
+
+			fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+			if (fd < 0)
+				_exit(124);
+			if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+				again += errno == EAGAIN;
+			} else if (send_request_with(fd, devnull) == 0) {
+				ok++;
+			}
+			close(fd);
+		}
+		put_int(res[1], ok);
+		put_int(res[1], again);
+		_exit(0);
+	}
+	close(held);
+	close(res[1]); /* the child's end only: EOF should it die */
+	t = now();
+	sent = get_int(res[0]);
+	refused = get_int(res[0]);
+	TAP_EQ(wait_status(pid), 0, "nobody's flood of %d connections ends (%.1f s)", STUCK_FLOOD,
+	       now() - t);
+	TAP_OK(refused > 0 && sent <= USER_CAP + 80, /* and at most 65 in the backlog */
+	       "nobody's connect() is refused (EAGAIN) once it holds %d connections being closed: "
+	       "%d refused, %d accepted",
+	       USER_CAP, refused, sent);
+	t = now();
+	r = rfork_as_within(0, 30);
+	TAP_OK(r == EPERM && now() - t < 20.0, "meanwhile root's rfork(\"net\") works (%d, %.2f s)",
+	       r, now() - t);
+	TAP_EQ(rfork_as_within(OTHER_USER, 30), EPERM, "and uid %d's", OTHER_USER);
+	TAP_EQ(rfork_as_within(NOBODY, 30), 124, "nobody's rfork fails: its share is taken");
+	/* The listener's connection is reset: the lingering close returns. */
+	close(listener);
+	r = -1;
+	for (int i = 0; i < 60 && r != EPERM; i++) {
+		r = rfork_as_within(NOBODY, 30);
+		if (r != EPERM)
+			sleep(1);
+	}
+	TAP_EQ(r, EPERM, "once the held close returns, nobody's rfork works again (control)");
+	close(res[0]);
+}
+
 int main(int argc, char *argv[])
 {
 	char umbrellad[4096];
@@ -401,6 +531,7 @@ int main(int argc, char *argv[])
 	if (TAP_OK(reload(daemon, 2), "umbrellad reloads with idle_timeout = 2"))
 		idle();
 	linger();
+	stuck_closer();
 	TAP_OK(kill(daemon, 0) == 0, "umbrellad still runs");
 
 	kill(daemon, SIGTERM);
