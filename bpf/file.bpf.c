@@ -26,7 +26,9 @@
  *                           sendto(2) reach by its name without opening it (the kernel
  *                           asks MAY_WRITE on its inode, as for a FIFO): "fs:/run/dbus"
  *                           keeps the task off the bus. Abstract sockets have no path:
- *                           "net:unix" is their restriction.
+ *                           "net:unix" is their restriction. unix_stream_connect
+ *                           also keeps a uid whose connections umbrellad is still
+ *                           closing off its socket (umb_conn_full, maps.bpf.h).
  *   lsm/path_mknod, path_mkdir, path_symlink
  *                           w: the new name in its directory, then the directory
  *                           (path_mknod also sees open(O_CREAT) of a new file).
@@ -351,10 +353,37 @@ static __always_inline int unix_peer_check(struct sock *other, __u32 hook)
 	return umb_fs_check_number(state, UMB_FS_WRITE, dentry, BPF_CORE_READ(u, path.mnt), hook);
 }
 
+/*
+ * A connect() to umbrellad's socket by a uid that holds its share of umbrellad's
+ * connections while some wait for its closer thread (umb_conn_full): -EAGAIN, in the
+ * caller, before the connection exists. The uid as umbrellad charges it (server.c's
+ * connection_uid(): SO_PEERCRED's effective uid; a root that carries layers as
+ * UMB_UID_RESTRICTED_ROOT; root that carries none is never refused here).
+ */
+static __always_inline int daemon_connect_check(struct sock *other)
+{
+	struct task_struct *task;
+	__u32 uid;
+
+	if (!bpf_sk_storage_get(&umb_daemon_sock, other, NULL, 0))
+		return 0;
+	task = bpf_get_current_task_btf();
+	uid = BPF_CORE_READ(task, cred, euid.val);
+	if (uid == 0) {
+		if (!umb_is_restricted(umb_task_state_get(task)))
+			return 0;
+		uid = UMB_UID_RESTRICTED_ROOT;
+	}
+	return bpf_map_lookup_elem(&umb_conn_full, &uid) ? -EAGAIN : 0;
+}
+
 SEC("lsm/unix_stream_connect")
 int BPF_PROG(umb_unix_stream_connect, struct sock *sock, struct sock *other, struct sock *newsk,
 	     int ret)
 {
+	if (ret)
+		return ret;
+	ret = daemon_connect_check(other);
 	if (ret)
 		return ret;
 	return unix_peer_check(other, UMB_HOOK_UNIX_STREAM_CONNECT);

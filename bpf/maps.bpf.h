@@ -241,6 +241,30 @@ UMB_MAP struct {
 } umb_gate_stats SEC(".maps");
 
 /*
+ * umb_daemon_sock: umbrellad's listening socket, marked (value 1) by umbrellad; and
+ * umb_conn_full: charged uid (daemon/server.h: struct client.uid) -> 1 while that uid
+ * holds its share of umbrellad's connections and some of them wait for its closer
+ * thread. Writer: umbrellad (server.c), the only one, emptied at its start. Reader:
+ * file.bpf.c's lsm/unix_stream_connect, which refuses such a uid's connect() to the
+ * marked socket, so that connections whose close is stuck cost only their user's share
+ * (issue 13): accepted, each would take one of umbrellad's slots whatever it is told.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} umb_daemon_sock SEC(".maps");
+
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} umb_conn_full SEC(".maps");
+
+/*
  * The state of @task, or NULL when it is unrestricted.
  *
  * Most tasks have no BPF task storage at all (of any map): then task->bpf_storage is

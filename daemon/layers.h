@@ -17,7 +17,7 @@ struct fs_watch;
 /* Per-user limits (umbrella.conf). Root's layers count toward the maps' sizes only. */
 
 /* The uid that a root process carrying layers is charged as: not exempt like root. */
-#define LAYER_UID_RESTRICTED_ROOT 0xfffffffeU
+#define LAYER_UID_RESTRICTED_ROOT UMB_UID_RESTRICTED_ROOT
 struct layer_limits {
 	unsigned int user_layers; /* live layers per uid; 0: no limit */
 	unsigned int user_rules;  /* fs entries of the live layers per uid; 0: no limit */

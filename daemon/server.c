@@ -266,9 +266,42 @@ static bool drain(int fd, struct closer_job *job)
 	return false;
 }
 
+/*
+ * Keeps @uid's entry in umb_conn_full: there while @uid holds max_connections_per_user
+ * slots and some of them wait for the closer thread, so that the kernel refuses its
+ * connect() (file.bpf.c). Otherwise a close that never returns (a FUSE server that
+ * does not answer the FLUSH of a file it sent; whatever else may wait in a release)
+ * would hold the closer thread, each connection of that uid queued behind it would
+ * keep its slot, refused or not, and one user would take every slot. Refused at
+ * connect(), it holds its share, and what it had queued in the listen backlog.
+ * Root that carries no layer is never refused. A failed update is logged: the table's
+ * limits still apply.
+ */
+static void conn_full_update(struct server *s, uint32_t uid)
+{
+	size_t own = 0, closing = 0;
+	__u32 one = 1;
+	int r;
+
+	if (s->conn_full_fd < 0 || uid == 0)
+		return;
+	for (size_t i = 0; i < s->client_count; i++) {
+		own += s->clients[i]->uid == uid;
+		closing += s->clients[i]->uid == uid && s->clients[i]->closing;
+	}
+	if (own >= s->max_per_user && closing)
+		r = bpf_map_update_elem(s->conn_full_fd, &uid, &one, BPF_ANY);
+	else
+		r = bpf_map_delete_elem(s->conn_full_fd, &uid) < 0 && errno != ENOENT ? -1 : 0;
+	if (r < 0)
+		log_warning_errno(errno, "Failed to update umb_conn_full for uid %u: %m", uid);
+}
+
 /* Forgets @c and frees it (its descriptors are closed). */
 static void client_free(struct server *s, struct client *c)
 {
+	uint32_t uid = c->uid;
+
 	for (size_t i = 0; i < s->client_count; i++) {
 		if (s->clients[i] == c) {
 			s->clients[i] = s->clients[--s->client_count];
@@ -277,6 +310,7 @@ static void client_free(struct server *s, struct client *c)
 		}
 	}
 	free(c);
+	conn_full_update(s, uid);
 	/* A slot is free: new connections are taken again. */
 	if (s->listen_source)
 		(void)sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
@@ -309,6 +343,7 @@ static void client_close(struct server *s, struct client *c)
 	}
 	c->job.fds[c->job.count++] = c->fd;
 	c->closing = true;
+	conn_full_update(s, c->uid);
 	/* Cannot fail: the queue has room for every slot. Should it, the slot stays
 	 * taken, with its descriptors, and nothing waits. */
 	if (closer_push(&s->closer, &c->job) < 0)
@@ -460,6 +495,7 @@ static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ u
 	/* Refused or not, it has a slot: closing it may need the closer thread. */
 	*c = (struct client){ .server = s, .fd = fd, .uid = uid < 0 ? 0 : (uint32_t)uid };
 	s->clients[s->client_count++] = c;
+	conn_full_update(s, c->uid);
 	if (uid < 0) {
 		request_reply(fd, (int)uid, 0, "cannot identify the caller (SO_PEERCRED)");
 		goto refuse;
@@ -487,6 +523,25 @@ refuse:
 	return 0;
 }
 
+/*
+ * Empties umb_conn_full (a previous umbrellad's entries: its connections are gone) and
+ * marks the socket for file.bpf.c. Fails closed: without the mark, one user could take
+ * every slot again. Return: 0 or -errno (logged).
+ */
+static int conn_full_reset(struct server *s)
+{
+	__u32 key, one = 1;
+
+	if (s->conn_full_fd < 0)
+		return 0;
+	while (bpf_map_get_next_key(s->conn_full_fd, NULL, &key) == 0)
+		if (bpf_map_delete_elem(s->conn_full_fd, &key) < 0)
+			return log_error_errno(-errno, "Failed to empty umb_conn_full: %m");
+	if (bpf_map_update_elem(s->daemon_sock_fd, &s->listen_fd, &one, BPF_ANY) < 0)
+		return log_error_errno(-errno, "Failed to mark the socket in umb_daemon_sock: %m");
+	return 0;
+}
+
 int server_attach(struct server *s, sd_event *e)
 {
 	int r;
@@ -496,6 +551,9 @@ int server_attach(struct server *s, sd_event *e)
 		s->max_per_user = CONFIG_MAX_CONNECTIONS_PER_USER_DEFAULT;
 	if (!s->idle_timeout_usec)
 		s->idle_timeout_usec = CONFIG_IDLE_TIMEOUT_DEFAULT * USEC_PER_SEC;
+	r = conn_full_reset(s);
+	if (r < 0)
+		return r;
 	r = closer_start(&s->closer, SERVER_SLOTS);
 	if (r < 0)
 		return log_error_errno(r, "Failed to start the closer thread: %m");

@@ -23,7 +23,10 @@ struct ring_buffer;
  * SERVER_MAX_CLIENTS - SERVER_ROOT_RESERVE, so that no user, nor a few, can keep root
  * from its rfork(). A connection being closed by the closer thread still holds its
  * slot (it counts for its uid), in a table twice as large: once that is full, new
- * connections wait in the listen backlog.
+ * connections wait in the listen backlog. A uid that holds max_connections_per_user
+ * slots, some of them waiting for the closer thread, cannot connect at all (the kernel
+ * refuses its connect(), umb_conn_full): its stuck closes cost it its own share (and
+ * the connections it had queued in the backlog meanwhile, at most 65), nobody else's.
  */
 #define SERVER_MAX_CLIENTS  256
 #define SERVER_ROOT_RESERVE 64
@@ -47,6 +50,8 @@ struct server {
 	sd_event_source *listen_source;	      /* new connections */
 	struct layers *layers;		      /* new layers and their arms */
 	int task_fd;			      /* umb_task: whether a caller is restricted */
+	int conn_full_fd;		      /* umb_conn_full (maps.bpf.h); -1: none (tests) */
+	int daemon_sock_fd;		      /* umb_daemon_sock: marks listen_fd for it */
 	unsigned int max_rules;		      /* umbrella.conf max_rules_per_layer; 0: no limit */
 	struct exec_gate *gate;		      /* UMB_OP_FLUSH_VERDICTS; NULL: none (refused) */
 	struct request_fds request_fds;	      /* the request being served brought these */

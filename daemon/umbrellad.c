@@ -539,7 +539,7 @@ int main(int argc, char *argv[])
 	struct umbrella_bpf *skel = NULL;
 	struct ring_buffer *events = NULL;
 	struct exec_gate *gate = NULL;
-	struct server server = { .listen_fd = -1 };
+	struct server server = { .listen_fd = -1, .conn_full_fd = -1, .daemon_sock_fd = -1 };
 	struct layers layers = {};
 	struct event_sinks sinks = { .follows = &server.follows,
 				     .history = &server.history,
@@ -630,6 +630,8 @@ int main(int argc, char *argv[])
 
 	server = (struct server){ .layers = &layers,
 				  .task_fd = bpf_map__fd(skel->maps.umb_task),
+				  .conn_full_fd = bpf_map__fd(skel->maps.umb_conn_full),
+				  .daemon_sock_fd = bpf_map__fd(skel->maps.umb_daemon_sock),
 				  .events = events,
 				  .listen_fd = -1 };
 	r = config_apply(&config, &server);

@@ -53,6 +53,13 @@ static int connect_daemon(void)
 			 fd == -EPERM ? " (the caller's own restrictions deny local sockets: "
 					"\"net:unix\" or \"net:all\")" :
 					"");
+	else if (fd == -EAGAIN && !strcmp(step, "connect"))
+		/* A blocking connect() waits for room in the backlog: this is Umbrella's
+		 * refusal (bpf/file.bpf.c, umb_conn_full). */
+		snprintf(last_error, sizeof(last_error),
+			 "cannot reach umbrellad at %s: this user holds max_connections_per_user "
+			 "connections, some of which umbrellad is still closing",
+			 path);
 	else if (fd < 0)
 		snprintf(last_error, sizeof(last_error), "cannot reach umbrellad at %s: %s", path,
 			 strerror(-fd));

@@ -29,6 +29,10 @@
  * again by their ids, not by umb_layer_desc's text. */
 #define UMB_ABI_VERSION 8
 
+/* The uid that a root process carrying layers is charged as (umbrellad's per-user
+ * limits; the key of umb_conn_full): not exempt like root. */
+#define UMB_UID_RESTRICTED_ROOT 0xfffffffeU
+
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
 

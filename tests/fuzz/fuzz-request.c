@@ -47,6 +47,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	plain_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	FUZZ_SETUP(dir_fd >= 0 && file_fd >= 0 && plain_fd >= 0);
 	server = (struct server){ .listen_fd = -1,
+				  .conn_full_fd = -1,
+				  .daemon_sock_fd = -1,
 				  .task_fd = -1,
 				  .max_rules = CONFIG_MAX_RULES_DEFAULT,
 				  .gate = (struct exec_gate *)&server /* not NULL; never read */ };

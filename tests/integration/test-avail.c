@@ -17,17 +17,24 @@
  *       (under 20 s: about 0.3 s alone, 2.6 s was seen with six other VMs on the host;
  *       before, umbrellad's close() of it waited 60 s). Control: such a socket with
  *       SO_LINGER {1, 2} takes seconds to close() here.
+ *    └─ the closer thread held, by a FUSE file whose server never answers umbrellad's
+ *       FLUSH, then by a unix socket holding a lingering TCP socket: nobody floods,
+ *       its connect() is refused once its share waits, root's and uid 4242's rfork
+ *       work (before: nobody took all 512 slots); released, nobody's works again.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <grp.h>
+#include <linux/fuse.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -381,6 +388,305 @@ static void linger(void)
 	close(listener);
 }
 
+/* rfork_as(), given up (-1) after @secs: a caller kept waiting in the listen backlog. */
+static int rfork_as_within(uid_t uid, unsigned int secs)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		alarm(secs);
+		_exit(rfork_as(uid));
+	}
+	return wait_status(pid);
+}
+
+/*
+ * A unix socket whose queue holds @tcp (a lingering socket): whoever closes it last
+ * runs @tcp's release, which waits for the linger (the closer thread's setsockopt()
+ * reaches only the sockets it received, not those queued in them). As a FUSE file
+ * whose server never answers FLUSH would, it holds umbrellad's closer thread.
+ */
+static int socket_holding(int tcp)
+{
+	char control[CMSG_SPACE(sizeof(int))] = {}, byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	int pair[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
+		return -1;
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &tcp, sizeof(int));
+	if (sendmsg(pair[0], &msg, 0) != 1) {
+		close(pair[0]);
+		close(pair[1]);
+		return -1;
+	}
+	close(pair[0]);
+	return pair[1];
+}
+
+/*
+ * The closer thread held (issue 13): nobody's first request brings @held, whose close
+ * in umbrellad does not return, then nobody opens STUCK_FLOOD connections, each with a
+ * request that brings /dev/null (closed by the closer thread, behind the held close).
+ * Before: each kept its slot, refused or not, until all 512 were taken and root waited
+ * in the listen backlog (its rfork given up after 30 s here; the flood itself blocked
+ * in connect() and was ended after 120 s). Now: once nobody holds USER_CAP slots with
+ * closes pending, its connect() fails (EAGAIN); root's and another user's rfork work;
+ * nobody's fails (the limit is its own).
+ */
+#define STUCK_FLOOD 600
+static void stuck_flood(int held, const char *what)
+{
+	int res[2], sent, refused, r;
+	pid_t pid;
+	double t;
+
+	if (!TAP_OK(held >= 0 && pipe(res) == 0, "%s", what))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC), ok = 0, again = 0;
+		int fd;
+
+		become(NOBODY);
+		alarm(120); /* before: connect() waits for a slot that never comes */
+		fd = connect_daemon();
+		if (fd < 0 || send_request_with(fd, held) < 0)
+			_exit(124);
+		close(held); /* umbrellad's copy is the last one */
+		for (int i = 0; i < STUCK_FLOOD; i++) {
+			struct sockaddr_un addr = { .sun_family = AF_UNIX,
+						    .sun_path = SOCKET_PATH };
+
+			fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+			if (fd < 0)
+				_exit(124);
+			if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+				again += errno == EAGAIN;
+			else if (send_request_with(fd, devnull) == 0)
+				ok++;
+			close(fd);
+		}
+		put_int(res[1], ok);
+		put_int(res[1], again);
+		_exit(0);
+	}
+	close(held);
+	close(res[1]); /* the child's end only: EOF should it die */
+	t = now();
+	sent = get_int(res[0]);
+	refused = get_int(res[0]);
+	close(res[0]);
+	TAP_EQ(wait_status(pid), 0, "nobody's flood of %d connections ends (%.1f s)", STUCK_FLOOD,
+	       now() - t);
+	TAP_OK(refused > 0 && sent <= USER_CAP + 80, /* and at most 65 in the backlog */
+	       "nobody's connect() is refused (EAGAIN) once it holds %d connections being closed: "
+	       "%d refused, %d accepted",
+	       USER_CAP, refused, sent);
+	t = now();
+	r = rfork_as_within(0, 30);
+	TAP_OK(r == EPERM && now() - t < 20.0, "meanwhile root's rfork(\"net\") works (%d, %.2f s)",
+	       r, now() - t);
+	TAP_EQ(rfork_as_within(OTHER_USER, 30), EPERM, "and uid %d's", OTHER_USER);
+	TAP_EQ(rfork_as_within(NOBODY, 30), 124, "nobody's rfork fails: its share is taken");
+}
+
+/* Once the held close has returned: nobody's rfork works again (within 60 s). */
+static void stuck_recovers(void)
+{
+	int r = -1;
+
+	for (int i = 0; i < 60 && r != EPERM; i++) {
+		r = rfork_as_within(NOBODY, 30);
+		if (r != EPERM)
+			sleep(1);
+	}
+	TAP_EQ(r, EPERM, "once the held close returns, nobody's rfork works again (control)");
+}
+
+/* A unix socket holding a lingering TCP socket; closing the listener resets it. */
+static void stuck_linger(void)
+{
+	int listener = -1, tcp, held;
+	size_t written = 0;
+	char what[160];
+
+	tcp = lingering_socket(600, &listener, &written);
+	held = tcp >= 0 ? socket_holding(tcp) : -1;
+	if (tcp >= 0)
+		close(tcp);
+	snprintf(what, sizeof(what),
+		 "a unix socket holding a TCP socket with SO_LINGER {1, 600}, %zu bytes unsent",
+		 written);
+	stuck_flood(held, what);
+	if (listener >= 0)
+		close(listener); /* the lingering socket is reset: its release returns */
+	stuck_recovers();
+}
+
+#define FUSE_DIR "/run/umbrella-avail-fuse"
+
+/* Whether thread @tid belongs to process @tgid (its /proc status). */
+static bool thread_of(pid_t tid, pid_t tgid)
+{
+	char path[64], line[128];
+	bool r = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Tgid:", 5)) {
+			r = atoi(line + 5) == tgid;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+static void fuse_reply(int dev, uint64_t unique, int error, const void *body, size_t len)
+{
+	char buf[sizeof(struct fuse_out_header) + 256];
+	struct fuse_out_header h = { .len = (uint32_t)(sizeof(h) + len),
+				     .error = error,
+				     .unique = unique };
+
+	memcpy(buf, &h, sizeof(h));
+	if (len)
+		memcpy(buf + sizeof(h), body, len);
+	if (write(dev, buf, h.len) < 0)
+		return; /* the request was interrupted: nothing waits for it */
+}
+
+static struct fuse_attr fuse_attr_of(uint64_t ino)
+{
+	return (struct fuse_attr){ .ino = ino,
+				   .mode = ino == FUSE_ROOT_ID ? S_IFDIR | 0755 : S_IFREG | 0644,
+				   .nlink = 1,
+				   .blksize = 4096 };
+}
+
+/* A FUSE server of one file, "f", that never answers a FLUSH sent by a thread of
+ * umbrellad (@daemon); anyone else's it answers. Runs until killed. */
+static _Noreturn void fuse_serve(int dev, pid_t daemon)
+{
+	static char buf[1 << 17];
+
+	for (;;) {
+		ssize_t n = read(dev, buf, sizeof(buf));
+		struct fuse_in_header in;
+
+		if (n < 0 && (errno == EINTR || errno == ENOENT || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			_exit(0);
+		if ((size_t)n < sizeof(in))
+			continue;
+		memcpy(&in, buf, sizeof(in));
+		switch (in.opcode) {
+		case FUSE_INIT: {
+			struct fuse_init_out out = { .major = FUSE_KERNEL_VERSION,
+						     .minor = 31,
+						     .max_write = 4096 };
+
+			fuse_reply(dev, in.unique, 0, &out, sizeof(out));
+			break;
+		}
+		case FUSE_LOOKUP: {
+			struct fuse_entry_out out = { .nodeid = 2,
+						      .generation = 1,
+						      .attr = fuse_attr_of(2) };
+
+			if (strcmp(buf + sizeof(in), "f"))
+				fuse_reply(dev, in.unique, -ENOENT, NULL, 0);
+			else
+				fuse_reply(dev, in.unique, 0, &out, sizeof(out));
+			break;
+		}
+		case FUSE_GETATTR: {
+			struct fuse_attr_out out = { .attr = fuse_attr_of(in.nodeid) };
+
+			fuse_reply(dev, in.unique, 0, &out, sizeof(out));
+			break;
+		}
+		case FUSE_OPEN: {
+			struct fuse_open_out out = { .fh = 1 };
+
+			fuse_reply(dev, in.unique, 0, &out, sizeof(out));
+			break;
+		}
+		case FUSE_FLUSH:
+			if (!thread_of((pid_t)in.pid, daemon))
+				fuse_reply(dev, in.unique, 0, NULL, 0);
+			break;
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+		case FUSE_INTERRUPT:
+			break;
+		default:
+			fuse_reply(dev, in.unique, in.opcode == FUSE_RELEASE ? 0 : -ENOSYS, NULL,
+				   0);
+		}
+	}
+}
+
+/* Mounts FUSE_DIR served by fuse_serve(): its pid, and FUSE_DIR/f opened in *@ret_file. */
+static pid_t fuse_start(pid_t daemon, int *ret_file)
+{
+	char opts[128];
+	pid_t pid;
+	int dev;
+
+	*ret_file = -1;
+	if (system("bash -c '. " SOURCE_ROOT "/tests/helpers/vm-modules.sh && load_module fuse'") !=
+	    0)
+		return -1;
+	(void)mkdir(FUSE_DIR, 0755);
+	dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return -1;
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other", dev);
+	if (mount("avail-test", FUSE_DIR, "fuse", MS_NOSUID | MS_NODEV, opts) < 0) {
+		close(dev);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0)
+		fuse_serve(dev, daemon);
+	close(dev); /* the server's is the last: killing it aborts the connection */
+	if (pid > 0)
+		*ret_file = open(FUSE_DIR "/f", O_RDONLY | O_CLOEXEC);
+	return pid;
+}
+
+/* A FUSE file whose server never answers umbrellad's FLUSH; killing the server ends
+ * the connection, and with it the FLUSH. */
+static void stuck_fuse(pid_t daemon)
+{
+	int file;
+	pid_t server = fuse_start(daemon, &file);
+
+	stuck_flood(server > 0 ? file : -1,
+		    "a FUSE file whose server never answers umbrellad's FLUSH");
+	if (server > 0) {
+		kill(server, SIGKILL);
+		(void)wait_status(server);
+	}
+	stuck_recovers();
+	(void)umount2(FUSE_DIR, MNT_DETACH);
+}
+
 int main(int argc, char *argv[])
 {
 	char umbrellad[4096];
@@ -401,6 +707,8 @@ int main(int argc, char *argv[])
 	if (TAP_OK(reload(daemon, 2), "umbrellad reloads with idle_timeout = 2"))
 		idle();
 	linger();
+	stuck_fuse(daemon);
+	stuck_linger();
 	TAP_OK(kill(daemon, 0) == 0, "umbrellad still runs");
 
 	kill(daemon, SIGTERM);
