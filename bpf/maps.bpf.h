@@ -215,6 +215,20 @@ UMB_MAP struct {
 	__type(value, struct umb_exec_layer);
 } umb_exec SEC(".maps");
 
+/*
+ * umb_backing_exec: the backing file of the overlayfs file an exec is opening, with its
+ * verdict (struct umb_backing_exec in bpf-abi.h). Task storage of the thread group
+ * leader: created by file_open for the exec open of a backing file (only inside an
+ * overlayfs open), filled in by umbrellad's gate, read once by bprm_check_security,
+ * deleted at the commit (task.bpf.c).
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct umb_backing_exec);
+} umb_backing_exec SEC(".maps");
+
 /* umb_stats: per-CPU counters indexed by enum umb_stat. */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
