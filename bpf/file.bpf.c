@@ -74,7 +74,10 @@
  *                           inode may be gone, and would cost every close.
  *   lsm/file_open (the exec open of the file underneath an overlayfs file)
  *                           notes that file and its verdict for the exec's
- *                           bprm_check_security (lib/backing.bpf.h), for every task.
+ *                           bprm_check_security (lib/backing.bpf.h), for every task,
+ *                           and pins it if the verdict is SIGNED: lsm/file_open
+ *                           (FMODE_WRITE) and path_truncate then refuse it (ETXTBSY),
+ *                           for every task, as the kernel refuses a running binary.
  * The scope (lib/scope.bpf.h): lsm/file_open keeps every restricted task, whatever
  * its layers, from writing kernel settings and other processes' /proc files.
  * Self-protection (lib/protect-pins.bpf.h): path_unlink, path_rmdir, path_rename and
@@ -126,8 +129,14 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 		return ret; /* an earlier BPF LSM program already refused */
 
 	mode = file->f_mode;
-	if (mode & FMODE_WRITE)
+	if (mode & FMODE_WRITE) {
+		/* A file underneath an overlay whose SIGNED verdict ran: as ETXTBSY for a
+		 * running binary, for every task (lib/backing.bpf.h). */
+		ret = umb_exec_pin_check_write(file->f_inode);
+		if (ret)
+			return ret;
 		umb_verdict_invalidate(file->f_inode);
+	}
 	umb_backing_exec_open(file, mode); /* an exec of an overlayfs file */
 
 	/* Quick return for unrestricted tasks. */
@@ -547,6 +556,9 @@ int BPF_PROG(umb_path_truncate, const struct path *path, int ret)
 {
 	const struct umb_task_state *state;
 
+	if (ret)
+		return ret;
+	ret = umb_exec_pin_check_write(path->dentry->d_inode); /* truncate(2): no open */
 	if (ret)
 		return ret;
 	umb_verdict_invalidate(path->dentry->d_inode);

@@ -229,6 +229,22 @@ UMB_MAP struct {
 	__type(value, struct umb_backing_exec);
 } umb_backing_exec SEC(".maps");
 
+/*
+ * umb_exec_pins: the files underneath overlayfs files that ran, or are about to run, on
+ * a SIGNED verdict (lib/backing.bpf.h), in their inode: a __u32, non-zero once pinned.
+ * The kernel denies writes to a running binary on the overlay inode only; a pinned inode
+ * refuses every write open and truncate (ETXTBSY) until it leaves memory, so that no
+ * write reaches code that runs on its verdict. Writers: file.bpf.c (the exec open of a
+ * file underneath with a SIGNED verdict), umbrellad's gate (key: a file descriptor; a
+ * first exec it verified). Readers: file.bpf.c (file_open, path_truncate).
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_INODE_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} umb_exec_pins SEC(".maps");
+
 /* umb_stats: per-CPU counters indexed by enum umb_stat. */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -10,6 +10,9 @@
  * held by the event meanwhile: nothing else writes its note between the lookup and the
  * update. Linux 6.1 sends no event for the file underneath (only a verdict the inode
  * already had counts there): the note then never matches an event's file.
+ * A SIGNED verdict goes into the note only once the file is pinned (no write opens from
+ * then on, bpf/lib/backing.bpf.h), no writer is open (a read lease fails while one is)
+ * and the verdict is still the one made (a write before the pin voided it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +41,24 @@ static int thread_pidfd(pid_t tid)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Pins the file @fd and tells whether its verdict is still @v with no writer open. */
+static bool pin_signed(struct exec_gate *g, int fd, const struct umb_verdict *v)
+{
+	struct umb_verdict now;
+	uint32_t pin = 1;
+
+	if (g->maps.exec_pins <= 0 ||
+	    bpf_map_update_elem(g->maps.exec_pins, &fd, &pin, BPF_ANY) < 0) {
+		log_notice_errno(errno, "exec gate: cannot pin a file underneath an overlay: %m");
+		return false;
+	}
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) < 0)
+		return false; /* a writer is open */
+	(void)fcntl(fd, F_SETLEASE, F_UNLCK);
+	return bpf_map_lookup_elem(g->maps.verdicts, &fd, &now) == 0 && now.state == v->state &&
+	       now.layer == v->layer && now.epoch == v->epoch;
+}
+
 void gate_backing_fill(struct exec_gate *g, const struct gate_job *j)
 {
 	struct umb_backing_exec note;
@@ -61,9 +82,12 @@ void gate_backing_fill(struct exec_gate *g, const struct gate_job *j)
 	if (bpf_map_lookup_elem(g->maps.backing_exec, &pidfd, &note) == 0 && note.file &&
 	    note.inode.dev == dev && note.inode.ino == ino) {
 		note.verdict = j->o.verdict;
+		if (note.verdict.state == UMB_VERDICT_SIGNED &&
+		    !pin_signed(g, j->fd, &note.verdict))
+			note.verdict = (struct umb_verdict){}; /* a miss: fail closed */
 		if (bpf_map_update_elem(g->maps.backing_exec, &pidfd, &note, BPF_EXIST) < 0)
 			log_notice_errno(errno, "exec gate: cannot note the verdict for pid %u: %m",
-					j->pid);
+					 j->pid);
 	}
 	close(pidfd);
 }

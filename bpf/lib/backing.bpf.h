@@ -34,7 +34,7 @@
  * few others; the same bit in 6.1 and 6.12. FMODE_BACKING moved between releases. Only
  * a filter: a note about any other file is never matched by an overlay file.
  */
-#define UMB_FMODE_NOACCOUNT 0x20000000
+#define UMB_FMODE_NOACCOUNT	  0x20000000
 
 /* Whether @file is an overlayfs file. */
 static __always_inline bool umb_file_on_overlay(struct file *file)
@@ -43,9 +43,50 @@ static __always_inline bool umb_file_on_overlay(struct file *file)
 }
 
 /*
+ * The kernel denies writes to a running binary (deny_write_access(), ETXTBSY) on the
+ * overlay inode only: the file underneath opens for write from outside the overlay (any
+ * user can make an overlay over a directory they write, unshare -Urm), and a write
+ * reaches the running text through the shared page cache. So the inode underneath is
+ * pinned before its SIGNED verdict is used (umb_exec_pins): from then on it refuses every
+ * write open and truncate, for every task, until it leaves memory (a file replaced by
+ * rename, as package managers and image pulls do, is a new inode). The same as any user
+ * can get by keeping the binary running, so it gives them nothing more; longer than the
+ * kernel's own denial, which ends with the last process running the file (no hook tells
+ * when an mm drops its executable). Pinned first, then the writers counted: a writer
+ * either sees the pin (file_open runs after its i_writecount was raised) or is counted.
+ */
+#define UMB_ETXTBSY 26
+
+/* Pins @inode. Return: whether it is pinned (no memory: not). */
+static __always_inline bool umb_exec_pin(struct inode *inode)
+{
+	__u32 *pin =
+		bpf_inode_storage_get(&umb_exec_pins, inode, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!pin)
+		return false;
+	/* A full barrier (lock cmpxchg) between the pin and the read of i_writecount. */
+	__sync_val_compare_and_swap(pin, 0, 1);
+	return true;
+}
+
+/* -ETXTBSY if @inode is pinned (a write to it would reach code run on its verdict), else 0. */
+static __always_inline int umb_exec_pin_check_write(struct inode *inode)
+{
+	__u32 *pin;
+
+	if (!inode)
+		return 0;
+	pin = bpf_inode_storage_get(&umb_exec_pins, inode, NULL, 0);
+	return pin && *pin ? -UMB_ETXTBSY : 0;
+}
+
+/*
  * umb_backing_exec_open() - at file_open of @file (f_mode @mode): note an exec open of a
  * backing file, with its inode's verdict as it is now (none on a first exec: the gate
- * fills it in). No memory: no note, the exec of the overlay file is a miss.
+ * fills it in). A SIGNED verdict is noted only with the inode pinned and no writer open,
+ * so that it cannot change before bprm_check_security uses the copy. No memory: no note,
+ * the exec of the overlay file is a miss.
  */
 static __always_inline void umb_backing_exec_open(struct file *file, __u32 mode)
 {
@@ -66,11 +107,18 @@ static __always_inline void umb_backing_exec_open(struct file *file, __u32 mode)
 	b->inode.dev = inode->i_sb->s_dev;
 	b->inode.__pad0 = 0;
 	b->inode.ino = inode->i_ino;
+	b->verdict = (struct umb_verdict){};
 	v = umb_verdict_lookup(inode);
-	if (v)
-		b->verdict = *v;
-	else
-		b->verdict = (struct umb_verdict){};
+	if (!v)
+		return;
+	if (v->state == UMB_VERDICT_SIGNED) {
+		if (!umb_exec_pin(inode) || inode->i_writecount.counter > 0)
+			return;		       /* a writer got in first: a miss */
+		v = umb_verdict_lookup(inode); /* again: a write before the pin voided it */
+		if (!v)
+			return;
+	}
+	b->verdict = *v;
 }
 
 /*
