@@ -108,8 +108,7 @@ done
 echo "running: $(readlink "/proc/$pid/exe")"
 try running-write write "$d/lower/app"
 try running-truncate truncate "$d/lower/app"
-timeout 10 sh -c 'echo >"$1"' sh "$d/fifo"
-kill "$pid" 2>/dev/null
+timeout 10 sh -c 'echo >"$1"' sh "$d/fifo" || kill "$pid" # not blocked there: no wait
 wait "$pid"
 sed 's/^/app /' "$d/run.out"
 try after-write write "$d/lower/app"
