@@ -32,6 +32,9 @@
  *                             pushes it; the exec is refused here if it would not fit
  *                             (the stack is full, the layer missing, no memory), since
  *                             the commit cannot fail.
+ *                             An overlayfs file (containers) has the verdict of the
+ *                             file underneath it, which file_open noted when the
+ *                             exec opened that file (lib/backing.bpf.h).
  * Denials by a verdict are -EPERM (fanotify's FAN_DENY is EPERM as well) and recorded
  * with UMB_ITEM_VERDICT, the item the verdict's state (0 for a miss,
  * UMB_VERDICT_UNVERIFIED for a marked file without its verdict).
@@ -39,6 +42,7 @@
  */
 #include "maps.bpf.h"
 #include "lib/audit.bpf.h"
+#include "lib/backing.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/verdict.bpf.h"
 #include <umbrella/signed-elf-format.h>
@@ -151,16 +155,22 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 	const struct umb_ctl *ctl;
 	const struct umb_verdict *v;
 	struct umb_exec_layer *carry;
+	struct umb_verdict backing;
 	struct file *file;
 	__u32 verdict, layer, flags;
 
 	if (ret)
 		return ret;
 
-	/* Every task, restricted or not: a REFUSED file never runs. One lookup. */
+	/* Every task, restricted or not: a REFUSED file never runs. One lookup; for an
+	 * overlayfs file, that of the file underneath, noted at its open (never the
+	 * overlay inode's: lib/backing.bpf.h). */
 	file = bprm->file;
 	ctl = umb_ctl_get();
-	v = umb_verdict_lookup(file->f_inode);
+	if (umb_file_on_overlay(file))
+		v = umb_backing_exec_verdict(task, file, &backing);
+	else
+		v = umb_verdict_lookup(file->f_inode);
 	verdict = umb_verdict_effective(v, ctl);
 	umb_counter_inc(verdict ? UMB_COUNTER_VERDICT_HITS : UMB_COUNTER_VERDICT_MISSES);
 	if (verdict == UMB_VERDICT_SIGNED && v && v->layer)

@@ -59,6 +59,9 @@
  *                           under "exec-unsigned", PROT_EXEC of a file needs a valid
  *                           SIGNED verdict (ld.so ./binary, dlopen; the kernel's own
  *                           mapping of an ELF interpreter too): -EPERM otherwise.
+ *                           For an overlayfs file, that of the file underneath:
+ *                           lsm/mmap_backing_file where the kernel has it (else
+ *                           refused); file_mprotect sees that file already.
  *                           UMB_CTL_UNSIGNED_DENY covers exec only (libc is unsigned
  *                           on a normal system).
  *   lsm/file_open (FMODE_WRITE), inode_setattr, path_truncate, inode_setxattr,
@@ -71,6 +74,12 @@
  *                           on every close: the only release hook on 6.1 runs after
  *                           the file dropped its dentry, when an unlinked file's
  *                           inode may be gone, and would cost every close.
+ *   lsm/file_open (the exec open of the file underneath an overlayfs file)
+ *                           notes that file and its verdict for the exec's
+ *                           bprm_check_security (lib/backing.bpf.h), for every task,
+ *                           and pins it if the verdict is SIGNED: lsm/file_open
+ *                           (FMODE_WRITE) and path_truncate then refuse it (ETXTBSY),
+ *                           for every task, as the kernel refuses a running binary.
  * The scope (lib/scope.bpf.h): lsm/file_open keeps every restricted task, whatever
  * its layers, from writing kernel settings and other processes' /proc files.
  * Self-protection (lib/protect-pins.bpf.h): path_unlink, path_rmdir, path_rename and
@@ -89,6 +98,7 @@
  */
 #include "maps.bpf.h"
 #include "lib/ancestors.bpf.h"
+#include "lib/backing.bpf.h"
 #include "lib/domain.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/mount.bpf.h"
@@ -121,8 +131,15 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 		return ret; /* an earlier BPF LSM program already refused */
 
 	mode = file->f_mode;
-	if (mode & FMODE_WRITE)
+	if (mode & FMODE_WRITE) {
+		/* A file underneath an overlay whose SIGNED verdict ran: as ETXTBSY for a
+		 * running binary, for every task (lib/backing.bpf.h). */
+		ret = umb_exec_pin_check_write(file->f_inode);
+		if (ret)
+			return ret;
 		umb_verdict_invalidate(file->f_inode);
+	}
+	umb_backing_exec_open(file, mode); /* an exec of an overlayfs file */
 
 	/* Quick return for unrestricted tasks. */
 	state = umb_current_state();
@@ -198,6 +215,15 @@ static __always_inline int exec_unsigned_map(const struct umb_task_state *state,
 	return umb_verdict(!(flags & UMB_EVENT_PERMISSIVE));
 }
 
+/*
+ * Set by umbrellad (daemon/bpf-open.c) when the kernel has the mmap_backing_file hook
+ * (6.12.95 has it, as a fix from 7.0): the verdict for a PROT_EXEC mapping of an
+ * overlayfs file is then that of the file underneath, which that hook sees. Without it
+ * such a mapping under exec-unsigned is refused: the overlay inode has no verdict of
+ * its own (lib/backing.bpf.h).
+ */
+const volatile bool umb_has_mmap_backing_file = false;
+
 SEC("lsm/mmap_file")
 int BPF_PROG(umb_mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
 	     unsigned long flags, int ret)
@@ -211,10 +237,32 @@ int BPF_PROG(umb_mmap_file, struct file *file, unsigned long reqprot, unsigned l
 	state = umb_current_state();
 	if (!state)
 		return 0;
-	ret = exec_unsigned_map(state, file, UMB_HOOK_MMAP_FILE, true);
+	/* An overlayfs file: its verdict is checked at mmap_backing_file, which follows
+	 * on every mapping of it (overlayfs's mmap maps the file underneath). */
+	if (!umb_has_mmap_backing_file || !umb_file_on_overlay(file))
+		ret = exec_unsigned_map(state, file, UMB_HOOK_MMAP_FILE, true);
 	if (ret || !(state->fs_access & UMB_FS_EXEC))
 		return ret;
 	return umb_fs_check_path(state, UMB_FS_EXEC, &file->f_path, UMB_HOOK_MMAP_FILE);
+}
+
+/* The mapping of the file underneath an overlayfs file (its path rules were checked at
+ * mmap_file, by the overlay's path): under exec-unsigned, its verdict. Not on 6.1. */
+SEC("lsm/mmap_backing_file")
+int BPF_PROG(umb_mmap_backing_file, struct vm_area_struct *vma, struct file *backing_file,
+	     struct file *user_file, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	if (!(vma->vm_flags & VM_EXEC))
+		return 0;
+	state = umb_current_state();
+	if (!state)
+		return 0;
+	/* bpf_d_path() is not allowed here: the path builder names it. */
+	return exec_unsigned_map(state, backing_file, UMB_HOOK_MMAP_FILE, false);
 }
 
 SEC("lsm/file_mprotect")
@@ -537,6 +585,9 @@ int BPF_PROG(umb_path_truncate, const struct path *path, int ret)
 {
 	const struct umb_task_state *state;
 
+	if (ret)
+		return ret;
+	ret = umb_exec_pin_check_write(path->dentry->d_inode); /* truncate(2): no open */
 	if (ret)
 		return ret;
 	umb_verdict_invalidate(path->dentry->d_inode);

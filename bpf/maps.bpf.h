@@ -215,6 +215,36 @@ UMB_MAP struct {
 	__type(value, struct umb_exec_layer);
 } umb_exec SEC(".maps");
 
+/*
+ * umb_backing_exec: the backing file of the overlayfs file an exec is opening, with its
+ * verdict (struct umb_backing_exec in bpf-abi.h). Task storage of the thread group
+ * leader: created by file_open for the exec open of a backing file (only inside an
+ * overlayfs open), filled in by umbrellad's gate, read once by bprm_check_security,
+ * deleted at the commit (task.bpf.c).
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct umb_backing_exec);
+} umb_backing_exec SEC(".maps");
+
+/*
+ * umb_exec_pins: the files underneath overlayfs files that ran, or are about to run, on
+ * a SIGNED verdict (lib/backing.bpf.h), in their inode: a __u32, non-zero once pinned.
+ * The kernel denies writes to a running binary on the overlay inode only; a pinned inode
+ * refuses every write open and truncate (ETXTBSY) until it leaves memory, so that no
+ * write reaches code that runs on its verdict. Writers: file.bpf.c (the exec open of a
+ * file underneath with a SIGNED verdict), umbrellad's gate (key: a file descriptor; a
+ * first exec it verified). Readers: file.bpf.c (file_open, path_truncate).
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_INODE_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} umb_exec_pins SEC(".maps");
+
 /* umb_stats: per-CPU counters indexed by enum umb_stat. */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -40,6 +40,7 @@
  * see it freed drops them (the second finds it no longer UMB_TASK_COUNTED).
  */
 #include "maps.bpf.h"
+#include "lib/backing.bpf.h"
 #include "lib/fork.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/protect.bpf.h"
@@ -332,6 +333,7 @@ int BPF_PROG(umb_bprm_committed_creds, struct linux_binprm *bprm)
 	struct umb_exec_layer *carry;
 	__u32 pending, layer;
 
+	umb_backing_exec_forget(task); /* before the test of task->bpf_storage below */
 	if (!state) {
 		if (!task->bpf_storage)
 			return 0; /* unrestricted, and no signed binary's layer (it makes a state) */

@@ -29,7 +29,7 @@ int umbrella_bpf_open_for_kernel(struct umbrella_bpf **ret_skel)
 	struct umbrella_bpf *skel;
 	struct btf *vmlinux;
 	int setattr_params, r;
-	bool ioctl_compat;
+	bool ioctl_compat, mmap_backing;
 
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux)
@@ -39,6 +39,8 @@ int umbrella_bpf_open_for_kernel(struct umbrella_bpf **ret_skel)
 	setattr_params = func_param_count(vmlinux, "bpf_lsm_inode_setattr");
 	/* file_ioctl_compat: since 6.8 the 32-bit ioctl(2) has a hook of its own. */
 	ioctl_compat = func_param_count(vmlinux, "bpf_lsm_file_ioctl_compat") >= 0;
+	/* mmap_backing_file: 7.0, and stable backports (6.12.95): overlayfs's mappings. */
+	mmap_backing = func_param_count(vmlinux, "bpf_lsm_mmap_backing_file") == 3;
 	btf__free(vmlinux);
 	if (setattr_params < 0)
 		return setattr_params;
@@ -54,6 +56,9 @@ int umbrella_bpf_open_for_kernel(struct umbrella_bpf **ret_skel)
 					      setattr_params == 2);
 	if (r == 0)
 		r = bpf_program__set_autoload(skel->progs.umb_file_ioctl_compat, ioctl_compat);
+	if (r == 0)
+		r = bpf_program__set_autoload(skel->progs.umb_mmap_backing_file, mmap_backing);
+	skel->rodata->umb_has_mmap_backing_file = mmap_backing;
 	if (r < 0) {
 		umbrella_bpf__destroy(skel);
 		return r;

@@ -339,7 +339,9 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	if (r < 0)
 		goto fail;
 	raise_fd_limit();
-	g->fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK,
+	/* FAN_REPORT_TID: the thread that execs, whose note of an overlayfs file the
+	 * verdict goes to (gate-backing.c). */
+	g->fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_TID,
 				  O_RDONLY | O_LARGEFILE | O_CLOEXEC);
 	if (g->fan_fd < 0) {
 		r = log_error_errno(errno, "exec gate: cannot create the fanotify group "

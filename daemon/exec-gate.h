@@ -31,6 +31,8 @@ struct exec_gate_maps {
 	int invalidated;       /* umb_invalidated (ring buffer) */
 	int gate_stats;	       /* umb_gate_stats: the figures of "umbrella-cli metrics" */
 	int policies;	       /* umb_policies: the layers of signed policies, by digest and key */
+	int backing_exec;      /* umb_backing_exec: the execs of overlayfs files (task storage) */
+	int exec_pins;	       /* umb_exec_pins: files underneath overlays that ran signed */
 	struct layers *layers; /* the layers of signed policies: made, and held, here */
 };
 

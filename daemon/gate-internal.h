@@ -171,6 +171,12 @@ const char *keyring_summary(const struct keyring *k, char *buf, size_t size);
 /* Reads the key ring again when its directory changes. Return: 0 or -errno (logged). */
 int gate_keyring_attach(struct exec_gate *g, sd_event *e);
 
+/* gate-backing.c */
+
+/* Copies @j's cached verdict into the note BPF made for the exec of an overlayfs file
+ * whose file underneath is @j's (bpf/lib/backing.bpf.h), if the exec'ing thread has one. */
+void gate_backing_fill(struct exec_gate *g, const struct gate_job *j);
+
 /* gate-self.c */
 
 /* Writes a verdict for umbrellad's own executable (see exec_gate_new()). */

@@ -348,6 +348,7 @@ static void job_finish(struct exec_gate *g, struct gate_job *j)
 	/* A signed program: its libraries get verdicts before it can map them. */
 	if (j->event && j->o.allow && j->o.cached && j->o.verdict.state == UMB_VERDICT_SIGNED)
 		verify_libraries(g, j);
+	gate_backing_fill(g, j); /* an exec through overlayfs: before the answer */
 	gate_answer(g, j->fd, j->o.allow);
 	if (!j->o.allow)
 		log_refusal(j->path, j->pid, &j->o);

@@ -648,6 +648,8 @@ int main(int argc, char *argv[])
 			.invalidated = bpf_map__fd(skel->maps.umb_invalidated),
 			.gate_stats = bpf_map__fd(skel->maps.umb_gate_stats),
 			.policies = bpf_map__fd(skel->maps.umb_policies),
+			.backing_exec = bpf_map__fd(skel->maps.umb_backing_exec),
+			.exec_pins = bpf_map__fd(skel->maps.umb_exec_pins),
 			.layers = &layers,
 		},
 		arg_keyring, &gate);

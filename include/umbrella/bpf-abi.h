@@ -356,6 +356,25 @@ enum umb_verdict_state {
 	UMB_VERDICT_UNVERIFIED = 6,
 };
 
+/*
+ * Value of the task storage map umb_backing_exec: the file underneath an overlayfs file
+ * that an exec is opening (its "backing" file, on the layer that holds the content),
+ * with that file's verdict, for bprm_check_security, which sees only the overlay file
+ * (exec.bpf.c). Written by BPF at the backing file's open (file_open, before its
+ * fanotify event); its verdict is then the inode's if it had a final one, else filled
+ * in by umbrellad's gate when it answers that event (the verdict it just stored in the
+ * same inode). Stored on the thread group leader (the fanotify event names the process).
+ * Producers: file.bpf.c (file_open), umbrellad (key: a pidfd of the leader).
+ * Consumer: exec.bpf.c (once: it clears @file). Deleted at the exec's commit.
+ */
+struct umb_backing_exec {
+	__u64 file; /* the backing file's address: an identity, never read through */
+	struct umb_inode_key inode; /* its inode */
+	struct umb_verdict verdict; /* that inode's verdict; state 0: none (a miss) */
+};
+
+_Static_assert(sizeof(struct umb_backing_exec) == 40, "struct umb_backing_exec is ABI");
+
 /* Records of the ring buffer umb_invalidated: a verdict that BPF deleted, so that
  * umbrellad removes the fanotify ignore mark it set on that inode and the next exec of
  * the changed file reaches the gate again. Producer: the hooks that delete verdicts.
