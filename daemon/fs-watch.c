@@ -173,6 +173,7 @@ static void ns_free(struct fs_watch_ns *ns)
 	if (ns->user && --ns->user->refs == 0)
 		free(ns->user);
 	sd_event_source_disable_unref(ns->source);
+	mount_guard_close(&ns->guard);
 	if (ns->mountinfo_fd >= 0)
 		close(ns->mountinfo_fd);
 	if (ns->root_fd >= 0)
@@ -487,6 +488,7 @@ int fs_watch_scan(struct fs_watch *w, struct fs_watch_ns *ns)
 	size_t count = 0;
 	int r;
 
+	mount_guard_forget(&ns->guard); /* its mounts are read anew for this pass */
 	r = scan_read(ns, &mounts, &count);
 	if (r < 0)
 		log_error_errno(r, "cannot read a followed mountinfo: %m");

@@ -585,9 +585,11 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 		goto out_rollback;
 	}
 	*ret_layer = layer;
+	mount_guard_close(&in.guard);
 	return 0;
 
 out_rollback:
+	mount_guard_close(&in.guard);
 	layer_rules_remove(maps, filter, ret_rules);
 	if (ret_dirs)
 		layer_dirs_clear(ret_dirs);

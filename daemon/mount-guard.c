@@ -89,6 +89,33 @@ static int parse_line(const char *line, int *ret_id, uint32_t *ret_dev, bool *re
 	return 0;
 }
 
+/*
+ * The mounts of a namespace, as mountinfo lists them when read. A check looks its mount
+ * id up here: reading the whole mountinfo for each directory would let a user with many
+ * mounts, long mount points and deep paths below a rule (all cheap in its own
+ * namespace) hold umbrellad's loop for minutes per request. A mount id not listed is
+ * read again, at most MOUNT_GUARD_READS times per pass: a mount made since the read; a
+ * namespace that keeps changing faster than that is refused (-ESTALE).
+ */
+#define MOUNT_GUARD_READS 16
+
+struct mount_entry {
+	int id;
+	uint32_t dev;
+	bool reach; /* overlay or FUSE: its look-ups may reach a FUSE server */
+};
+
+struct mount_table {
+	struct mount_entry *v;
+	size_t n;
+	bool read;
+};
+
+struct mount_guard_tables {
+	struct mount_table theirs, ours;
+	unsigned int reads;
+};
+
 static FILE *open_mountinfo(const struct mount_guard *g)
 {
 	FILE *f;
@@ -111,26 +138,82 @@ static FILE *open_mountinfo(const struct mount_guard *g)
 	return f;
 }
 
-/* Finds mount @id (or with @id < 0, a mount of super block @dev that may reach a FUSE
- * server) in the mountinfo @f: 1 with *@ret_dev and *@ret_reach set, 0, or -errno. */
-static int find(FILE *f, int id, uint32_t dev, uint32_t *ret_dev, bool *ret_reach)
+static int compare_id(const void *a, const void *b)
 {
+	const struct mount_entry *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Reads the mountinfo @f (closed) into @t, replacing what it held. 0 or -errno. */
+static int table_read(struct mount_table *t, FILE *f)
+{
+	struct mount_entry e, *grown;
 	char *line = NULL;
-	size_t size = 0;
+	size_t size = 0, cap = 0;
 	int r = 0;
 
 	if (!f)
 		return -errno;
-	while (r == 0 && getline(&line, &size, f) > 0) {
-		int line_id;
-
-		if (parse_line(line, &line_id, ret_dev, ret_reach) < 0)
+	t->n = 0;
+	t->read = false;
+	while (getline(&line, &size, f) > 0) {
+		if (parse_line(line, &e.id, &e.dev, &e.reach) < 0)
 			continue;
-		r = id >= 0 ? line_id == id : *ret_dev == dev && *ret_reach;
+		if (t->n == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = reallocarray(t->v, cap, sizeof(*t->v));
+			if (!grown) {
+				r = -ENOMEM;
+				break;
+			}
+			t->v = grown;
+		}
+		t->v[t->n++] = e;
 	}
 	free(line);
 	fclose(f);
+	if (r == 0 && t->n)
+		qsort(t->v, t->n, sizeof(*t->v), compare_id);
+	t->read = r == 0;
 	return r;
+}
+
+/* By id: a request may look up one mount id per name of every path below a rule. */
+static const struct mount_entry *table_find_id(const struct mount_table *t, int id)
+{
+	struct mount_entry key = { .id = id };
+
+	return t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), compare_id) : NULL;
+}
+
+/* Whether @t lists a mount of super block @dev that may reach a FUSE server. */
+static bool table_has_reaching_dev(const struct mount_table *t, uint32_t dev)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].dev == dev && t->v[i].reach)
+			return true;
+	return false;
+}
+
+/* Mount @id in @t (@ours: umbrellad's namespace, else the caller's), read first or again
+ * if it is not listed: the entry, NULL when it is not there, or ERR in *@ret. */
+static const struct mount_entry *lookup(const struct mount_guard *g, bool ours, int id, int *ret)
+{
+	struct mount_guard_tables *tt = g->tables;
+	struct mount_table *t = ours ? &tt->ours : &tt->theirs;
+	const struct mount_entry *e = t->read ? table_find_id(t, id) : NULL;
+
+	*ret = 0;
+	if (e)
+		return e;
+	if (tt->reads >= MOUNT_GUARD_READS) {
+		*ret = -ESTALE;
+		return NULL;
+	}
+	tt->reads++;
+	*ret = table_read(t, ours ? fopen("/proc/self/mountinfo", "re") : open_mountinfo(g));
+	return *ret < 0 ? NULL : table_find_id(t, id);
 }
 
 int mount_guard_open(struct mount_guard *g, int proc_fd, int peer, int mountinfo_fd)
@@ -141,20 +224,41 @@ int mount_guard_open(struct mount_guard *g, int proc_fd, int peer, int mountinfo
 	if (proc_fd < 0 && peer <= 0)
 		return 0;
 	r = ns_foreign(proc_fd, peer);
-	if (r < 0)
+	if (r <= 0)
 		return r;
-	g->active = r;
+	g->tables = calloc(1, sizeof(*g->tables));
+	if (!g->tables)
+		return -ENOMEM;
+	g->active = true;
 	snprintf(g->mountinfo, sizeof(g->mountinfo), "/proc/%d/mountinfo", peer);
 	return 0;
+}
+
+void mount_guard_forget(struct mount_guard *g)
+{
+	if (!g->tables)
+		return;
+	g->tables->theirs.read = g->tables->ours.read = false;
+	g->tables->reads = 0;
+}
+
+void mount_guard_close(struct mount_guard *g)
+{
+	if (g->tables) {
+		free(g->tables->theirs.v);
+		free(g->tables->ours.v);
+		free(g->tables);
+		g->tables = NULL;
+	}
+	g->active = false;
 }
 
 /* Read after the descriptor was opened, which holds its mount: a mount id names one
  * live mount, and a live super block's s_dev is its own. */
 int mount_guard_check(const struct mount_guard *g, int fd)
 {
-	uint32_t dev, own_dev;
+	const struct mount_entry *e;
 	uint64_t id;
-	bool reach;
 	int r;
 
 	if (!g || !g->active)
@@ -162,16 +266,22 @@ int mount_guard_check(const struct mount_guard *g, int fd)
 	r = fdinfo_read(fd, 1, (const char *const[]){ "mnt_id" }, &id);
 	if (r < 0)
 		return r;
-	r = find(open_mountinfo(g), (int)id, 0, &dev, &reach);
-	if (r == 0) { /* umbrellad's own namespace: root's mounts */
-		r = find(fopen("/proc/self/mountinfo", "re"), (int)id, 0, &dev, &reach);
-		return r < 0 ? r : r ? 0 : -ESTALE;
+	e = lookup(g, false, (int)id, &r);
+	if (r < 0)
+		return r;
+	if (!e) { /* umbrellad's own namespace: root's mounts */
+		e = lookup(g, true, (int)id, &r);
+		return r < 0 ? r : e ? 0 : -ESTALE;
 	}
-	if (r < 0 || !reach)
-		return r < 0 ? r : 0;
+	if (!e->reach)
+		return 0;
 	/* The same super block as a mount of umbrellad's namespace: root made it. */
-	r = find(fopen("/proc/self/mountinfo", "re"), -1, dev, &own_dev, &reach);
-	return r < 0 ? r : r ? 0 : -EREMOTEIO;
+	if (!g->tables->ours.read) {
+		r = table_read(&g->tables->ours, fopen("/proc/self/mountinfo", "re"));
+		if (r < 0)
+			return r;
+	}
+	return table_has_reaching_dev(&g->tables->ours, e->dev) ? 0 : -EREMOTEIO;
 }
 
 int mount_guard_openat(const struct mount_guard *g, int dir_fd, const char *path)

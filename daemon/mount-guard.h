@@ -18,6 +18,9 @@ struct mount_guard {
 	int proc_fd;	    /* the caller's /proc/PID (not owned), or -1 */
 	char mountinfo[64]; /* or its mountinfo: /proc/PID/mountinfo */
 	int mountinfo_fd;   /* or its open file (fs-watch.c), -1 */
+	/* The mounts of that namespace and of umbrellad's, read once and again only for a
+	 * mount id they do not list (mount-guard.c); owned, freed by mount_guard_close(). */
+	struct mount_guard_tables *tables;
 };
 
 /*
@@ -26,9 +29,17 @@ struct mount_guard {
  * @mountinfo_fd: an open mountinfo of that namespace to read instead of /proc/@peer's
  *                (its offset is moved), or -1
  *
- * Neither @proc_fd nor @peer > 0: umbrellad's own namespace (inactive). Nothing to close. Return: 0 or -errno.
+ * Neither @proc_fd nor @peer > 0: umbrellad's own namespace (inactive). Closed with
+ * mount_guard_close(). Return: 0 or -errno.
  */
 int mount_guard_open(struct mount_guard *g, int proc_fd, int peer, int mountinfo_fd);
+
+/* mount_guard_forget() - drops what the guard read of the mounts, so that the next check
+ * reads them anew (a new pass over a namespace). */
+void mount_guard_forget(struct mount_guard *g);
+
+/* mount_guard_close() - frees what mount_guard_open() allocated. */
+void mount_guard_close(struct mount_guard *g);
 
 /*
  * mount_guard_check() - whether umbrellad may look a name up in the directory @fd
