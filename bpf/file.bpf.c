@@ -624,12 +624,22 @@ int BPF_PROG(umb_path_chown, const struct path *path, unsigned int uid, unsigned
 	return umb_fs_check(state, UMB_FS_WRITE, path->dentry, path->mnt, UMB_HOOK_PATH_CHOWN);
 }
 
+#define UMB_ATTR_SIZE (1 << 3) /* include/linux/fs.h ATTR_SIZE */
+
 /* inode_setattr for both signatures: every attribute change, also utimes and the
  * truncation of an O_TRUNC open, which have no path hook. */
-static __always_inline int inode_setattr(struct dentry *dentry)
+static __always_inline int inode_setattr(struct dentry *dentry, struct iattr *attr)
 {
 	const struct umb_task_state *state;
+	int ret;
 
+	/* A pinned file's size, by any route: on 6.12 an O_RDONLY|O_TRUNC open truncates
+	 * through file_truncate, not path_truncate, and is no write open. */
+	if (attr->ia_valid & UMB_ATTR_SIZE) {
+		ret = umb_exec_pin_check_write(dentry->d_inode);
+		if (ret)
+			return ret;
+	}
 	umb_verdict_invalidate(dentry->d_inode); /* chmod, chown, utimes, truncate */
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
@@ -644,7 +654,7 @@ int BPF_PROG(umb_inode_setattr, struct mnt_idmap *idmap, struct dentry *dentry, 
 {
 	if (ret)
 		return ret;
-	return inode_setattr(dentry);
+	return inode_setattr(dentry, attr);
 }
 
 /* Linux 6.1 and 6.2 (no idmap). The one other case of two programs on a hook: only one
@@ -655,7 +665,7 @@ int BPF_PROG(umb_inode_setattr_noidmap, struct dentry *dentry, struct iattr *att
 {
 	if (ret)
 		return ret;
-	return inode_setattr(dentry);
+	return inode_setattr(dentry, attr);
 }
 
 /* The xattr hooks take the dentry as second argument on every supported kernel (a
