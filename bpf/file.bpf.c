@@ -25,7 +25,8 @@
  *                           w: a unix socket bound to a path, which connect(2) and
  *                           sendto(2) reach by its name without opening it (the kernel
  *                           asks MAY_WRITE on its inode, as for a FIFO): "fs:/run/dbus"
- *                           keeps the task off the bus. Abstract sockets have no path:
+ *                           keeps the task off the bus; not off umbrellad's own
+ *                           socket. Abstract sockets have no path:
  *                           "net:unix" is their restriction. unix_stream_connect
  *                           also keeps a uid whose connections umbrellad is still
  *                           closing off its socket (umb_conn_full, maps.bpf.h).
@@ -408,13 +409,11 @@ static __always_inline int unix_peer_check(struct sock *other, __u32 hook)
  * connection_uid(): SO_PEERCRED's effective uid; a root that carries layers as
  * UMB_UID_RESTRICTED_ROOT; root that carries none is never refused here).
  */
-static __always_inline int daemon_connect_check(struct sock *other)
+static __always_inline int daemon_connect_check(void)
 {
 	struct task_struct *task;
 	__u32 uid;
 
-	if (!bpf_sk_storage_get(&umb_daemon_sock, other, NULL, 0))
-		return 0;
 	task = bpf_get_current_task_btf();
 	uid = BPF_CORE_READ(task, cred, euid.val);
 	if (uid == 0) {
@@ -431,9 +430,11 @@ int BPF_PROG(umb_unix_stream_connect, struct sock *sock, struct sock *other, str
 {
 	if (ret)
 		return ret;
-	ret = daemon_connect_check(other);
-	if (ret)
-		return ret;
+	/* umbrellad's own socket (SOCK_SEQPACKET: only a connect reaches it) is exempt from
+	 * fs: rules: a restricted task may always ask it for more restrictions (fs:/:w must
+	 * not break its rfork); "net:unix" is the item that keeps a task from it. */
+	if (bpf_sk_storage_get(&umb_daemon_sock, other, NULL, 0))
+		return daemon_connect_check();
 	return unix_peer_check(other, UMB_HOOK_UNIX_STREAM_CONNECT);
 }
 

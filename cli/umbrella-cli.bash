@@ -220,9 +220,9 @@ _umbrella_cli()
 			COMPREPLY=($(compgen -W "$(_umbrella_cli_layers)" -- "$cur"))
 			return
 			;;
-		-n | --since) return ;;
+		-n | --lines | --since) return ;;
 		esac
-		COMPREPLY=($(compgen -W '--follow -n --since --pid --layer -j --json -p --pretty' \
+		COMPREPLY=($(compgen -W '--follow -n --lines --since --pid --layer -j --json -p --pretty' \
 			-- "$cur"))
 		;;
 	metrics)

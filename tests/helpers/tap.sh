@@ -23,13 +23,16 @@
 n=0 failed=0 out=
 
 check() { # RESULT DESCRIPTION...
-	local rc=$1
+	local rc=$1 desc
 	shift
+	# One line: a newline (of an output quoted in it) would end the TAP line.
+	desc=$*
+	desc=${desc//$'\n'/ | }
 	n=$((n + 1))
 	if [ "$rc" = 0 ]; then
-		echo "ok $n - $*"
+		echo "ok $n - $desc"
 	else
-		echo "not ok $n - $*"
+		echo "not ok $n - $desc"
 		printf '%s\n' "$out" | tail -n "${TAP_CONTEXT:-20}" | sed 's/^/# output: /'
 		failed=1
 	fi

@@ -58,6 +58,32 @@ run -r net:inet6 -- bash -c 'exec 3<>/dev/udp/127.0.0.1/9'
 [ "$rc" = 0 ]
 check $? "run -r net:inet6: an IPv4 socket still works"
 
+# fs: rules cover a connect(2) to a socket's path, but not to umbrellad's: under a rule
+# on its directory a task still reaches umbrellad and restricts its children further,
+# while another socket there is refused (issue 11, item 4).
+sockdir=$(dirname "$UMBRELLA_SOCKET")
+python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1]); s.listen()
+time.sleep(600)' "$sockdir/other.sock" &
+other=$!
+for _ in $(seq 50); do [ -S "$sockdir/other.sock" ] && break; sleep 0.1; done
+connect_other='import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect(sys.argv[1]); print("connected")
+except OSError as e:
+    print("refused", e.errno)'
+run -r "fs:$sockdir:w" -- python3 -c "$connect_other" "$sockdir/other.sock"
+[ "$rc" = 0 ] && [[ "$out" == "refused 13"* ]] &&
+	[ "$(python3 -c "$connect_other" "$sockdir/other.sock")" = connected ]
+check $? "fs:DIR:w refuses a connect to a socket in DIR (EACCES), allowed outside the layer ($out)"
+run -r "fs:$sockdir:w" -- "$cli" run -r fs:/etc -- cat /etc/hostname
+[ "$rc" = 1 ] && [[ "$out" == *"/etc/hostname: Permission denied"* ]]
+check $? "fs: on umbrellad's socket's directory: the task still reaches umbrellad and restricts a child (exit $rc)"
+kill "$other"
+wait "$other" 2>/dev/null
+rm -f "$sockdir/other.sock"
+
 run -r fs:etc -- true
 [ "$rc" = 125 ] && [[ "$out" == "umbrella-cli: fs:etc"* ]] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]
 check $? "a malformed item is refused in one line naming it (exit $rc)"

@@ -36,9 +36,38 @@ check $? "after --json layer: help list show ($out)"
 out=$(completions task show '')
 [[ " $out " == *" $$ "* ]]
 check $? "task show offers process ids (this shell's among them)"
+# Where task list and layer list answer (root, pins readable): the restricted
+# processes and the live layers, from an umbrella-cli that prints their tables.
+stub=$(mktemp -d)
+cat >"$stub/umbrella-cli" <<'SH'
+#!/bin/sh
+case "$1 $2" in
+"task list") printf 'PID      COMM             LAYERS (bottom first)\n4242     sleep            7\n' ;;
+"layer list") printf 'ID       ORIGIN         CREATOR\n7        rfork          x\n9        signed         y\n' ;;
+*) exit 1 ;;
+esac
+SH
+chmod 755 "$stub/umbrella-cli"
+out=$(PATH=$stub:$PATH completions task show '')
+[ "$out" = 4242 ]
+check $? "task show offers the restricted processes of task list ($out)"
+out=$(PATH=$stub:$PATH completions layer show '')
+layers=$(PATH=$stub:$PATH completions events --layer '')
+rm -rf "$stub"
+[ "$out" = "7 9" ] && [ "$layers" = "7 9" ]
+check $? "layer show and events --layer offer the layer ids of layer list ($out; $layers)"
 out=$(completions events --f)
 [ "$out" = --follow ]
 check $? "events --f completes to --follow ($out)"
+want=$("$build/cli/umbrella-cli" events help | grep -o -- '--[a-z][a-z-]*' | grep -vx -- --help |
+	sort -u | tr '\n' ' ')
+out=$(completions events --)
+missing=
+for o in $want; do
+	[[ " $out " == *" $o "* ]] || missing+=" $o"
+done
+[ -n "$want" ] && [ -z "$missing" ]
+check $? "events -- offers every option of events help (missing:${missing:- none})"
 out=$(completions run -r ex)
 [ "$out" = "exec exec-unsigned" ]
 check $? "run -r ex offers exec and exec-unsigned ($out)"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Host test (TAP): the manual pages render without groff warnings, and say what the
-# code does: every command of `umbrella-cli help` is in umbrella-cli(8), every key of
+# code does: every command of `umbrella-cli help`, and every option of each command's
+# help, is in umbrella-cli(8), every key of
 # the configuration parser in umbrella.conf(5), every MESSAGE_ID of the journal in
 # umbrellad(8), every option of `umbrellad --help` in umbrellad(8), every exported
 # function of libumbrella in libumbrella(3).
@@ -34,6 +35,11 @@ done
 commands=$("$build/cli/umbrella-cli" help | sed -n 's/^ *\(Usage:\)\{0,1\} *umbrella-cli \(\[OPTIONS\] \)\{0,1\}\([a-z]*\).*/\3/p' | sort -u)
 [ -n "$commands" ] && all_in "$source_root/cli/umbrella-cli.8" $commands
 check $? "umbrella-cli(8) has every command of umbrella-cli help: $(echo $commands)"
+# shellcheck disable=SC2086 # one word each
+options=$(for c in "" $commands; do "$build/cli/umbrella-cli" $c help; done |
+	grep -o -- '--[a-z][a-z-]*' | sort -u)
+[ -n "$options" ] && all_in "$source_root/cli/umbrella-cli.8" $options
+check $? "umbrella-cli(8) has every option of every command's help: $(echo $options)"
 
 options=$("$build/daemon/umbrellad" --help | grep -o -- '--[a-z-]*' | sort -u)
 [ -n "$options" ] && all_in "$source_root/daemon/umbrellad.8" $options
