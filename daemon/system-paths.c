@@ -7,246 +7,329 @@
  * system's: its unit gives it a private /tmp, /var/tmp and /dev and an empty /root and
  * /home, where fs:/tmp/X would name a file no other process sees and restrict nothing.
  * A vendor who writes fs:/tmp/X means the system's /tmp: its paths are resolved in PID
- * 1's root and mount namespace, through /proc/1/root with RESOLVE_IN_ROOT (an absolute
- * symbolic link or ".." stays inside that root) and no magic link. A symbolic link as
- * the last name is refused, and one further up unless only root could have made it
- * there and can change it (refuse_symlinks()): in /tmp, a user can plant a link at the
- * policy's path before the program makes its file. The rule is then on
+ * 1's root and mount namespace, from a descriptor of /proc/1/root. The rule is then on
  * those inodes, wherever they are visible: through a bind mount, or in a container that
  * shares them. A path that exists only inside a container's own root is not what a
  * signed policy names (the layer is one per policy and key, shared by every exec, and
  * held for as long as the pins live: one per mount namespace would let any user who can
  * make namespaces make layers that are never freed).
  *
- * The canonical path is the object's path from its namespace's root, as the kernel
- * tells it for the descriptor (/proc/self/fd), and is taken only if it leads to the same
- * inode in PID 1's root through no symbolic link: else (PID 1 chrooted, a rename
- * meanwhile) the item is refused, never resolved elsewhere.
+ * The rule must be on what the vendor named, and stay so: a user who could rename a
+ * directory on the path (theirs, or one others may write to) would move the restricted
+ * objects away and make new ones under the policy's path, which then reaches objects
+ * the layer never heard of. So the path is walked once, one name at a time from the
+ * root, each name looked up in the descriptor of the directory before it (never the
+ * path string again: no window for a name swapped between a check and a resolution),
+ * and every directory a name is looked up in must be root's and not writable by others
+ * unless sticky (dir_check()). A symbolic link on the way is followed only if root's
+ * (link_check(): the system's /lib, root's in /tmp), and refused as the last name
+ * (a user can plant a link at /tmp/X before the program makes X: the rule would be on
+ * the link's target). The last name itself may be anyone's: its rules are on its inode
+ * and on its name in its directory, which holds for whatever is put there later.
+ *
+ * systemd's chase() with CHASE_SAFE guards another threat (a user's link leading root
+ * to a file of root's: it refuses a step from a user's directory to another uid's and
+ * ignores the mode); here any step through what a user can change is refused, as
+ * OpenSSH's safely_chroot() does for a chroot's components, with the sticky /tmp
+ * allowed since only root can move root's entries there. A signed policy belongs to no
+ * uid (its layer is shared by every exec and charged to root), so root alone is trusted.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <umbrella/caller-paths.h>
 
+#include "fd-mount.h"
 #include "restriction-copy.h"
 
 #include "system-paths.h"
 
-/* An O_PATH descriptor of @path in @root (RESOLVE_IN_ROOT), or -errno. */
-static int open_in_root(int root, const char *path, int flags, uint64_t resolve)
-{
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_PATH | O_CLOEXEC),
-		.resolve = resolve | RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
-
-	return fd < 0 ? -errno : fd;
-}
-
-/* Whether @a and @b hold the same inode. */
-static bool same_inode(int a, int b)
-{
-	struct stat sa, sb;
-
-	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
+/* Symbolic links followed on one path at most, as the kernel's MAXSYMLINKS. */
+#define WALK_LINKS_MAX 40
 
 /*
- * The canonical form of the existing @path in @root (symbolic links and ".." resolved,
- * the last name's link too, as realpath() does) in @canon. Return: 0, -ENOENT when it
- * does not exist, -EXDEV when its path from its namespace's root does not lead to it in
- * @root, or another -errno.
+ * The directories of the walk, a stack: the descriptor, stat and path of each, from the
+ * root (dirs[0]) to the one whose names are looked up next. ".." takes the one below
+ * (and stays at the root), as the kernel's walk does for the directories it went down
+ * through, without asking the file system where ".." is now.
  */
-static int canonical_existing(int root, const char *path, int flags, char canon[PATH_MAX])
-{
-	char link[64];
-	ssize_t n;
-	int fd, check, r = 0;
+struct walk_dir {
+	int fd; /* not owned for the root */
+	struct stat st;
+	size_t canon_len; /* the length of its path in canon ("" for the root) */
+};
 
-	fd = open_in_root(root, path, flags, 0);
-	if (fd < 0)
-		return fd;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, canon, PATH_MAX);
-	if (n < 0)
-		r = -errno;
-	else if (n >= PATH_MAX)
-		r = -ENAMETOOLONG;
+struct walk {
+	const char *path; /* the policy's, for the messages */
+	struct walk_dir *dirs;
+	size_t depth, size;
+	char canon[PATH_MAX]; /* the path of the top from PID 1's root */
+};
+
+/* Appends "/@name" to the path of the top, in canon. */
+static int walk_name(struct walk *w, const char *name)
+{
+	size_t len = w->dirs[w->depth - 1].canon_len, name_len = strlen(name);
+
+	if (len + 1 + name_len >= sizeof(w->canon))
+		return -ENAMETOOLONG;
+	w->canon[len] = '/';
+	memcpy(w->canon + len + 1, name, name_len + 1);
+	return 0;
+}
+
+static int walk_push(struct walk *w, int fd, const struct stat *st, const char *name)
+{
+	int r = walk_name(w, name);
+
 	if (r < 0)
-		goto out;
-	canon[n] = '\0';
-	/* No symbolic link now: the path is canonical only if it needs none. */
-	check = canon[0] == '/' ? open_in_root(root, canon, O_NOFOLLOW, RESOLVE_NO_SYMLINKS) :
-				  -EXDEV;
-	if (check < 0) {
-		r = check == -ENOENT || check == -ELOOP ? -EXDEV : check;
-		goto out;
+		return r;
+	if (w->depth == w->size) {
+		struct walk_dir *dirs = reallocarray(w->dirs, w->size * 2, sizeof(*dirs));
+
+		if (!dirs)
+			return -ENOMEM;
+		w->dirs = dirs;
+		w->size *= 2;
 	}
-	if (!same_inode(fd, check))
-		r = -EXDEV;
-	close(check);
-out:
-	close(fd);
-	return r;
+	w->dirs[w->depth++] =
+		(struct walk_dir){ .fd = fd, .st = *st, .canon_len = strlen(w->canon) };
+	return 0;
 }
 
-/* The canonical form of @path in @root: of the path itself when it exists, else of its
- * directory plus the last name (umb_path_canonical() in PID 1's root). */
-static int canonical_in_root(int root, const char *path, char canon[PATH_MAX], char **ret_error)
+static void walk_pop(struct walk *w)
 {
-	char parent[PATH_MAX], real_parent[PATH_MAX];
-	size_t len = strlen(path);
-	char *name;
-	int r;
-
-	r = canonical_existing(root, path, 0, canon);
-	if (r != -ENOENT)
-		goto out;
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	if (len >= sizeof(parent))
-		return -ENAMETOOLONG;
-	memcpy(parent, path, len);
-	parent[len] = '\0';
-	name = strrchr(parent, '/');
-	if (!name)
-		return -EINVAL; /* not absolute: the parser refuses it first */
-	*name++ = '\0';
-	r = canonical_existing(root, parent[0] ? parent : "/", O_DIRECTORY, real_parent);
-	if (r == -ENOENT && ret_error)
-		(void)asprintf(ret_error,
-			       "fs:%s: the directory %s does not exist in the system's root (PID "
-			       "%d's): a rule needs an existing file or directory, or a new name "
-			       "in an existing directory",
-			       path, parent[0] ? parent : "/", SYSTEM_PATHS_PID);
-	if (r < 0)
-		goto out;
-	if ((size_t)snprintf(canon, PATH_MAX, "%s/%s", strcmp(real_parent, "/") ? real_parent : "",
-			     name) >= PATH_MAX)
-		return -ENAMETOOLONG;
-out:
-	if (r == -EXDEV && ret_error)
-		(void)asprintf(ret_error,
-			       "fs:%s: its path from its mount namespace's root does not lead "
-			       "to it in PID %d's root (a chrooted PID %d, or a rename meanwhile)",
-			       path, SYSTEM_PATHS_PID, SYSTEM_PATHS_PID);
-	return r;
+	close(w->dirs[--w->depth].fd);
+	w->canon[w->dirs[w->depth - 1].canon_len] = '\0';
 }
 
-/* Whether the symbolic link @link (O_PATH, O_NOFOLLOW) in the directory @dir cannot have
- * been put there, nor be changed, by a user other than root: root's, in a directory of
- * root's that no one else may write to, or only with the sticky bit (/tmp: a link there
- * can be removed only by its owner). */
-static bool link_trusted(int link, int dir)
+/* The path of the top, for the messages: "/" for the root. */
+static const char *walk_where(const struct walk *w)
 {
-	struct stat l, d;
-
-	if (fstat(link, &l) < 0 || fstat(dir, &d) < 0)
-		return false;
-	return l.st_uid == 0 && d.st_uid == 0 &&
-	       (d.st_mode & S_ISVTX ||
-		(!(d.st_mode & S_IWOTH) && (!(d.st_mode & S_IWGRP) || d.st_gid == 0)));
+	return w->canon[0] ? w->canon : "/";
 }
 
 /*
- * Refuses @path (in @root) when a symbolic link on it can make the rule restrict another
- * file than the one the vendor named: a link as its last name (the rule would be on the
- * link's target, whoever put it there, and the path itself unrestricted once the link is
- * gone and a file made there: /tmp/X planted by a user before the program makes it), or
- * a link further up that a user could have put there or can change (link_trusted()). A
- * link of the system's own (/lib to usr/lib, /var/run to /run, root's in /tmp) is
- * followed. What does not exist yet has no link: canonical_in_root() deals with it.
- * Return: 0, -ELOOP with *@ret_error, or -errno.
+ * Whether no user other than root can change what a name in the top directory reaches:
+ * it must be root's, and writable by neither its group nor others unless sticky (/tmp:
+ * only an entry's owner or root may rename or remove it, and a directory looked into
+ * must be root's in turn). A group-writable one is refused even with root's group: with
+ * an ACL the group bits are the mask of every named user's and group's write.
  */
-static int refuse_symlinks(int root, const char *path, char **ret_error)
+static int dir_check(const struct walk *w, char **ret_error)
 {
-	char prefix[PATH_MAX], target[PATH_MAX];
-	size_t len = strlen(path), dir_end = 1;
+	const struct stat *st = &w->dirs[w->depth - 1].st;
 
-	if (len >= sizeof(prefix))
-		return -ENAMETOOLONG;
-	for (size_t end = 1; end <= len; end++) {
-		struct stat st;
-		bool last, trusted;
-		ssize_t n;
-		int fd, dir;
-
-		if ((end < len && path[end] != '/') || path[end - 1] == '/')
-			continue;
-		memcpy(prefix, path, end);
-		prefix[end] = '\0';
-		fd = open_in_root(root, prefix, O_NOFOLLOW, 0);
-		if (fd < 0)
-			return fd == -ENOENT || fd == -ENOTDIR ? 0 : fd;
-		if (fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode)) {
-			close(fd);
-			dir_end = end;
-			continue;
-		}
-		last = path[end + strspn(path + end, "/")] == '\0';
-		n = readlinkat(fd, "", target, sizeof(target) - 1);
-		target[n < 0 ? 0 : n] = '\0';
-		prefix[dir_end] = '\0';
-		dir = last ? -1 : open_in_root(root, prefix, O_DIRECTORY, 0);
-		trusted = dir >= 0 && link_trusted(fd, dir);
-		if (dir >= 0)
-			close(dir);
-		close(fd);
-		if (trusted)
-			continue;
-		if (!ret_error)
-			return -ELOOP;
-		memcpy(prefix, path, end);
-		prefix[end] = '\0';
-		/* Short: the gate's verdict reason (the journal) keeps 160 bytes. */
-		if (last)
-			(void)asprintf(
-				ret_error,
-				"fs:%s: a symbolic link (to %s), refused: name the file itself",
-				path, target);
-		else
+	/* Short: the gate's verdict reason (the journal) keeps 160 bytes. */
+	if (st->st_uid != 0) {
+		if (ret_error)
 			(void)asprintf(ret_error,
-				       "fs:%s: %s, a symbolic link (to %s) a user made or can "
-				       "change, refused",
-				       path, prefix, target);
-		return -ELOOP;
+				       "fs:%s: %s, a directory on the path, is uid %u's: refused",
+				       w->path, walk_where(w), (unsigned int)st->st_uid);
+		return -EPERM;
+	}
+	if (!(st->st_mode & S_ISVTX) && st->st_mode & (S_IWGRP | S_IWOTH)) {
+		if (ret_error)
+			(void)asprintf(ret_error,
+				       "fs:%s: %s, a directory on the path, is writable by others "
+				       "(mode %04o, not sticky): refused",
+				       w->path, walk_where(w), (unsigned int)(st->st_mode & 07777));
+		return -EPERM;
 	}
 	return 0;
 }
 
-/* Opens the directory and the object of the canonical @canon in @root into @ref, as
- * caller-paths.c opens a caller's: the object only if it exists, never through a
- * symbolic link put there since (the last name's own link is the object). */
-static int open_item(int root, const char *canon, struct fs_ref *ref)
+/*
+ * Whether the symbolic link @fd (@st), @name in the top directory (which dir_check()
+ * passed), may be followed, its target in @target: not as the path's last name (the
+ * rule would be on whatever it points to), only root's (a user's in /tmp is not), and
+ * none of /proc's, whose magic links lead to objects (a process's files, its root), not
+ * to a name in PID 1's root. Return: 0, -ELOOP with *@ret_error, or -errno.
+ */
+static int link_check(const struct walk *w, int fd, const struct stat *st, const char *name,
+		      bool last, char target[PATH_MAX], char **ret_error)
 {
-	const char *name = umb_path_last_name(canon);
-	char dir[PATH_MAX];
+	struct fd_mount m;
+	ssize_t n;
+	int r;
 
-	if (name) {
-		size_t len = (size_t)(name - canon);
-
-		/* "/name": the root; "/a/name": "/a" */
-		memcpy(dir, canon, len > 1 ? len - 1 : 1);
-		dir[len > 1 ? len - 1 : 1] = '\0';
-		ref->dir_fd = open_in_root(root, dir, O_DIRECTORY, RESOLVE_NO_SYMLINKS);
-		if (ref->dir_fd < 0)
-			return ref->dir_fd;
+	n = readlinkat(fd, "", target, PATH_MAX);
+	if (n < 0)
+		return -errno;
+	if (n >= PATH_MAX)
+		return -ENAMETOOLONG;
+	target[n] = '\0';
+	/* Short: the gate's verdict reason (the journal) keeps 160 bytes. */
+	if (last) {
+		if (ret_error)
+			(void)asprintf(
+				ret_error,
+				"fs:%s: a symbolic link (to %s), refused: name the file itself",
+				w->path, target);
+		return -ELOOP;
 	}
-	ref->obj_fd = open_in_root(root, canon, O_NOFOLLOW, RESOLVE_NO_SYMLINKS);
-	if (ref->obj_fd >= 0)
-		return 0;
-	return ref->obj_fd == -ENOENT && name ? 0 : ref->obj_fd;
+	r = fd_mount_read(fd, SYSTEM_PATHS_PID, &m);
+	if (r < 0)
+		return r;
+	if (st->st_uid == 0 && strcmp(m.fstype, "proc") != 0)
+		return n ? 0 : -ENOENT;
+	if (ret_error && st->st_uid == 0)
+		(void)asprintf(ret_error, "fs:%s: %s/%s, a link of /proc (to %s), refused", w->path,
+			       w->canon, name, target);
+	else if (ret_error)
+		(void)asprintf(ret_error,
+			       "fs:%s: %s/%s, a symbolic link (to %s) a user made or can change, "
+			       "refused",
+			       w->path, w->canon, name, target);
+	return -ELOOP;
+}
+
+/* Puts the symbolic link's @target before what is left of the path in @rest (from @at),
+ * and goes back to the root if it is absolute (else it goes on from the directory that
+ * holds the link). */
+static int walk_into_link(struct walk *w, const char *target, char rest[PATH_MAX], size_t *at)
+{
+	size_t len = strlen(target), left = strlen(rest + *at);
+
+	if (len + 1 + left >= PATH_MAX)
+		return -ENAMETOOLONG;
+	memmove(rest + len + 1, rest + *at, left + 1);
+	memcpy(rest, target, len);
+	rest[len] = '/';
+	*at = 0;
+	while (target[0] == '/' && w->depth > 1)
+		walk_pop(w);
+	return 0;
+}
+
+/*
+ * Walks @w->path from the root and fills @ref with the descriptors of the last name's
+ * directory and of the object (-1 when it does not exist), and @w->canon with the
+ * object's path from PID 1's root. Return: 0, or -errno (*@ret_error set for a refusal).
+ */
+static int walk(struct walk *w, struct fs_ref *ref, char **ret_error)
+{
+	char rest[PATH_MAX], target[PATH_MAX], name[NAME_MAX + 1];
+	unsigned int links = 0;
+	size_t at = 0, len;
+	int fd, r;
+
+	if (snprintf(rest, sizeof(rest), "%s", w->path) >= (int)sizeof(rest))
+		return -ENAMETOOLONG;
+	for (;;) {
+		struct stat st;
+		bool last;
+
+		at += strspn(rest + at, "/");
+		if (!rest[at])
+			break; /* the object is the top: "/", or a path ending in "." or ".." */
+		len = strcspn(rest + at, "/");
+		if (len > NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(name, rest + at, len);
+		name[len] = '\0';
+		at += len;
+		last = rest[at + strspn(rest + at, "/")] == '\0';
+		if (!strcmp(name, "."))
+			continue;
+		if (!strcmp(name, "..")) {
+			if (w->depth > 1)
+				walk_pop(w);
+			continue;
+		}
+		r = dir_check(w, ret_error);
+		if (r < 0)
+			return r;
+		fd = openat(w->dirs[w->depth - 1].fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && last) {
+			/* A new name in an existing directory. */
+			ref->dir_fd = dup(w->dirs[w->depth - 1].fd);
+			return ref->dir_fd < 0 ? -errno : walk_name(w, name);
+		}
+		if (fd < 0) {
+			r = -errno;
+			if (r == -ENOENT && ret_error)
+				(void)asprintf(ret_error,
+					       "fs:%s: the directory %s/%s does not exist in the "
+					       "system's root (PID %d's): a rule needs an existing "
+					       "file or directory, or a new name in an existing "
+					       "directory",
+					       w->path, w->canon, name, SYSTEM_PATHS_PID);
+			return r;
+		}
+		if (fstat(fd, &st) < 0) {
+			r = -errno;
+			close(fd);
+			return r;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			r = link_check(w, fd, &st, name, last, target, ret_error);
+			close(fd);
+			if (r == 0 && ++links > WALK_LINKS_MAX)
+				r = -ELOOP;
+			if (r == 0)
+				r = walk_into_link(w, target, rest, &at);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (last && rest[at] == '/' && !S_ISDIR(st.st_mode)) {
+			close(fd);
+			return -ENOTDIR; /* "name/", as the kernel says */
+		}
+		if (last) {
+			ref->obj_fd = fd;
+			ref->dir_fd = dup(w->dirs[w->depth - 1].fd);
+			return ref->dir_fd < 0 ? -errno : walk_name(w, name);
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			close(fd);
+			return -ENOTDIR;
+		}
+		r = walk_push(w, fd, &st, name);
+		if (r < 0) {
+			close(fd);
+			return r;
+		}
+	}
+	/* The top is the object, and the directory below it holds its name. */
+	ref->obj_fd = dup(w->dirs[w->depth - 1].fd);
+	if (ref->obj_fd < 0)
+		return -errno;
+	if (w->depth == 1)
+		return 0; /* "/", which has no directory */
+	ref->dir_fd = dup(w->dirs[w->depth - 2].fd);
+	return ref->dir_fd < 0 ? -errno : 0;
+}
+
+/*
+ * Resolves the fs item @path in @root (PID 1's) into @ref, and its path from that root
+ * into @canon. Return: 0, or -errno (*@ret_error set for a refusal).
+ */
+static int resolve_item(int root, const char *path, struct fs_ref *ref, char canon[PATH_MAX],
+			char **ret_error)
+{
+	struct walk w = { .path = path, .size = 16, .depth = 1 };
+	int r;
+
+	w.dirs = calloc(w.size, sizeof(*w.dirs));
+	if (!w.dirs)
+		return -ENOMEM;
+	w.dirs[0].fd = root;
+	r = fstat(root, &w.dirs[0].st) < 0 ? -errno : walk(&w, ref, ret_error);
+	if (r == 0)
+		snprintf(canon, PATH_MAX, "%s", walk_where(&w));
+	while (w.depth > 1)
+		walk_pop(&w);
+	free(w.dirs);
+	return r;
 }
 
 int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret, char **ret_error)
@@ -287,11 +370,7 @@ int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret
 		char canon[PATH_MAX];
 
 		if (item->kind == UMB_ITEM_FS) {
-			ret_code = refuse_symlinks(root, item->path, ret_error);
-			if (ret_code == 0)
-				ret_code = canonical_in_root(root, item->path, canon, ret_error);
-			if (ret_code == 0)
-				ret_code = open_item(root, canon, &p.items[fs++]);
+			ret_code = resolve_item(root, item->path, &p.items[fs++], canon, ret_error);
 			if (ret_code < 0) {
 				if (ret_error && !*ret_error)
 					(void)asprintf(ret_error, "fs:%s: %s", item->path,

@@ -20,13 +20,14 @@ struct system_paths {
 
 /*
  * system_paths_open() - resolve every fs item of @r as a caller resolves its own, but
- * in PID 1's root and mount namespace (/proc/1/root, RESOLVE_IN_ROOT, no magic links):
- * the canonical path, a descriptor of its directory (none for "/") and of the object
- * when it exists
+ * in PID 1's root and mount namespace (from /proc/1/root, one name at a time): the
+ * canonical path, a descriptor of its directory (none for "/") and of the object when
+ * it exists
  * @ret_error: if not NULL, on failure a malloc'd message naming the item and why
  *
- * Return: 0, or -errno (-ENOENT: the item's directory does not exist there). On
- * failure nothing is left open.
+ * Return: 0, or -errno (-ENOENT: the item's directory does not exist there; -EPERM: a
+ * directory on its path a user owns or others may write to; -ELOOP: a symbolic link as
+ * its last name, or a user's or /proc's further up). On failure nothing is left open.
  */
 int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret, char **ret_error);
 

@@ -13,7 +13,9 @@
 #     (fs:/tmp/umb-sns-link/file, the link to /run/umb-signedns/Z) restricts its target;
 #   - a symbolic link as the last name (fs:/tmp/umb-sns-planted, planted by a user before
 #     the program makes its file), or a user's link further up (fs:/tmp/umb-sns-ulink/file),
-#     is refused: the exec of a binary signed with it fails, and the journal says why.
+#     is refused: the exec of a binary signed with it fails, and the journal says why;
+#   - so is a path through a directory a user owns (fs:/tmp/umb-sns-udir/file: the user
+#     could rename it away and make another, and the rule would stay on the old one).
 # The binaries live on /run, a tmpfs the gate caches verdicts on (in this VM / is an
 # overlay, where they are not cached, and /tmp is umbrellad's own).
 #   tests/vm/run --systemd --rw BUILD -- BUILD/tests/integration/systemd-test-signedns
@@ -28,7 +30,7 @@ cli=$build/cli/umbrella-cli
 dirs=(/tmp /var/tmp /root /dev/shm)
 run_dir=/run/umb-signedns
 tmp=$(mktemp -d)
-made=("$tmp" "$run_dir" /tmp/umb-sns-link /tmp/umb-sns-planted /tmp/umb-sns-ulink)
+made=("$tmp" "$run_dir" /tmp/umb-sns-link /tmp/umb-sns-planted /tmp/umb-sns-ulink /tmp/umb-sns-udir)
 cleanup() {
 	systemctl stop umbrellad.service 2>/dev/null
 	"$umbrellad" --reset-pins 2>/dev/null
@@ -47,7 +49,8 @@ ln -s "$run_dir/Z" /tmp/umb-sns-link
 # A user's links in the system's /tmp: at the policy's path itself, and above a file.
 chmod 755 "$run_dir" "$run_dir/Z"
 setpriv --reuid 65534 --regid 65534 --clear-groups sh -c \
-	"ln -s $run_dir/Z/file /tmp/umb-sns-planted && ln -s $run_dir/Z /tmp/umb-sns-ulink"
+	"ln -s $run_dir/Z/file /tmp/umb-sns-planted && ln -s $run_dir/Z /tmp/umb-sns-ulink &&
+	 mkdir /tmp/umb-sns-udir && echo mine >/tmp/umb-sns-udir/file"
 items=()
 for dir in "${dirs[@]}"; do
 	mkdir -p "$dir/umb-sns-X" "$dir/umb-sns-Y"
@@ -60,6 +63,7 @@ cp "$build/tests/integration/signed-cat" "$run_dir/signed-cat"
 cp "$build/tests/integration/signed-cat" "$run_dir/signed-cat-link"
 cp "$build/tests/integration/signed-cat" "$run_dir/signed-cat-planted"
 cp "$build/tests/integration/signed-cat" "$run_dir/signed-cat-ulink"
+cp "$build/tests/integration/signed-cat" "$run_dir/signed-cat-udir"
 "$cli" key generate vendor --dir "$tmp" >/dev/null 2>"$tmp/err" &&
 	mkdir -p /etc/umbrella/keys &&
 	UMBRELLA_KEYRING=/etc/umbrella/keys "$cli" key add "$tmp/vendor.pub" >/dev/null 2>>"$tmp/err" &&
@@ -70,10 +74,12 @@ cp "$build/tests/integration/signed-cat" "$run_dir/signed-cat-ulink"
 	"$cli" binary sign --key "$tmp/vendor.key" -r fs:/tmp/umb-sns-planted \
 		"$run_dir/signed-cat-planted" >>"$tmp/err" 2>&1 &&
 	"$cli" binary sign --key "$tmp/vendor.key" -r fs:/tmp/umb-sns-ulink/file \
-		"$run_dir/signed-cat-ulink" >>"$tmp/err" 2>&1
+		"$run_dir/signed-cat-ulink" >>"$tmp/err" 2>&1 &&
+	"$cli" binary sign --key "$tmp/vendor.key" -r fs:/tmp/umb-sns-udir/file \
+		"$run_dir/signed-cat-udir" >>"$tmp/err" 2>&1
 rc=$?
 out=$(cat "$tmp/err")
-check "$rc" "four copies of signed-cat signed with the system's paths; the key in /etc/umbrella/keys"
+check "$rc" "five copies of signed-cat signed with the system's paths; the key in /etc/umbrella/keys"
 
 unit_setup
 "$umbrellad" --reset-pins 2>/dev/null
@@ -135,6 +141,11 @@ refused signed-cat-ulink "fs:/tmp/umb-sns-ulink/file: /tmp/umb-sns-ulink, a symb
 r=$?
 [ "$r" = 0 ] || with_journal
 check "$r" "fs:/tmp/umb-sns-ulink/file, through a user's link in /tmp, is refused: no exec"
+refused signed-cat-udir \
+	"fs:/tmp/umb-sns-udir/file: /tmp/umb-sns-udir, a directory on the path, is uid 65534's"
+r=$?
+[ "$r" = 0 ] || with_journal
+check "$r" "fs:/tmp/umb-sns-udir/file, through a directory a user owns in /tmp, is refused: no exec"
 out=$(cat "$run_dir/Z/file" 2>&1)
 [ "$out" = secret ]
 check $? "the control: Z/file, which the refused binaries would have been denied, is readable"
