@@ -3,8 +3,9 @@
  * umbrellad - the library closure of a signed program (gate-libraries.h, issue 15).
  *
  * Resolved as ld.so resolves it, in the exec'ing process's root (/proc/PID/root, every
- * path opened with RESOLVE_IN_ROOT, so that an absolute symbolic link or ".." stays
- * inside it): PT_INTERP; then each DT_NEEDED name breadth first, searched in the
+ * path opened as with RESOLVE_IN_ROOT, so that an absolute symbolic link or ".." stays
+ * inside it, and through no user's overlay or FUSE mount: mount_guard_open_in_root()):
+ * PT_INTERP; then each DT_NEEDED name breadth first, searched in the
  * DT_RPATH of the object and its loaders (when the object has no DT_RUNPATH), its
  * DT_RUNPATH, /etc/ld.so.cache and the default directories. $ORIGIN is the directory
  * where an object was found; the program's own is known when the path umbrellad sees

@@ -76,8 +76,9 @@ int main(void)
 	ok = dir && chdir(dir) == 0 && mkdir("lib", 0755) == 0 && mkdir("lib/x", 0755) == 0 &&
 	     close(open("lib/x/libc.so", O_CREAT | O_WRONLY, 0644)) == 0 &&
 	     symlink("x/libc.so", "lib/rel") == 0 && symlink("/lib/x/libc.so", "lib/abs") == 0 &&
-	     symlink("../../../../lib/x/libc.so", "lib/x/up") == 0 && symlink("lib", "lib64") == 0 &&
-	     symlink("loop", "loop") == 0 && symlink("/", "lib/x/top") == 0 &&
+	     symlink("../../../../lib/x/libc.so", "lib/x/up") == 0 &&
+	     symlink("lib", "lib64") == 0 && symlink("loop", "loop") == 0 &&
+	     symlink("/", "lib/x/top") == 0 &&
 	     snprintf(path, sizeof(path), "/proc/%d/root%s", (int)child, dir) > 0 &&
 	     (root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0; /* its mounts */
 	if (!TAP_OK(ok, "a scratch tree with symbolic links"))
@@ -95,9 +96,9 @@ int main(void)
 	       "a file as a directory: -ENOTDIR");
 	TAP_EQ(mount_guard_open_in_root(&g, root, "/lib/none"), -ENOENT, "missing: -ENOENT");
 	mount_guard_close(&g);
-	for (const char *const *f = (const char *const[]){ "lib/x/libc.so", "lib/x/up",
-							    "lib/x/top", "lib/rel", "lib/abs",
-							    "lib64", "loop", NULL };
+	for (const char *const *f =
+		     (const char *const[]){ "lib/x/libc.so", "lib/x/up", "lib/x/top", "lib/rel",
+					    "lib/abs", "lib64", "loop", NULL };
 	     *f; f++)
 		unlink(*f);
 	rmdir("lib/x");
