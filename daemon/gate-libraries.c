@@ -3,8 +3,9 @@
  * umbrellad - the library closure of a signed program (gate-libraries.h, issue 15).
  *
  * Resolved as ld.so resolves it, in the exec'ing process's root (/proc/PID/root, every
- * path opened with RESOLVE_IN_ROOT, so that an absolute symbolic link or ".." stays
- * inside it): PT_INTERP; then each DT_NEEDED name breadth first, searched in the
+ * path opened as with RESOLVE_IN_ROOT, so that an absolute symbolic link or ".." stays
+ * inside it, and through no user's overlay or FUSE mount: mount_guard_open_in_root()):
+ * PT_INTERP; then each DT_NEEDED name breadth first, searched in the
  * DT_RPATH of the object and its loaders (when the object has no DT_RUNPATH), its
  * DT_RUNPATH, /etc/ld.so.cache and the default directories. $ORIGIN is the directory
  * where an object was found; the program's own is known when the path umbrellad sees
@@ -47,6 +48,7 @@
 #include "gate-verify.h"
 #include "keyring.h"
 #include "log.h"
+#include "mount-guard.h"
 #include "signed-elf.h"
 #include "time-util.h"
 
@@ -81,6 +83,10 @@ struct closure {
 	struct gate_libraries *libs;
 	const struct gate_libraries_env *env;
 	int root; /* the exec'ing process's root directory */
+	/* No look-up in a user's overlay or FUSE mount there (issue 13): its server could
+	 * stall the gate, and with it every exec and rfork. */
+	struct mount_guard guard;
+	bool guard_said;
 	pid_t pid;
 	const char *program;
 	uint16_t machine; /* the program's e_machine: ld.so skips a library of another */
@@ -99,23 +105,39 @@ struct closure {
 };
 
 /*
+ * An O_PATH descriptor of @path in the process's root, found through no mount whose
+ * look-ups may wait on a user's FUSE server (mount_guard_open_in_root()): what ld.so
+ * finds there gets no verdict, and is refused when mapped. Said once per exec.
+ */
+static int open_path_in_root(struct closure *c, const char *path)
+{
+	int fd = mount_guard_open_in_root(&c->guard, c->root, path);
+
+	if (fd == -EREMOTEIO && !c->guard_said) {
+		log_notice("libraries of %s (pid %d) not looked up at %s (nor further on such a "
+			   "way): it is through an overlay or FUSE mount made in a user "
+			   "namespace, whose FUSE server could stall umbrellad: what the program "
+			   "maps from there is refused",
+			   c->program, (int)c->pid, path);
+		c->guard_said = true;
+	}
+	return fd;
+}
+
+/*
  * Opens @path in the process's root for reading, only if it is a regular file: a FIFO
  * would block the gate, and a device's open may do something. O_PATH first, then a
  * re-open of that very inode.
  */
-static int open_in_root(const struct closure *c, const char *path)
+static int open_in_root(struct closure *c, const char *path)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
 	char proc[64];
 	struct stat st;
 	int pfd, fd;
 
-	pfd = (int)syscall(SYS_openat2, c->root, path, &how, sizeof(how));
+	pfd = open_path_in_root(c, path);
 	if (pfd < 0)
-		return -errno;
+		return pfd;
 	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(pfd);
 		return -EACCES;
@@ -127,16 +149,10 @@ static int open_in_root(const struct closure *c, const char *path)
 	return fd;
 }
 
-/* An O_PATH descriptor of the directory @path in the process's root. */
-static int open_dir_in_root(const struct closure *c, const char *path)
+/* An O_PATH descriptor of @path in the process's root (a directory: see watch_dir()). */
+static int open_dir_in_root(struct closure *c, const char *path)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, c->root, path, &how, sizeof(how));
-
-	return fd < 0 ? -errno : fd;
+	return open_path_in_root(c, path);
 }
 
 static void remember(struct gate_libraries *libs, uint32_t kdev, uint64_t ino)
@@ -550,12 +566,8 @@ static bool same_view(pid_t pid)
  * process's own root unless it is chrooted. Taken when it leads to @fd's inode in the
  * process's root; a wrong origin would only cost a library its verdict (see above).
  */
-static const char *program_path(const struct closure *c, int fd, const char *path)
+static const char *program_path(struct closure *c, int fd, const char *path)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
 	struct stat a, b;
 	int pfd;
 
@@ -563,7 +575,7 @@ static const char *program_path(const struct closure *c, int fd, const char *pat
 		return path;
 	if (path[0] != '/' || fstat(fd, &a) < 0)
 		return NULL;
-	pfd = (int)syscall(SYS_openat2, c->root, path, &how, sizeof(how));
+	pfd = open_path_in_root(c, path);
 	if (pfd < 0)
 		return NULL;
 	if (fstat(pfd, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
@@ -580,6 +592,7 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 	struct stat st;
 	char root[64];
 	struct found f;
+	int r;
 
 	if (!c)
 		return;
@@ -599,6 +612,16 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 	if (c->root < 0) {
 		log_notice_errno(errno, "libraries of %s (pid %d) not verified: %s: %m", path,
 				 (int)pid, root);
+		elf_dynamic_release(&dyn);
+		free(c);
+		return;
+	}
+	r = mount_guard_open(&c->guard, -1, pid, -1);
+	if (r < 0) { /* fail closed: no library of it gets a verdict */
+		log_notice_errno(r,
+				 "libraries of %s (pid %d) not verified: its mount namespace: %m",
+				 path, (int)pid);
+		close(c->root);
 		elf_dynamic_release(&dyn);
 		free(c);
 		return;
@@ -632,6 +655,7 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 	for (size_t i = 0; i < c->n_names; i++)
 		free(c->names[i]);
 	free(c->cache);
+	mount_guard_close(&c->guard);
 	close(c->root);
 	free(c);
 }

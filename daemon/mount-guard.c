@@ -324,3 +324,134 @@ int mount_guard_openat(const struct mount_guard *g, int dir_fd, const char *path
 		close(cur);
 	return fd;
 }
+
+/* How deep a path may lead below the root, and how many symbolic links it may follow
+ * (the kernel's MAXSYMLINKS): a library's path is never near either. */
+#define IN_ROOT_DEPTH_MAX 64
+#define IN_ROOT_LINKS_MAX 40
+
+/* The next name of *@rest into @name (advancing *@rest): false at the end. */
+static bool next_name(const char **rest, char name[NAME_MAX + 1], int *ret)
+{
+	const char *p = *rest, *end;
+
+	while (*p == '/')
+		p++;
+	if (!*p)
+		return false;
+	end = strchrnul(p, '/');
+	if (end - p > NAME_MAX) {
+		*ret = -ENAMETOOLONG;
+		return false;
+	}
+	memcpy(name, p, (size_t)(end - p));
+	name[end - p] = '\0';
+	*rest = end;
+	return true;
+}
+
+/* Reads the symbolic link @fd (closed) and puts its target before @rest into @out.
+ * Return: whether the target is absolute, or -errno. */
+static int link_before(int fd, const char *rest, char out[PATH_MAX])
+{
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(fd, "", target, sizeof(target));
+
+	close(fd);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -ENOENT;
+	if ((size_t)n >= sizeof(target) ||
+	    snprintf(out, PATH_MAX, "%.*s%s", (int)n, target, rest) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	return target[0] == '/';
+}
+
+/* The walk of mount_guard_open_in_root(): @dirs[0] is the root (not owned), @dirs[1..]
+ * the directories below it on the way, each checked (owned, closed here). ".." goes
+ * back to the directory the walk came from: the kernel's parent but for a directory
+ * renamed meanwhile, and never above the root. */
+static int walk_in_root(const struct mount_guard *g, int *dirs, const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS };
+	char buf[2][PATH_MAX], name[NAME_MAX + 1];
+	const char *rest = path;
+	unsigned int links = 0, cur = 0;
+	size_t depth = 0;
+	int fd = -1, r;
+	struct stat st;
+
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	r = mount_guard_check(g, dirs[0]);
+	while (r == 0 && next_name(&rest, name, &r)) {
+		if (!strcmp(name, "."))
+			continue;
+		if (!strcmp(name, "..")) {
+			if (depth > 0)
+				close(dirs[depth--]);
+			continue;
+		}
+		fd = (int)syscall(SYS_openat2, dirs[depth], name, &how, sizeof(how));
+		if (fd < 0) {
+			r = -errno;
+			break;
+		}
+		/* Before its fstat: a FUSE server is asked for attributes too. */
+		r = mount_guard_check(g, fd);
+		if (r == 0 && fstat(fd, &st) < 0)
+			r = -errno;
+		if (r == 0 && S_ISLNK(st.st_mode)) {
+			if (++links > IN_ROOT_LINKS_MAX) {
+				r = -ELOOP;
+				break; /* fd closed below */
+			}
+			r = link_before(fd, rest, buf[cur ^ 1]);
+			fd = -1;
+			if (r < 0)
+				break;
+			cur ^= 1;
+			rest = buf[cur];
+			while (r == 1 && depth > 0) /* absolute: from the root */
+				close(dirs[depth--]);
+			r = 0;
+			continue;
+		}
+		if (r == 0 && !rest[strspn(rest, "/")])
+			break; /* the last name: @fd is the file */
+		if (r == 0 && !S_ISDIR(st.st_mode))
+			r = -ENOTDIR;
+		if (r == 0 && depth + 1 >= IN_ROOT_DEPTH_MAX)
+			r = -ENAMETOOLONG;
+		if (r < 0)
+			break;
+		dirs[++depth] = fd;
+		fd = -1;
+	}
+	if (r < 0 && fd >= 0)
+		close(fd);
+	/* A path that ends with "..", ".", or at a link to a directory: where it led. */
+	if (r == 0 && fd < 0) {
+		fd = (int)syscall(SYS_openat2, dirs[depth], ".", &how, sizeof(how));
+		r = fd < 0 ? -errno : 0;
+	}
+	while (depth > 0)
+		close(dirs[depth--]);
+	return r < 0 ? r : fd;
+}
+
+int mount_guard_open_in_root(const struct mount_guard *g, int root, const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	int dirs[IN_ROOT_DEPTH_MAX] = { root }, fd;
+
+	if (!g || !g->active) { /* the kernel's walk: no mount of a user's on the way */
+		fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
+		return fd < 0 ? -errno : fd;
+	}
+	return walk_in_root(g, dirs, path);
+}

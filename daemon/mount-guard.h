@@ -60,6 +60,18 @@ int mount_guard_check(const struct mount_guard *g, int fd);
  */
 int mount_guard_openat(const struct mount_guard *g, int dir_fd, const char *path);
 
+/*
+ * mount_guard_open_in_root() - opens @path in the directory tree @root as openat2() with
+ * RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS does (symbolic links followed, ".." and
+ * absolute links kept inside @root), as O_PATH. When the guard is active, one name at a
+ * time instead, checking the mount of the root and of each directory, link and file
+ * the walk finds before it looks in or at it (mount_guard_check()).
+ *
+ * Return: the descriptor, or -errno: -EREMOTEIO as mount_guard_check(), -ELOOP past 40
+ * symbolic links, -ENAMETOOLONG past 64 directories deep, or as openat2() tells.
+ */
+int mount_guard_open_in_root(const struct mount_guard *g, int root, const char *path);
+
 /* The error text for a refused directory, for a rule on @path. */
 #define MOUNT_GUARD_WHY                                                                    \
 	"its path or a mount below it is looked up through an overlay or FUSE mount made " \

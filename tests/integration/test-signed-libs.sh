@@ -12,10 +12,18 @@
 #   - one byte of its own library changed after the verification: the mapping fails
 #     with EPERM, the log names the library (the denial, and the gate's refusal of the
 #     library when the program's next exec verifies its closure again).
+# And a user stalls no exec through its library directory (issue 13): user nobody in
+# "unshare -Urm" mounts a FUSE server that answers every process but umbrellad
+# (tests/helpers/fuse-stall.py) and an overlay over it and the real $dir on $dir, then
+# runs the program from a bind mount of the real $dir under exec-unsigned, after a
+# change in $dir made the gate verify its closure again: its interpreter, at $dir, is
+# through the overlay, where umbrellad does not look it up.
+# The exec is answered within 30 s, and root's rfork and exec meanwhile too.
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
 . "$source_root/tests/helpers/tap.sh"
+. "$source_root/tests/helpers/vm-modules.sh"
 umbrellad=$build/daemon/umbrellad
 cli=$build/cli/umbrella-cli
 pin=/sys/fs/bpf/umbrella-siglibs-test
@@ -24,11 +32,14 @@ tmp=$(mktemp -d)
 dir=/tmp/umbrella-siglibs # siglib-prog's PT_INTERP names it (meson.build)
 prog=$dir/siglib-prog
 preload=$tmp/libsiglibpreload.so # unsigned, outside the signed tree
-daemon=
+daemon= attacker= fuse_mode=
 cleanup() {
+	touch "$tmp/res/go" 2>/dev/null
+	[ -n "$attacker" ] && kill -- -"$attacker" 2>/dev/null # its FUSE server too
 	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
 	wait 2>/dev/null
 	"$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
+	[ -n "$fuse_mode" ] && chmod "$fuse_mode" /dev/fuse
 	rm -rf "$tmp" "$dir"
 }
 trap cleanup EXIT
@@ -176,5 +187,60 @@ for _ in $(seq 30); do
 done
 [ "$rc" = 0 ] && [ "$out" = "hello from the library" ]
 check $? "exec-unsigned: the library replaced by rename with a signed one: the program runs"
+
+# Issue 13: the attacker. Its results in $res, then it waits for $res/go.
+load_module fuse && load_module overlay
+check $? "the fuse and overlay modules are there"
+# Any user may open /dev/fuse where udev runs (0666); the test VM has no udev.
+fuse_mode=$(stat -c %a /dev/fuse) && chmod 666 /dev/fuse
+res=$tmp/res
+mkdir -p "$res" "$tmp/w" && chmod 755 "$tmp" && chmod 777 "$res"
+cat >"$tmp/attack.sh" <<EOF
+W=$tmp/w
+$cli run -r exec-unsigned -- $prog >$res/control.out 2>&1
+echo \$? >$res/control.rc
+mount -t tmpfs tmpfs \$W && mkdir \$W/fuse \$W/real || exit 10
+python3 $source_root/tests/helpers/fuse-stall.py \$W/fuse $daemon >$res/server.out 2>&1 &
+for _ in \$(seq 300); do grep -q ready $res/server.out && break; sleep 0.1; done
+mount --bind $dir \$W/real && mount -t overlay overlay -o lowerdir=\$W/fuse:\$W/real $dir
+echo \$? >$res/mount.rc
+while [ ! -e $res/exec.go ]; do sleep 0.1; done
+start=\$(date +%s)
+timeout -k 5 60 $cli run -r exec-unsigned -- \$W/real/siglib-prog >$res/stall.out 2>&1
+echo "\$? \$((\$(date +%s) - start))" >$res/stall.rc
+while [ ! -e $res/go ]; do sleep 0.1; done
+EOF
+setsid setpriv --reuid 65534 --regid 65534 --clear-groups unshare -Urm sh "$tmp/attack.sh" \
+	>"$tmp/attack.out" 2>&1 </dev/null &
+attacker=$!
+for _ in $(seq 600); do [ -e "$res/mount.rc" ] && break; sleep 0.1; done
+
+out="$(cat "$res/control.out" 2>&1)"
+[ "$(cat "$res/control.rc" 2>/dev/null)" = 0 ] && [ "$out" = "hello from the library" ]
+check $? "exec-unsigned: the user runs the program in its namespace (control)"
+out="$(cat "$tmp/attack.out" "$res/server.out" 2>&1)"
+[ "$(cat "$res/mount.rc" 2>/dev/null)" = 0 ]
+check $? "the user mounts its FUSE server and an overlay over it on $dir"
+
+# A change in $dir drops the gate's ignore marks: the user's next exec of the program
+# asks umbrellad, which resolves its closure (as at its first exec after a boot).
+touch "$dir/.changed" && rm "$dir/.changed" && sleep 2 && touch "$res/exec.go"
+sleep 2 # the user's exec is asked about by now: umbrellad would wait on the server
+out=$(timeout -k 5 30 "$cli" run -r fs:/etc/hostname -- cat /etc/hostname 2>&1)
+rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] && [[ "$out" == *"Permission denied"* ]]
+check $? "meanwhile umbrellad answers root: fs:/etc/hostname denies cat /etc/hostname"
+out=$(timeout -k 5 30 "$cli" run -r exec-unsigned -- "$prog" 2>&1 </dev/null)
+rc=$?
+[ "$rc" = 0 ] && [ "$out" = "hello from the library" ]
+check $? "meanwhile root's exec-unsigned run of the program is answered: it runs"
+
+for _ in $(seq 900); do [ -e "$res/stall.rc" ] && break; sleep 0.1; done
+read -r rc secs <"$res/stall.rc" 2>/dev/null
+out="rc=$rc in ${secs}s: $(cat "$res/stall.out" 2>&1)"
+[ -n "$rc" ] && [ "$rc" != 124 ] && [ "$rc" != 137 ] && [ "${secs:-99}" -le 30 ] &&
+	logged "not looked up at $dir/ld-linux-x86-64.so.2" "overlay or FUSE mount made in a user namespace"
+check_log $? "the user's exec with its interpreter through the overlay is answered at once, logged"
+touch "$res/go"
 
 tap_done
