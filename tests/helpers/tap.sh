@@ -20,6 +20,21 @@
 #   loop_lines                   the number of lines of $tmp/loop.log.
 #   all_denied_since LINE        the loop's tries from line LINE on (waited for, then
 #                                1 s more, into $out): at least one, all denied.
+# The VM tests' preamble (tests/integration/*.sh, run as BUILD/tests/integration/NAME):
+#   vm_paths                     $build (BUILD), $umbrellad and $cli (its umbrellad and
+#                                umbrella-cli).
+#   vm_test SOCKET [PIN]         vm_paths; UMBRELLA_SOCKET=SOCKET, exported (the test's
+#                                own socket); $pin=PIN, the test's pin directory (empty:
+#                                umbrellad's default, and nothing reset); $tmp, a new
+#                                directory; $daemon empty, for start_daemon.
+#   vm_cleanup                   for "trap vm_cleanup EXIT": the test's cleanup_first
+#                                (when it defines one: what must go before umbrellad),
+#                                kill -9 of $daemon, a wait for every child, the test's
+#                                cleanup_last (when defined: unmounts), umbrellad
+#                                --reset-pins of $pin (when set), rm -rf $tmp.
+#   check_start LOG DESCRIPTION [ARG...]
+#                                start_daemon LOG ARG... as one check, DESCRIPTION, with
+#                                LOG in $out when it fails.
 n=0 failed=0 out=
 
 check() { # RESULT DESCRIPTION...
@@ -82,4 +97,36 @@ all_denied_since() { # LINE
 	sleep 1
 	out=$(tail -n +"$since" "$tmp/loop.log")
 	[ -n "$out" ] && ! printf '%s\n' "$out" | grep -qv '^denied$'
+}
+
+vm_paths() {
+	build=$(cd "$(dirname "$0")/../.." && pwd)
+	umbrellad=$build/daemon/umbrellad
+	cli=$build/cli/umbrella-cli
+}
+
+vm_test() { # SOCKET [PIN]
+	vm_paths
+	export UMBRELLA_SOCKET=$1
+	pin=${2:-}
+	tmp=$(mktemp -d)
+	daemon=
+}
+
+vm_cleanup() {
+	if declare -F cleanup_first >/dev/null; then cleanup_first; fi
+	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
+	wait 2>/dev/null
+	if declare -F cleanup_last >/dev/null; then cleanup_last; fi
+	[ -n "$pin" ] && "$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
+	rm -rf "$tmp"
+}
+
+check_start() { # LOG DESCRIPTION [ARG...]
+	local log=$1 what=$2 rc
+	shift 2
+	start_daemon "$log" "$@"
+	rc=$?
+	out=$(cat "$log")
+	check "$rc" "$what"
 }

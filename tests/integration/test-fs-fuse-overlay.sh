@@ -13,30 +13,21 @@
 #     not done, logged.
 # After each, root's rfork and a signed exec are answered within 30 s (the controls).
 set -u
-build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
 . "$source_root/tests/helpers/tap.sh"
 . "$source_root/tests/helpers/vm-modules.sh"
-umbrellad=$build/daemon/umbrellad
-cli=$build/cli/umbrella-cli
-pin=/sys/fs/bpf/umbrella-fuse-overlay-test
-export UMBRELLA_SOCKET=/run/umbrella-fuse-overlay/umbrellad.sock
-tmp=$(mktemp -d)
+vm_test /run/umbrella-fuse-overlay/umbrellad.sock /sys/fs/bpf/umbrella-fuse-overlay-test
 chmod 755 "$tmp"
 ring=$tmp/keys
 res=$tmp/res # the attacker's results, and where it waits for "go"
 log=$tmp/umbrellad.log
-daemon= attacker= fuse_mode=
-cleanup() {
+attacker= fuse_mode=
+cleanup_first() {
 	touch "$res/go" 2>/dev/null
 	[ -n "$attacker" ] && kill -- -"$attacker" 2>/dev/null # its FUSE server too
-	[ -n "$daemon" ] && kill "$daemon" 2>/dev/null
-	wait 2>/dev/null
-	"$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
-	[ -n "$fuse_mode" ] && chmod "$fuse_mode" /dev/fuse
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
+cleanup_last() { [ -n "$fuse_mode" ] && chmod "$fuse_mode" /dev/fuse; }
+trap vm_cleanup EXIT
 mkdir -p "$ring" "$res" "$tmp/w"
 chmod 777 "$res"
 export UMBRELLA_KEYRING=$ring

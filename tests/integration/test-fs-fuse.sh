@@ -8,29 +8,18 @@
 # nothing. The server here is /dev/fuse opened and never read: the mount's INIT is
 # never answered, so every request to it waits.
 set -u
-build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
 . "$source_root/tests/helpers/tap.sh"
 . "$source_root/tests/helpers/vm-modules.sh"
-umbrellad=$build/daemon/umbrellad
-cli=$build/cli/umbrella-cli
-export UMBRELLA_SOCKET=/run/umbrella-test/umbrellad.sock
-tmp=$(mktemp -d)
+vm_test /run/umbrella-test/umbrellad.sock
 log=$tmp/umbrellad.log
-cleanup() {
+cleanup_first() {
 	umount -l "$tmp/fuse" 2>/dev/null
 	exec 7>&- # closing the server's end aborts the connection: waiting requests fail
-	kill "$daemon" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
+trap vm_cleanup EXIT
 
-start_daemon "$log"
-rc=$?
-out=$(cat "$log")
-[ "$rc" = 0 ]
-check $? "umbrellad starts"
+check_start "$log" "umbrellad starts"
 
 mkdir -p "$tmp/fuse"
 load_module fuse && exec 7<>/dev/fuse &&

@@ -9,25 +9,14 @@
 # is the library renamed over by a signed copy, a new inode without a verdict: the flush
 # it is due comes (late, never lost), and the program runs with the new one.
 set -u
-build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
 . "$source_root/tests/helpers/tap.sh"
-umbrellad=$build/daemon/umbrellad
-cli=$build/cli/umbrella-cli
-pin=/sys/fs/bpf/umbrella-debounce-test
-export UMBRELLA_SOCKET=/run/umbrella-debounce-test/umbrellad.sock
-tmp=$(mktemp -d)
+vm_test /run/umbrella-debounce-test/umbrellad.sock /sys/fs/bpf/umbrella-debounce-test
 dir=/tmp/umbrella-siglibs # siglib-prog's PT_INTERP names it (meson.build)
 prog=$dir/siglib-prog
 fifo=/tmp/umbrella-debounce-fifo # where nobody may open it ($tmp is root's)
-daemon=
-cleanup() {
-	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
-	wait 2>/dev/null
-	"$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
-	rm -rf "$tmp" "$dir" "$fifo"
-}
-trap cleanup EXIT
+cleanup_last() { rm -rf "$dir" "$fifo"; }
+trap vm_cleanup EXIT
 
 if [ ! -x "$build/tests/integration/siglib-prog" ]; then
 	echo "ok 1 - # SKIP siglib-prog is built on x86-64 only"
@@ -48,10 +37,7 @@ out=$("$cli" key generate vendor --dir "$tmp" 2>&1 && mkdir "$tmp/keys" &&
 	"$cli" binary sign --key "$tmp/vendor.key" --no-policy --tree "$dir" 2>&1)
 check $? "the program, its library, libc and ld.so signed with a trusted key"
 
-start_daemon "$tmp/d.log" --pin-dir "$pin" --keyring "$tmp/keys"
-rc=$?
-out=$(cat "$tmp/d.log")
-check $rc "umbrellad starts"
+check_start "$tmp/d.log" "umbrellad starts" --pin-dir "$pin" --keyring "$tmp/keys"
 
 out=$("$cli" run -r exec-unsigned -- "$prog" 2>&1 </dev/null)
 [ "$out" = "hello from the library" ]

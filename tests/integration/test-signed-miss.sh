@@ -14,24 +14,13 @@
 #     unrestricted.
 # Cheap: one umbrellad start, a dozen execs.
 set -u
-build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
 . "$source_root/tests/helpers/tap.sh"
-umbrellad=$build/daemon/umbrellad
-cli=$build/cli/umbrella-cli
-pin=/sys/fs/bpf/umbrella-signed-miss
-export UMBRELLA_SOCKET=/run/umbrella-signed-miss/umbrellad.sock
-tmp=$(mktemp -d)	# /tmp: tmpfs in the VM, where verdicts are cached
+# $tmp: tmpfs in the VM, where verdicts are cached
+vm_test /run/umbrella-signed-miss/umbrellad.sock /sys/fs/bpf/umbrella-signed-miss
 ring=$tmp/keys
 bin=$tmp/bin
-daemon=
-cleanup() {
-	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
-	wait 2>/dev/null
-	"$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap vm_cleanup EXIT
 mkdir -p "$ring" "$bin"
 export UMBRELLA_KEYRING=$ring
 
@@ -89,11 +78,7 @@ out=$("$cli" -j binary inspect "$bin/signed-cat" 2>&1)
 [ "$(jq -r '[.verdict, (.marked | tostring)] | join(" ")' <<<"$out")" = "signed true" ]
 check $? "binary inspect: the signed binary carries the mark"
 
-start_daemon "$tmp/d.log" --pin-dir "$pin" --keyring "$ring"
-rc=$?
-out=$(cat "$tmp/d.log")
-[ "$rc" = 0 ]
-check $? "umbrellad starts"
+check_start "$tmp/d.log" "umbrellad starts" --pin-dir "$pin" --keyring "$ring"
 
 # --- umbrellad up, tmpfs: verified and cached ---
 
