@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "format.h"
 #include "key.h"
 #include "keyring.h"
+#include "printable.h"
 #include "signed-elf.h"
 #include "signed-elf-sign.h"
 
@@ -117,10 +119,14 @@ struct sign_ctx {
 static void sign_report(struct sign_ctx *s, const char *file, const char *result, const char *note)
 {
 	if (!s->jw) {
+		char name[CLI_PRINTABLE_SIZE(PATH_MAX)];
+
+		/* A tree's names are whoever made the files'. */
+		cli_printable(file, name, sizeof(name));
 		if (!strcmp(result, "signed"))
-			printf("%s: signed with key %s%s\n", file, s->hex, note);
+			printf("%s: signed with key %s%s\n", name, s->hex, note);
 		else if (!strcmp(result, "skipped"))
-			printf("%s: skipped (%s)\n", file, note);
+			printf("%s: skipped (%s)\n", name, note);
 		return;
 	}
 	jsonw_start_object(s->jw);
@@ -341,7 +347,7 @@ static void verdict_fields(json_writer_t *jw, const struct check *c)
 
 static int binary_verify(const char *file, const char *keyring)
 {
-	char hex[KEY_ID_HEX_LEN + 1];
+	char hex[KEY_ID_HEX_LEN + 1], name[CLI_PRINTABLE_SIZE(PATH_MAX)];
 	struct check c;
 	int ret;
 
@@ -368,7 +374,8 @@ static int binary_verify(const char *file, const char *keyring)
 	switch (c.verdict) {
 	case UMB_VERDICT_SIGNED:
 		key_id_to_hex(c.e.signature.key_id, hex);
-		printf("%s: valid signature by key %s\n", file, hex);
+		printf("%s: valid signature by key %s\n", cli_printable(file, name, sizeof(name)),
+		       hex);
 		ret = EXIT_OK;
 		break;
 	case UMB_VERDICT_UNSIGNED:
@@ -437,20 +444,28 @@ static int binary_inspect(const char *file, const char *keyring)
 		jsonw_end_object(jw);
 		jsonw_destroy(&jw);
 	} else {
-		printf("file:      %s\n", file);
+		/* The policy and the reason are the file's author's text: printable.h. */
+		char *policy = cli_printable_dup(ok && c.e.has_policy ? c.e.policy_text : "(none)");
+		char *reason = cli_printable_dup(c.reason);
+		char name[CLI_PRINTABLE_SIZE(PATH_MAX)];
+
+		printf("file:      %s\n", cli_printable(file, name, sizeof(name)));
 		if (ok) {
 			printf("elf:       %s\n", c.e.is_elf ? "yes" : "no");
 			printf("size:      %llu\n", (unsigned long long)c.e.size);
 			printf("digest:    %s\n", digest);
 		}
-		printf("policy:    %s\n", ok && c.e.has_policy ? c.e.policy_text : "(none)");
+		printf("policy:    %s\n", policy ? policy : "(out of memory)");
 		printf("key id:    %s\n", has_sig ? key : "(no signature)");
 		if (has_sig)
 			printf("mark:      %s\n",
 			       c.e.marked ? "yes (never runs without a verdict)" :
 					    "no (signed by an older umbrella-cli: a miss follows "
 					    "the mode)");
-		printf("verdict:   %s (%s)\n", cli_verdict_name(c.verdict), c.reason);
+		printf("verdict:   %s (%s)\n", cli_verdict_name(c.verdict),
+		       reason ? reason : "out of memory");
+		free(policy);
+		free(reason);
 	}
 	check_release(&c);
 	return EXIT_OK;

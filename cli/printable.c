@@ -2,6 +2,8 @@
 /* umbrella-cli - text that others control, made safe to print (printable.h) */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "printable.h"
 
@@ -59,4 +61,12 @@ const char *cli_printable(const char *s, char *buf, size_t size)
 	}
 	buf[out] = '\0';
 	return buf;
+}
+
+char *cli_printable_dup(const char *s)
+{
+	size_t size = CLI_PRINTABLE_SIZE(strlen(s));
+	char *buf = malloc(size);
+
+	return buf ? (char *)cli_printable(s, buf, size) : NULL;
 }

@@ -19,6 +19,9 @@
  */
 const char *cli_printable(const char *s, char *buf, size_t size);
 
+/* cli_printable() of the whole of @s, in a buffer to free(); NULL when out of memory. */
+char *cli_printable_dup(const char *s);
+
 /* The size of a buffer that holds any string of @n bytes made printable. */
 #define CLI_PRINTABLE_SIZE(n) (4 * (n) + 1)
 

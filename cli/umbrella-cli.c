@@ -29,6 +29,7 @@
 #include "keyring.h"
 #include "layer.h"
 #include "metrics.h"
+#include "printable.h"
 #include "run.h"
 #include "status.h"
 #include "task.h"
@@ -44,33 +45,34 @@ const char *arg_keyring;
 static void vmessage(bool error, const char *fmt, va_list ap)
 {
 	static bool json_error_printed;
-	va_list copy;
+	char *text = NULL, *shown;
 
-	va_copy(copy, ap);
-	fputs("umbrella-cli: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	/* A message quotes what others wrote (a file name from a tree, a policy's text, the
+	 * reason a signed file was refused): shown as printable.h makes it, so that none
+	 * drives the terminal. */
+	if (vasprintf(&text, fmt, ap) < 0) {
+		fputs("umbrella-cli: out of memory\n", stderr);
+		return;
+	}
+	shown = cli_printable_dup(text);
+	fprintf(stderr, "umbrella-cli: %s\n", shown ? shown : "out of memory");
+	free(shown);
 	/* With --json, the first error is on stdout too, as bpftool gives it, so that a
 	 * script reading stdout sees why there is no answer; once: one object. */
 	if (error && arg_json && !json_error_printed) {
 		json_writer_t *jw = jsonw_new(stdout);
-		char *text = NULL;
 
 		json_error_printed = true;
-		/* jsonw_string() escapes: a message quotes what others wrote (a path, an
-		 * argument), which must not break or forge the JSON around it. */
-		if (jw && vasprintf(&text, fmt, copy) >= 0) {
+		/* jsonw_string() escapes: the text must not break or forge the JSON. */
+		if (jw) {
 			jsonw_pretty(jw, arg_pretty);
 			jsonw_start_object(jw);
 			jsonw_string_field(jw, "error", text);
 			jsonw_end_object(jw);
 			jsonw_destroy(&jw);
 		}
-		if (jw)
-			free(jw); /* not destroyed: nothing was written */
-		free(text);
 	}
-	va_end(copy);
+	free(text);
 }
 
 void cli_error(const char *fmt, ...)

@@ -32,6 +32,7 @@
 #include "format.h"
 #include "keyring.h"
 #include "pinned-maps.h"
+#include "printable.h"
 #include "verdict.h"
 
 enum in_force { IN_FORCE_UNKNOWN, IN_FORCE_YES, IN_FORCE_NO };
@@ -111,6 +112,8 @@ static int verdict_list(void)
 	for (;;) {
 		struct umb_verdict_record rec;
 		char key_hex[KEY_ID_HEX_LEN + 1] = "-", when[CLI_TIME_TEXT_SIZE];
+		char path[CLI_PRINTABLE_SIZE(sizeof(rec.path))];
+		char reason[CLI_PRINTABLE_SIZE(sizeof(rec.reason))];
 		enum in_force f;
 
 		if (bpf_map_get_next_key(log_fd, first ? NULL : &key, &key) < 0)
@@ -155,8 +158,11 @@ static int verdict_list(void)
 			cli_time_text(rec.time_ns, false, when, sizeof(when));
 			if (strlen(key_hex) > 16)
 				strcpy(key_hex + 13, "...");
+			/* Any user names the files it runs: printable.h. */
 			printf("%-8s %-9s %5u %-16s %-23s %s (%s%s)\n", cli_verdict_name(rec.state),
-			       in_force_names[f], rec.layer, key_hex, when, rec.path, rec.reason,
+			       in_force_names[f], rec.layer, key_hex, when,
+			       cli_printable(rec.path, path, sizeof(path)),
+			       cli_printable(rec.reason, reason, sizeof(reason)),
 			       rec.flags & UMB_VERDICT_RECORD_TRUSTED_SELF ? ", trusted" : "");
 		}
 	}

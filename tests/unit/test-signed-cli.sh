@@ -104,6 +104,32 @@ else
 	echo "ok $((n += 1)) # SKIP no static C toolchain"
 fi
 
+# Text a file's author wrote (its policy, the reason it is refused, its name in a tree)
+# is shown as printable text: an escape sequence in it must not drive root's terminal.
+cat >"$tmp/esc.c" <<'EOF'
+#include <umbrella/umbrella.h>
+UMBRELLA_EXEC_RESTRICTIONS("fs:/tmp/\x1b]0;owned\x07\x1b[2J\nSIGNED yes");
+int main(void) { return 0; }
+EOF
+if cc -I "$source_root/include" -o "$tmp/esc" "$tmp/esc.c" 2>"$tmp/cc.log"; then
+	out=$("$cli" binary inspect --keyring "$UMBRELLA_KEYRING" "$tmp/esc" 2>&1)
+	! grep -q "$(printf '[\033\007]')" <<<"$out" &&
+		[[ $out == *'\x1b]0;owned\x07\x1b[2J\x0aSIGNED yes'* ]]
+	check $? "binary inspect: a policy's escape sequences and newline shown as \\xNN"
+else
+	echo "# cc failed: $(head -n 1 "$tmp/cc.log")"
+	echo "ok $((n += 1)) # SKIP no C toolchain"
+fi
+mkdir "$tmp/tree"
+cp /bin/true "$tmp/tree/a$(printf '\033')[2Jb"
+out=$("$cli" binary sign --key "$tmp/vendor.key" --no-policy --tree "$tmp/tree" 2>&1)
+[ $? = 0 ] && ! grep -q "$(printf '\033')" <<<"$out" && [[ $out == *'/a\x1b[2Jb: signed'* ]]
+check $? "binary sign --tree: a file name's escape sequence shown as \\x1b"
+out=$("$cli" binary verify "$tmp/missing$(printf '\033')]0;t" 2>&1)
+[ $? = 1 ] && ! grep -q "$(printf '\033')" <<<"$out" &&
+	[[ $out == *'missing\x1b]0;t: No such file'* ]]
+check $? "an error naming a file: its escape sequence shown as \\x1b"
+
 out=$("$cli" key revoke "$id" 2>&1) && out=$("$cli" key revoke "$id" 2>&1) &&
 	[ "$(grep -c "^$id$" "$UMBRELLA_KEYRING/revoked")" = 1 ]
 check $? "key revoke, twice: the id once in revoked"
