@@ -29,7 +29,8 @@
  *                           socket. Abstract sockets have no path:
  *                           "net:unix" is their restriction. unix_stream_connect
  *                           also keeps a uid whose connections umbrellad is still
- *                           closing off its socket (umb_conn_full, maps.bpf.h).
+ *                           closing off its socket, or every user (umb_conn_full,
+ *                           maps.bpf.h).
  *   lsm/path_mknod, path_mkdir, path_symlink
  *                           w: the new name in its directory, then the directory
  *                           (path_mknod also sees open(O_CREAT) of a new file).
@@ -404,15 +405,16 @@ static __always_inline int unix_peer_check(struct sock *other, __u32 hook)
 
 /*
  * A connect() to umbrellad's socket by a uid that holds its share of umbrellad's
- * connections while some wait for its closer thread (umb_conn_full): -EAGAIN, in the
- * caller, before the connection exists. The uid as umbrellad charges it (server.c's
- * connection_uid(): SO_PEERCRED's effective uid; a root that carries layers as
- * UMB_UID_RESTRICTED_ROOT; root that carries none is never refused here).
+ * connections while some wait for its closer thread, or by any user while all users
+ * hold theirs so (umb_conn_full): -EAGAIN, in the caller, before the connection exists.
+ * The uid as umbrellad charges it (server.c's connection_uid(): SO_PEERCRED's effective
+ * uid; a root that carries layers as UMB_UID_RESTRICTED_ROOT; root that carries none is
+ * never refused here).
  */
 static __always_inline int daemon_connect_check(void)
 {
+	__u32 uid, users = UMB_CONN_FULL_USERS;
 	struct task_struct *task;
-	__u32 uid;
 
 	task = bpf_get_current_task_btf();
 	uid = BPF_CORE_READ(task, cred, euid.val);
@@ -421,7 +423,10 @@ static __always_inline int daemon_connect_check(void)
 			return 0;
 		uid = UMB_UID_RESTRICTED_ROOT;
 	}
-	return bpf_map_lookup_elem(&umb_conn_full, &uid) ? -EAGAIN : 0;
+	if (bpf_map_lookup_elem(&umb_conn_full, &users) ||
+	    bpf_map_lookup_elem(&umb_conn_full, &uid))
+		return -EAGAIN;
+	return 0;
 }
 
 SEC("lsm/unix_stream_connect")

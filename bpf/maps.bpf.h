@@ -274,10 +274,12 @@ UMB_MAP struct {
  * umb_daemon_sock: umbrellad's listening socket, marked (value 1) by umbrellad; and
  * umb_conn_full: charged uid (daemon/server.h: struct client.uid) -> 1 while that uid
  * holds its share of umbrellad's connections and some of them wait for its closer
- * thread. Writer: umbrellad (server.c), the only one, emptied at its start. Reader:
- * file.bpf.c's lsm/unix_stream_connect, which refuses such a uid's connect() to the
- * marked socket, so that connections whose close is stuck cost only their user's share
- * (issue 13): accepted, each would take one of umbrellad's slots whatever it is told.
+ * thread; UMB_CONN_FULL_USERS (bpf-abi.h) -> 1 while all users together hold theirs,
+ * some of it waiting. Writer: umbrellad (server.c), the only one, emptied at its start.
+ * Reader: file.bpf.c's lsm/unix_stream_connect, which refuses such a uid's connect() to
+ * the marked socket (every user's, for UMB_CONN_FULL_USERS), so that connections whose
+ * close is stuck cost only their user's share, and the users' one, never root's (issue
+ * 13): accepted, each would take one of umbrellad's slots whatever it is told.
  */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);

@@ -17,7 +17,7 @@
 #define CONFIG_MAX_RULES_PER_USER_DEFAULT	8192
 #define CONFIG_MAX_RULES_PER_USER_LIMIT		49152 /* 3/4 of umb_fs_inodes */
 /* Connections on the socket (daemon/server.h): per non-root uid, at most the share of
- * all non-root users (SERVER_MAX_CLIENTS - SERVER_ROOT_RESERVE). */
+ * all non-root users (SERVER_USERS_MAX). */
 #define CONFIG_MAX_CONNECTIONS_PER_USER_DEFAULT 32
 #define CONFIG_MAX_CONNECTIONS_PER_USER_LIMIT	192
 /* Seconds a connection may wait before its (next) request, unless it follows layers. */

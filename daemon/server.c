@@ -82,7 +82,7 @@ int server_listen(const char *path)
 	/* Any local process may restrict its own children: the socket is world-writable,
 	 * and every request is checked against the caller's identity. */
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || chmod(path, 0666) < 0 ||
-	    listen(fd, 64) < 0) {
+	    listen(fd, SERVER_BACKLOG) < 0) {
 		int r = -errno;
 
 		close(fd);
@@ -266,35 +266,97 @@ static bool drain(int fd, struct closer_job *job)
 	return false;
 }
 
+/* What the connections hold, counted in one pass (conn_count()). */
+struct conn_counts {
+	size_t live;	      /* served, not being closed */
+	size_t users;	      /* of every caller but root that carries no layer */
+	size_t users_closing; /* of those, being closed */
+	size_t own;	      /* of the uid asked about */
+	size_t own_closing;   /* of those, being closed */
+};
+
+static struct conn_counts conn_count(const struct server *s, uint32_t uid)
+{
+	struct conn_counts n = {};
+
+	for (size_t i = 0; i < s->client_count; i++) {
+		const struct client *c = s->clients[i];
+
+		n.live += !c->closing;
+		if (c->uid == 0)
+			continue;
+		n.users++;
+		n.users_closing += c->closing;
+		n.own += c->uid == uid;
+		n.own_closing += c->uid == uid && c->closing;
+	}
+	return n;
+}
+
 /*
- * Keeps @uid's entry in umb_conn_full: there while @uid holds max_connections_per_user
- * slots and some of them wait for the closer thread, so that the kernel refuses its
- * connect() (file.bpf.c). Otherwise a close that never returns (a FUSE server that
- * does not answer the FLUSH of a file it sent; whatever else may wait in a release)
- * would hold the closer thread, each connection of that uid queued behind it would
- * keep its slot, refused or not, and one user would take every slot. Refused at
- * connect(), it holds its share, and what it had queued in the listen backlog.
- * Root that carries no layer is never refused. A failed update is logged: the table's
+ * Lists @key in umb_conn_full (@full) or takes it out, unless *@listed says it is so
+ * already. A failed update is logged, and tried again at the next change: the table's
  * limits still apply.
  */
-static void conn_full_update(struct server *s, uint32_t uid)
+static void conn_full_set(struct server *s, uint32_t key, bool full, bool *listed)
 {
-	size_t own = 0, closing = 0;
 	__u32 one = 1;
 	int r;
 
+	if (full == *listed)
+		return;
+	if (full)
+		r = bpf_map_update_elem(s->conn_full_fd, &key, &one, BPF_ANY);
+	else
+		r = bpf_map_delete_elem(s->conn_full_fd, &key) < 0 && errno != ENOENT ? -1 : 0;
+	if (r < 0) {
+		log_warning_errno(errno, "Failed to update umb_conn_full for key %u: %m", key);
+		return;
+	}
+	*listed = full;
+}
+
+/*
+ * Keeps umb_conn_full as @n, counted after a change to @uid's connections, says: @uid
+ * is listed while it holds max_connections_per_user slots and some of them wait for the
+ * closer thread, and UMB_CONN_FULL_USERS while all users hold SERVER_USERS_MAX so; the
+ * kernel then refuses their connect() (file.bpf.c). Otherwise a close that never
+ * returns (a FUSE server that does not answer the FLUSH of a file it sent; whatever
+ * else may wait in a release) would hold the closer thread, each connection queued
+ * behind it would keep its slot, refused or not, and one user, or many uids (a user's
+ * subordinate ids, a restricted root with CAP_SETUID), would take every slot. Refused
+ * at connect(), they hold their share, and what they had queued in the listen backlog.
+ * Root that carries no layer is never refused.
+ */
+static void conn_full_update(struct server *s, uint32_t uid, const struct conn_counts *n)
+{
+	size_t i = 0;
+	bool listed;
+
 	if (s->conn_full_fd < 0 || uid == 0)
 		return;
-	for (size_t i = 0; i < s->client_count; i++) {
-		own += s->clients[i]->uid == uid;
-		closing += s->clients[i]->uid == uid && s->clients[i]->closing;
-	}
-	if (own >= s->max_per_user && closing)
-		r = bpf_map_update_elem(s->conn_full_fd, &uid, &one, BPF_ANY);
-	else
-		r = bpf_map_delete_elem(s->conn_full_fd, &uid) < 0 && errno != ENOENT ? -1 : 0;
-	if (r < 0)
-		log_warning_errno(errno, "Failed to update umb_conn_full for uid %u: %m", uid);
+	conn_full_set(s, UMB_CONN_FULL_USERS, n->users >= SERVER_USERS_MAX && n->users_closing,
+		      &s->users_full);
+	while (i < s->full_count && s->full_uids[i] != uid)
+		i++;
+	listed = i < s->full_count;
+	/* Room for every uid that holds a slot; only failed deletes could fill it. */
+	conn_full_set(s, uid,
+		      n->own >= s->max_per_user && n->own_closing &&
+			      (listed || s->full_count < SERVER_SLOTS),
+		      &listed);
+	if (listed && i == s->full_count)
+		s->full_uids[s->full_count++] = uid;
+	else if (!listed && i < s->full_count)
+		s->full_uids[i] = s->full_uids[--s->full_count];
+}
+
+/* After a change to @uid's connections. */
+static void conn_changed(struct server *s, uint32_t uid)
+{
+	struct conn_counts n = conn_count(s, uid);
+
+	conn_full_update(s, uid, &n);
 }
 
 /* Forgets @c and frees it (its descriptors are closed). */
@@ -310,7 +372,7 @@ static void client_free(struct server *s, struct client *c)
 		}
 	}
 	free(c);
-	conn_full_update(s, uid);
+	conn_changed(s, uid);
 	/* A slot is free: new connections are taken again. */
 	if (s->listen_source)
 		(void)sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
@@ -343,7 +405,7 @@ static void client_close(struct server *s, struct client *c)
 	}
 	c->job.fds[c->job.count++] = c->fd;
 	c->closing = true;
-	conn_full_update(s, c->uid);
+	conn_changed(s, c->uid);
 	/* Cannot fail: the queue has room for every slot. Should it, the slot stays
 	 * taken, with its descriptors, and nothing waits. */
 	if (closer_push(&s->closer, &c->job) < 0)
@@ -435,26 +497,20 @@ static int64_t connection_uid(const struct server *s, int fd)
 	return r == 0 && state.layer_count > 0 ? LAYER_UID_RESTRICTED_ROOT : 0;
 }
 
-/* Why a connection of @uid is refused, or NULL: the limits above SERVER_MAX_CLIENTS. */
-static const char *over_limit(const struct server *s, uint32_t uid)
+/*
+ * Why a connection of @uid is refused, or NULL: the limits above SERVER_MAX_CLIENTS.
+ * @n counts it already.
+ */
+static const char *over_limit(const struct server *s, uint32_t uid, const struct conn_counts *n)
 {
-	size_t live = 0, users = 0, own = 0;
-
-	for (size_t i = 0; i < s->client_count; i++) {
-		const struct client *c = s->clients[i];
-
-		live += !c->closing;
-		users += !c->closing && c->uid != 0;
-		own += c->uid == uid;
-	}
-	if (live >= SERVER_MAX_CLIENTS)
+	if (n->live > SERVER_MAX_CLIENTS)
 		return "too many clients";
 	if (uid == 0)
 		return NULL;
-	if (own >= s->max_per_user)
+	if (n->own > s->max_per_user)
 		return "too many connections of this user (max_connections_per_user in "
 		       "umbrella.conf)";
-	if (users >= SERVER_MAX_CLIENTS - SERVER_ROOT_RESERVE)
+	if (n->users > SERVER_USERS_MAX)
 		return "too many clients (the rest is kept for root)";
 	return NULL;
 }
@@ -464,6 +520,7 @@ static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ u
 		     void *userdata)
 {
 	struct server *s = userdata;
+	struct conn_counts n;
 	const char *why;
 	struct client *c;
 	int64_t uid;
@@ -491,19 +548,20 @@ static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ u
 		return 0;
 	}
 	uid = connection_uid(s, fd);
-	why = uid < 0 ? NULL : over_limit(s, (uint32_t)uid);
 	/* Refused or not, it has a slot: closing it may need the closer thread. */
 	*c = (struct client){ .server = s, .fd = fd, .uid = uid < 0 ? 0 : (uint32_t)uid };
 	s->clients[s->client_count++] = c;
-	conn_full_update(s, c->uid);
 	if (uid < 0) {
 		request_reply(fd, (int)uid, 0, "cannot identify the caller (SO_PEERCRED)");
 		goto refuse;
 	}
+	n = conn_count(s, c->uid);
+	why = over_limit(s, c->uid, &n);
 	if (why) {
 		request_reply(fd, -EBUSY, 0, why);
 		goto refuse;
 	}
+	conn_full_update(s, c->uid, &n);
 	r = event_add_io(s->event, &c->io, fd, EPOLLIN, PRIORITY_WORK, on_client, c);
 	if (r >= 0)
 		r = sd_event_add_time_relative(s->event, &c->idle, CLOCK_MONOTONIC,

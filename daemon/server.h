@@ -20,17 +20,23 @@ struct ring_buffer;
  * Connections served at once. Root that carries no layer may use them all; every other
  * caller (a restricted root counts as one user, as for layers) at most
  * max_connections_per_user (umbrella.conf), and all of them together at most
- * SERVER_MAX_CLIENTS - SERVER_ROOT_RESERVE, so that no user, nor a few, can keep root
- * from its rfork(). A connection being closed by the closer thread still holds its
- * slot (it counts for its uid), in a table twice as large: once that is full, new
- * connections wait in the listen backlog. A uid that holds max_connections_per_user
- * slots, some of them waiting for the closer thread, cannot connect at all (the kernel
- * refuses its connect(), umb_conn_full): its stuck closes cost it its own share (and
- * the connections it had queued in the backlog meanwhile, at most 65), nobody else's.
+ * SERVER_USERS_MAX, so that no user, nor a few, can keep root from its rfork(). A
+ * connection being closed by the closer thread still holds its slot, in a table twice
+ * as large, and counts in both limits: once the table is full, new connections wait in
+ * the listen backlog. A uid that holds max_connections_per_user slots, some of them
+ * waiting for the closer thread, cannot connect at all (the kernel refuses its
+ * connect(), umb_conn_full); nor can any user while all users hold SERVER_USERS_MAX so.
+ * Stuck closes cost their user its own share, and all users theirs, never root's: users
+ * hold at most SERVER_USERS_MAX slots and what they had queued in the backlog
+ * (SERVER_BACKLOG + 1), which leaves root more than its SERVER_ROOT_RESERVE.
  */
 #define SERVER_MAX_CLIENTS  256
 #define SERVER_ROOT_RESERVE 64
+#define SERVER_USERS_MAX    (SERVER_MAX_CLIENTS - SERVER_ROOT_RESERVE)
 #define SERVER_SLOTS	    (2 * SERVER_MAX_CLIENTS)
+#define SERVER_BACKLOG	    64 /* listen(2); the kernel queues one more */
+_Static_assert(SERVER_USERS_MAX + SERVER_BACKLOG + 1 + SERVER_ROOT_RESERVE <= SERVER_SLOTS,
+	       "users' stuck connections could take root's slots");
 
 /* One connection. */
 struct client {
@@ -57,7 +63,10 @@ struct server {
 	struct request_fds request_fds;	      /* the request being served brought these */
 	struct client *clients[SERVER_SLOTS]; /* every connection, and those being closed */
 	size_t client_count;
-	unsigned int max_per_user;	/* umbrella.conf max_connections_per_user */
+	unsigned int max_per_user;	  /* umbrella.conf max_connections_per_user */
+	uint32_t full_uids[SERVER_SLOTS]; /* the uids listed in umb_conn_full (each holds a slot) */
+	size_t full_count;
+	bool users_full;		/* UMB_CONN_FULL_USERS is listed in umb_conn_full */
 	uint64_t idle_timeout_usec;	/* umbrella.conf idle_timeout */
 	struct closer closer;		/* closes what callers sent (closer.h) */
 	sd_event_source *closer_source; /* closer.done_fd: a job is done */

@@ -55,10 +55,12 @@ static int connect_daemon(void)
 					"");
 	else if (fd == -EAGAIN && !strcmp(step, "connect"))
 		/* A blocking connect() waits for room in the backlog: this is Umbrella's
-		 * refusal (bpf/file.bpf.c, umb_conn_full). */
+		 * refusal (bpf/file.bpf.c, umb_conn_full), for this user's share or for
+		 * all users'. */
 		snprintf(last_error, sizeof(last_error),
-			 "cannot reach umbrellad at %s: this user holds max_connections_per_user "
-			 "connections, some of which umbrellad is still closing",
+			 "cannot reach umbrellad at %s: this user (max_connections_per_user) or "
+			 "all users but root together hold every connection they may, some of "
+			 "which umbrellad is still closing",
 			 path);
 	else if (fd < 0)
 		snprintf(last_error, sizeof(last_error), "cannot reach umbrellad at %s: %s", path,

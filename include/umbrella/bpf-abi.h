@@ -33,6 +33,11 @@
  * limits; the key of umb_conn_full): not exempt like root. */
 #define UMB_UID_RESTRICTED_ROOT 0xfffffffeU
 
+/* The key of umb_conn_full that refuses every caller but root that carries no layer:
+ * all users together hold what umbrellad keeps for them, some of it being closed. No
+ * task has this uid ((uid_t)-1 is never a credential). */
+#define UMB_CONN_FULL_USERS 0xffffffffU
+
 /* A task carries at most this many layers, as Landlock does. */
 #define UMB_MAX_LAYERS 16
 

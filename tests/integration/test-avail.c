@@ -21,6 +21,11 @@
  *       FLUSH, then by a unix socket holding a lingering TCP socket: nobody floods,
  *       its connect() is refused once its share waits, root's and uid 4242's rfork
  *       work (before: nobody took all 512 slots); released, nobody's works again.
+ *    └─ the closer thread held by that FUSE file again, 80 uids (subordinate ids, a
+ *       restricted root with CAP_SETUID) each send it until refused: once all users
+ *       hold 192 connections, some being closed, every connect() but root's is refused
+ *       (EAGAIN), root's rfork works (before: 512 slots taken, root waited in the
+ *       backlog); released, a new uid's rfork works again.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -499,17 +504,17 @@ static void stuck_flood(int held, const char *what)
 	TAP_EQ(rfork_as_within(NOBODY, 30), 124, "nobody's rfork fails: its share is taken");
 }
 
-/* Once the held close has returned: nobody's rfork works again (within 60 s). */
-static void stuck_recovers(void)
+/* Once the held close has returned: @uid's rfork works again (within 60 s). */
+static void stuck_recovers(uid_t uid)
 {
 	int r = -1;
 
 	for (int i = 0; i < 60 && r != EPERM; i++) {
-		r = rfork_as_within(NOBODY, 30);
+		r = rfork_as_within(uid, 30);
 		if (r != EPERM)
 			sleep(1);
 	}
-	TAP_EQ(r, EPERM, "once the held close returns, nobody's rfork works again (control)");
+	TAP_EQ(r, EPERM, "once the held close returns, uid %u's rfork works again (control)", uid);
 }
 
 /* A unix socket holding a lingering TCP socket; closing the listener resets it. */
@@ -529,7 +534,7 @@ static void stuck_linger(void)
 	stuck_flood(held, what);
 	if (listener >= 0)
 		close(listener); /* the lingering socket is reset: its release returns */
-	stuck_recovers();
+	stuck_recovers(NOBODY);
 }
 
 #define FUSE_DIR "/run/umbrella-avail-fuse"
@@ -683,7 +688,125 @@ static void stuck_fuse(pid_t daemon)
 		kill(server, SIGKILL);
 		(void)wait_status(server);
 	}
-	stuck_recovers();
+	stuck_recovers(NOBODY);
+	(void)umount2(FUSE_DIR, MNT_DETACH);
+}
+
+/* In a child as @uid: connect()'s errno, 0 when it connects. */
+static int connect_errno_as(uid_t uid)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd;
+
+		become(uid);
+		alarm(30); /* a blocking connect() waits while the backlog is full */
+		fd = connect_daemon();
+		_exit(fd < 0 ? errno : 0);
+	}
+	return wait_status(pid);
+}
+
+#define MANY_UIDS     80
+#define MANY_UID_BASE 30000
+#define NEW_UID	      39999
+#define USERS_MAX     192 /* daemon/server.h: SERVER_USERS_MAX */
+
+/*
+ * As @uid, USER_CAP + 4 connections, each with a request that brings @file (whose
+ * close umbrellad's closer thread waits for, or waits behind): in *@ret_sent those
+ * accepted, in *@ret_refused those whose connect() failed with EAGAIN. Returns false
+ * when the child did not end (within 30 s: waiting in connect() for a slot).
+ */
+static bool send_as(uid_t uid, int file, int *ret_sent, int *ret_refused)
+{
+	int res[2];
+	pid_t pid;
+
+	*ret_sent = *ret_refused = 0;
+	if (pipe(res) < 0)
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		int sent = 0, refused = 0;
+
+		become(uid);
+		alarm(30);
+		for (int i = 0; i < USER_CAP + 4; i++) {
+			struct sockaddr_un addr = { .sun_family = AF_UNIX,
+						    .sun_path = SOCKET_PATH };
+			int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+			if (fd < 0)
+				_exit(124);
+			if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+				refused += errno == EAGAIN;
+			else if (send_request_with(fd, file) == 0)
+				sent++;
+			close(fd);
+		}
+		put_int(res[1], sent);
+		put_int(res[1], refused);
+		_exit(0);
+	}
+	close(res[1]);
+	if (wait_status(pid) != 0) {
+		close(res[0]);
+		return false;
+	}
+	*ret_sent = get_int(res[0]);
+	*ret_refused = get_int(res[0]);
+	close(res[0]);
+	return true;
+}
+
+/*
+ * Many uids behind one held close (issue 13): MANY_UIDS uids, as a user with
+ * subordinate ids or a restricted root with CAP_SETUID has, each send a FUSE file whose
+ * server never answers umbrellad's FLUSH until refused; each holds its share, or less.
+ * Before: together they took all 512 slots and root waited in the listen backlog (the
+ * uids after those waited in connect(), given up after 30 s). Now: once all users hold
+ * USERS_MAX connections, some of them being closed, every connect() but root's is
+ * refused (EAGAIN): root's rfork works, a new uid cannot connect; once the server is
+ * gone, it can.
+ */
+static void many_uids(pid_t daemon)
+{
+	int file, sent = 0, refused_uids = 0, ended = 0, r;
+	pid_t server = fuse_start(daemon, &file);
+	double t;
+
+	if (!TAP_OK(server > 0 && file >= 0,
+		    "a FUSE file whose server never answers umbrellad's FLUSH, again"))
+		return;
+	t = now();
+	for (uid_t i = 0; i < MANY_UIDS; i++) {
+		int s, refused;
+
+		if (!send_as(MANY_UID_BASE + i, file, &s, &refused))
+			break;
+		ended++;
+		sent += s;
+		refused_uids += s == 0 && refused == USER_CAP + 4;
+	}
+	close(file);
+	TAP_EQ(ended, MANY_UIDS,
+	       "%d uids each send it until refused; none waits in connect() (%.1f s)", MANY_UIDS,
+	       now() - t);
+	TAP_OK(sent <= USERS_MAX + 80 && refused_uids > 0, /* 65 more in the backlog, at most */
+	       "once all users hold %d connections, some being closed, every uid is refused "
+	       "(EAGAIN): %d accepted, %d uids refused every time",
+	       USERS_MAX, sent, refused_uids);
+	t = now();
+	r = rfork_as_within(0, 30);
+	TAP_OK(r == EPERM && now() - t < 20.0, "meanwhile root's rfork(\"net\") works (%d, %.2f s)",
+	       r, now() - t);
+	TAP_EQ(connect_errno_as(NEW_UID), EAGAIN, "a new uid's connect() is refused (EAGAIN)");
+	TAP_EQ(rfork_as_within(NEW_UID, 30), 124, "and its rfork fails");
+	kill(server, SIGKILL);
+	(void)wait_status(server);
+	stuck_recovers(NEW_UID);
 	(void)umount2(FUSE_DIR, MNT_DETACH);
 }
 
@@ -709,6 +832,7 @@ int main(int argc, char *argv[])
 	linger();
 	stuck_fuse(daemon);
 	stuck_linger();
+	many_uids(daemon);
 	TAP_OK(kill(daemon, 0) == 0, "umbrellad still runs");
 
 	kill(daemon, SIGTERM);
