@@ -18,11 +18,11 @@
 
 /*
  * How long a client waits for umbrellad: to take its connection, and to answer its
- * request. umbrellad answers in milliseconds (one loop, no request waits on another
- * process: mount-guard.c); one that has not answered in this long is stalled (stopped,
- * or its loop held), and a caller of rfork() must not hang with it. Not a setting: no
- * other wait of Umbrella's is one, and a caller that wants less can put its own timer
- * around the call. Mirrors umbrellad's idle_timeout (5 s by default) for a client.
+ * request. umbrellad answers an rfork in about 0.1 s even in an emulated VM on a loaded
+ * host (at most 0.8 s seen: test-rfork-timeout); one that has not answered in 10 s is
+ * stalled (stopped, or its loop held), and a caller of rfork() must not hang with it.
+ * Not a setting, as no other wait of a client of umbrellad's is one; the client's side
+ * of umbrellad's idle_timeout (5 s by default).
  */
 #define DAEMON_SOCKET_TIMEOUT_SEC 10
 

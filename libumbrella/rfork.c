@@ -55,8 +55,8 @@ static int connect_daemon(void)
 					"");
 	else if (fd == -ETIMEDOUT)
 		snprintf(last_error, sizeof(last_error),
-			 "umbrellad did not take the connection in %d s (at %s)",
-			 DAEMON_SOCKET_TIMEOUT_SEC, path);
+			 "umbrellad at %s did not take the connection in %d s", path,
+			 DAEMON_SOCKET_TIMEOUT_SEC);
 	else if (fd == -EAGAIN && !strcmp(step, "connect"))
 		/* A blocking connect() waits for room in the backlog: this is Umbrella's
 		 * refusal (bpf/file.bpf.c, umb_conn_full). */

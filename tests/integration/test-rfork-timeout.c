@@ -83,8 +83,7 @@ static int rfork_probe(const struct umb_restrictions *r)
  * rfork(@r) on a stalled umbrellad: whether it failed with ETIMEDOUT, saying @why, and
  * ran no child (a child would write to a pipe). Its duration in *@ret_usec.
  */
-static bool rfork_times_out(const struct umb_restrictions *r, const char *why,
-			    uint64_t *ret_usec)
+static bool rfork_times_out(const struct umb_restrictions *r, const char *why, uint64_t *ret_usec)
 {
 	uint64_t start = now_usec();
 	const char *error;
@@ -107,8 +106,8 @@ static bool rfork_times_out(const struct umb_restrictions *r, const char *why,
 	error = umb_last_error();
 	TAP_DIAG("rfork: %s (%s) after %.1f s", pid < 0 ? strerror(err) : "a child",
 		 error ? error : "no message", (double)*ret_usec / USEC_PER_SEC);
-	err = pid < 0 && err == ETIMEDOUT && error && strstr(error, why) &&
-	      read(p[0], &c, 1) < 0 && errno == EAGAIN;
+	/* No byte: EOF (no child holds the write end) or EAGAIN. */
+	err = pid < 0 && err == ETIMEDOUT && error && strstr(error, why) && read(p[0], &c, 1) != 1;
 	close(p[0]);
 	return err;
 }
