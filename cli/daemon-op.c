@@ -21,7 +21,7 @@ ssize_t cli_daemon_op(uint32_t op, const char *what, char *buf, size_t size)
 				   .tid = (__u32)gettid() };
 	struct umb_reply rep;
 	const char *path;
-	ssize_t n;
+	ssize_t n = 0;
 	int fd;
 
 	fd = daemon_socket_connect(&path, NULL);
@@ -30,8 +30,12 @@ ssize_t cli_daemon_op(uint32_t op, const char *what, char *buf, size_t size)
 		return fd == -ENAMETOOLONG ? -EXIT_ERROR : -EXIT_NOT_RUNNING;
 	}
 	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req) ||
-	    (n = recv(fd, buf, size - 1, 0)) < (ssize_t)sizeof(rep)) {
-		cli_error("%s: no reply from umbrellad at %s", what, path);
+	    (n = daemon_socket_recv(fd, buf, size - 1)) < (ssize_t)sizeof(rep)) {
+		if (n == -ETIMEDOUT)
+			cli_error("%s: umbrellad at %s did not answer in %d s", what, path,
+				  DAEMON_SOCKET_TIMEOUT_SEC);
+		else
+			cli_error("%s: no reply from umbrellad at %s", what, path);
 		close(fd);
 		return -EXIT_ERROR;
 	}

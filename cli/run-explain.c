@@ -37,22 +37,28 @@ static int send_follow(int fd, __u32 flags)
 	return send(fd, &req, sizeof(req), MSG_NOSIGNAL) == sizeof(req) ? 0 : -errno;
 }
 
-void run_explain_start(struct run_explain *x, const struct umb_restrictions *r)
+int run_explain_start(struct run_explain *x, const struct umb_restrictions *r)
 {
 	char buf[sizeof(struct umb_reply) + 512];
 	struct umb_reply rep;
 	const char *path;
-	ssize_t n;
+	ssize_t n = 0;
+	int ret = 0;
 
 	*x = (struct run_explain){ .fd = -1, .r = r };
-	/* Without umbrellad, umb_rfork() says so. */
+	/* Without umbrellad, umb_rfork() says so (so it does when it does not let us in). */
 	x->fd = daemon_socket_connect(&path, NULL);
 	if (x->fd < 0) {
 		x->fd = -1;
-		return;
+		return 0;
 	}
 	if (send_follow(x->fd, 0) < 0 ||
-	    (n = recv(x->fd, buf, sizeof(buf) - 1, 0)) < (ssize_t)sizeof(rep)) {
+	    (n = daemon_socket_recv(x->fd, buf, sizeof(buf) - 1)) < (ssize_t)sizeof(rep)) {
+		/* Stalled: an rfork would wait as long again for nothing. */
+		if (n == -ETIMEDOUT) {
+			ret = -ETIMEDOUT;
+			goto fail;
+		}
 		fprintf(stderr, "umbrella: denials will not be explained: no reply from %s\n",
 			path);
 		goto fail;
@@ -64,10 +70,11 @@ void run_explain_start(struct run_explain *x, const struct umb_restrictions *r)
 			(size_t)n > sizeof(rep) ? buf + sizeof(rep) : strerror(-rep.error));
 		goto fail;
 	}
-	return;
+	return 0;
 fail:
 	close(x->fd);
 	x->fd = -1;
+	return ret;
 }
 
 /* Whether @path is @dir or under it (component-wise: "/etc" does not cover "/etcx"). */

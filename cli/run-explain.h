@@ -21,9 +21,10 @@ struct run_explain {
  * run_explain_start() - follow the denials of the layers this process asks for from
  * now on (call it before umb_rfork()), whose restrictions are @r. When umbrellad does
  * not take the request, says on stderr that nothing will be explained: not an error,
- * the layer is enforced all the same.
+ * the layer is enforced all the same. Return: 0, or -ETIMEDOUT when umbrellad did not
+ * answer in DAEMON_SOCKET_TIMEOUT_SEC (stalled: the rfork would not be answered either).
  */
-void run_explain_start(struct run_explain *x, const struct umb_restrictions *r);
+int run_explain_start(struct run_explain *x, const struct umb_restrictions *r);
 
 /* Reads the denials that have arrived: keeps the first few, counts the rest. */
 void run_explain_read(struct run_explain *x);

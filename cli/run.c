@@ -37,6 +37,7 @@
 
 #include "cli.h"
 #include "command.h"
+#include "daemon-socket.h"
 #include "run-explain.h"
 #include "run.h"
 
@@ -251,8 +252,10 @@ static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool di
 	int status;
 
 	/* Before the layer exists, so that none of its denials is missed. */
-	if (explain)
-		run_explain_start(&x, r);
+	if (explain && run_explain_start(&x, r) == -ETIMEDOUT) {
+		cli_error("umbrellad did not answer in %d s", DAEMON_SOCKET_TIMEOUT_SEC);
+		return EXIT_RUN_FAILED;
+	}
 
 	/* No signal is handled between the fork and child_pid's assignment: one that
 	 * came then would be lost for CMD. */

@@ -47,8 +47,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <umbrella/kdev.h>
-
 #include "event-priority.h"
 #include "fdinfo.h"
 #include "fs-mounts.h"
@@ -56,7 +54,6 @@
 #include "layers.h"
 #include "log.h"
 #include "macro.h"
-#include "mountinfo.h"
 #include "time-util.h"
 
 /* Brings @u's debt up to @now: paid back at FS_WATCH_USER_BUDGET_USEC a second. */
@@ -426,79 +423,21 @@ static void follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uin
 	close(fd);
 }
 
-/* A mount of a followed namespace, as one pass read it. */
-struct scanned_mount {
-	int id;
-	uint32_t dev;
-	char *point;
-};
-
-/* Reads @ns's mounts (all of them first: the guard rereads the same open file). */
-static int scan_read(struct fs_watch_ns *ns, struct scanned_mount **ret, size_t *ret_count)
-{
-	char point[PATH_MAX], fmt[48], *line = NULL;
-	struct scanned_mount *mounts = NULL, *grown;
-	size_t size = 0, count = 0;
-	int fd, r = 0;
-	FILE *f;
-
-	snprintf(fmt, sizeof(fmt), "%%d %%*d %%u:%%u %%*s %%%ds", PATH_MAX - 1);
-	if (lseek(ns->mountinfo_fd, 0, SEEK_SET) < 0)
-		return -errno;
-	fd = dup(ns->mountinfo_fd); /* the same open file: the same namespace and root */
-	f = fd < 0 ? NULL : fdopen(fd, "re");
-	if (!f) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		return r;
-	}
-	while (getline(&line, &size, f) > 0) {
-		unsigned int major, minor;
-		int id;
-
-		/* id parent major:minor root mount-point ... */
-		if (sscanf(line, fmt, &id, &major, &minor, point) != 4)
-			continue;
-		mountinfo_unescape(point);
-		grown = reallocarray(mounts, count + 1, sizeof(*mounts));
-		if (!grown) {
-			r = -ENOMEM;
-			break;
-		}
-		mounts = grown;
-		mounts[count] = (struct scanned_mount){ .id = id,
-							.dev = major << UMB_KDEV_MINOR_BITS | minor,
-							.point = strdup(point) };
-		if (!mounts[count++].point) {
-			r = -ENOMEM;
-			break;
-		}
-	}
-	free(line);
-	fclose(f);
-	*ret = mounts;
-	*ret_count = count;
-	return r;
-}
-
+/* One read of @ns's mountinfo per pass: the guard's, which its checks of the pass use
+ * too (mount_guard_read()). */
 int fs_watch_scan(struct fs_watch *w, struct fs_watch_ns *ns)
 {
-	struct scanned_mount *mounts = NULL;
+	const struct mount_entry *mounts = NULL;
 	size_t count = 0;
 	int r;
 
-	mount_guard_forget(&ns->guard); /* its mounts are read anew for this pass */
-	r = scan_read(ns, &mounts, &count);
+	r = mount_guard_read(&ns->guard, &mounts, &count);
 	if (r < 0)
-		log_error_errno(r, "cannot read a followed mountinfo: %m");
-	for (size_t i = 0; r == 0 && i < count; i++)
+		return log_error_errno(r, "cannot read a followed mountinfo: %m");
+	for (size_t i = 0; i < count; i++)
 		if (point_followed(w, ns, mounts[i].point))
 			follow_mount(w, ns, mounts[i].id, mounts[i].dev, mounts[i].point);
-	for (size_t i = 0; i < count; i++)
-		free(mounts[i].point);
-	free(mounts);
-	return r;
+	return 0;
 }
 
 int fs_watch_attach(struct fs_watch *w, sd_event *e)

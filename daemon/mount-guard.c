@@ -40,6 +40,7 @@
 
 #include "fdinfo.h"
 #include "mount-guard.h"
+#include "mountinfo.h"
 
 /* Whether @peer's mount namespace is owned by another user namespace than ours: 1, 0 or
  * -errno. */
@@ -70,22 +71,37 @@ static int ns_foreign(int proc_fd, int peer)
 	return r;
 }
 
-/* One mountinfo line: its id, s_dev and whether its file system type is one whose
- * look-ups may reach a FUSE server (overlay, fuse, fuse.SUBTYPE, fuseblk). 0 or -EINVAL. */
-static int parse_line(const char *line, int *ret_id, uint32_t *ret_dev, bool *ret_fuse_reach)
+/*
+ * One mountinfo line into @e: its id, s_dev, whether its file system type is one whose
+ * look-ups may reach a FUSE server (overlay, fuse, fuse.SUBTYPE, fuseblk) and, with
+ * @keep_point, its mount point (unescaped, malloc'd). 0, -EINVAL (not a mount line) or
+ * -ENOMEM.
+ */
+static int parse_line(const char *line, struct mount_entry *e, bool keep_point)
 {
 	unsigned int major, minor;
-	const char *sep, *fstype;
-	int parent;
+	const char *sep, *fstype, *point;
+	int parent, at = -1;
+	size_t len;
 
-	if (sscanf(line, "%d %d %u:%u", ret_id, &parent, &major, &minor) != 4)
+	/* id parent major:minor root mount-point ... - fstype ... */
+	if (sscanf(line, "%d %d %u:%u %*s %n", &e->id, &parent, &major, &minor, &at) != 4 || at < 0)
 		return -EINVAL;
-	sep = strstr(line, " - ");
-	if (!sep)
+	point = line + at;
+	len = strcspn(point, " \n");
+	sep = strstr(point + len, " - ");
+	if (!len || !sep)
 		return -EINVAL;
 	fstype = sep + 3;
-	*ret_dev = major << UMB_KDEV_MINOR_BITS | minor;
-	*ret_fuse_reach = !strncmp(fstype, "overlay ", 8) || !strncmp(fstype, "fuse", 4);
+	e->dev = major << UMB_KDEV_MINOR_BITS | minor;
+	e->reach = !strncmp(fstype, "overlay ", 8) || !strncmp(fstype, "fuse", 4);
+	e->point = NULL;
+	if (keep_point) {
+		e->point = strndup(point, len);
+		if (!e->point)
+			return -ENOMEM;
+		mountinfo_unescape(e->point);
+	}
 	return 0;
 }
 
@@ -94,25 +110,24 @@ static int parse_line(const char *line, int *ret_id, uint32_t *ret_dev, bool *re
  * id up here: reading the whole mountinfo for each directory would let a user with many
  * mounts, long mount points and deep paths below a rule (all cheap in its own
  * namespace) hold umbrellad's loop for minutes per request. A mount id not listed is
- * read again, at most MOUNT_GUARD_READS times per pass: a mount made since the read; a
- * namespace that keeps changing faster than that is refused (-ESTALE).
+ * read again, at most MOUNT_GUARD_READS times per request or pass: a mount made since
+ * the read; a namespace that keeps changing faster than that is refused (-ESTALE).
  */
 #define MOUNT_GUARD_READS 16
 
-struct mount_entry {
-	int id;
-	uint32_t dev;
-	bool reach; /* overlay or FUSE: its look-ups may reach a FUSE server */
-};
-
 struct mount_table {
 	struct mount_entry *v;
-	size_t n;
+	size_t n, cap;
 	bool read;
 };
 
+/*
+ * The caller's namespace has two tables: @first, its first read of the request or pass,
+ * which stays as it is until the next pass (fs-watch.c walks it: mount_guard_read()),
+ * and @again, what it read since for a mount id @first does not list (the newest).
+ */
 struct mount_guard_tables {
-	struct mount_table theirs, ours;
+	struct mount_table first, again, ours;
 	unsigned int reads;
 };
 
@@ -124,7 +139,7 @@ static FILE *open_mountinfo(const struct mount_guard *g)
 	if (g->mountinfo_fd >= 0) {
 		if (lseek(g->mountinfo_fd, 0, SEEK_SET) < 0)
 			return NULL;
-		fd = dup(g->mountinfo_fd);
+		fd = dup(g->mountinfo_fd); /* the same open file: the same namespace and root */
 	} else if (g->proc_fd >= 0) {
 		fd = openat(g->proc_fd, "mountinfo", O_RDONLY | O_CLOEXEC);
 	} else {
@@ -145,29 +160,46 @@ static int compare_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Reads the mountinfo @f (closed) into @t, replacing what it held. 0 or -errno. */
-static int table_read(struct mount_table *t, FILE *f)
+/* Empties @t (its mount points freed); it keeps its array. */
+static void table_clear(struct mount_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].point);
+	t->n = 0;
+	t->read = false;
+}
+
+/* Reads the mountinfo @f (closed) into @t, replacing what it held, with the mount points
+ * if @keep_points. 0 or -errno. */
+static int table_read(struct mount_table *t, FILE *f, bool keep_points)
 {
 	struct mount_entry e, *grown;
 	char *line = NULL;
-	size_t size = 0, cap = 0;
+	size_t size = 0;
 	int r = 0;
 
 	if (!f)
 		return -errno;
-	t->n = 0;
-	t->read = false;
-	while (getline(&line, &size, f) > 0) {
-		if (parse_line(line, &e.id, &e.dev, &e.reach) < 0)
+	table_clear(t);
+	while (r == 0 && getline(&line, &size, f) > 0) {
+		r = parse_line(line, &e, keep_points);
+		if (r == -EINVAL) {
+			r = 0;
 			continue;
-		if (t->n == cap) {
-			cap = cap ? 2 * cap : 64;
+		}
+		if (r < 0)
+			break;
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 64;
+
 			grown = reallocarray(t->v, cap, sizeof(*t->v));
 			if (!grown) {
+				free(e.point);
 				r = -ENOMEM;
 				break;
 			}
 			t->v = grown;
+			t->cap = cap;
 		}
 		t->v[t->n++] = e;
 	}
@@ -196,12 +228,12 @@ static bool table_has_reaching_dev(const struct mount_table *t, uint32_t dev)
 	return false;
 }
 
-/* Mount @id in @t (@ours: umbrellad's namespace, else the caller's), read first or again
- * if it is not listed: the entry, NULL when it is not there, or ERR in *@ret. */
+/* Mount @id in umbrellad's namespace (@ours) or the caller's, read first or again if it
+ * is not listed: the entry, NULL when it is not there, or ERR in *@ret. */
 static const struct mount_entry *lookup(const struct mount_guard *g, bool ours, int id, int *ret)
 {
 	struct mount_guard_tables *tt = g->tables;
-	struct mount_table *t = ours ? &tt->ours : &tt->theirs;
+	struct mount_table *t = ours ? &tt->ours : tt->again.read ? &tt->again : &tt->first;
 	const struct mount_entry *e = t->read ? table_find_id(t, id) : NULL;
 
 	*ret = 0;
@@ -212,7 +244,9 @@ static const struct mount_entry *lookup(const struct mount_guard *g, bool ours, 
 		return NULL;
 	}
 	tt->reads++;
-	*ret = table_read(t, ours ? fopen("/proc/self/mountinfo", "re") : open_mountinfo(g));
+	if (!ours) /* @first, once read, stays: a pass may be walking it */
+		t = tt->first.read ? &tt->again : &tt->first;
+	*ret = table_read(t, ours ? fopen("/proc/self/mountinfo", "re") : open_mountinfo(g), false);
 	return *ret < 0 ? NULL : table_find_id(t, id);
 }
 
@@ -234,20 +268,39 @@ int mount_guard_open(struct mount_guard *g, int proc_fd, int peer, int mountinfo
 	return 0;
 }
 
-void mount_guard_forget(struct mount_guard *g)
+int mount_guard_read(struct mount_guard *g, const struct mount_entry **ret, size_t *ret_count)
 {
-	if (!g->tables)
-		return;
-	g->tables->theirs.read = g->tables->ours.read = false;
-	g->tables->reads = 0;
+	struct mount_guard_tables *tt = g->tables;
+	int r;
+
+	/* An inactive guard checks nothing, but a pass needs the mounts all the same. */
+	if (!tt) {
+		tt = g->tables = calloc(1, sizeof(*g->tables));
+		if (!tt)
+			return -ENOMEM;
+	}
+	table_clear(&tt->again);
+	table_clear(&tt->ours); /* umbrellad's mounts may have changed too */
+	tt->reads = 1;
+	r = table_read(&tt->first, open_mountinfo(g), true);
+	if (r < 0)
+		return r;
+	*ret = tt->first.v;
+	*ret_count = tt->first.n;
+	return 0;
 }
 
 void mount_guard_close(struct mount_guard *g)
 {
-	if (g->tables) {
-		free(g->tables->theirs.v);
-		free(g->tables->ours.v);
-		free(g->tables);
+	struct mount_guard_tables *tt = g->tables;
+
+	if (tt) {
+		table_clear(&tt->first);
+		table_clear(&tt->again);
+		free(tt->first.v);
+		free(tt->again.v);
+		free(tt->ours.v);
+		free(tt);
 		g->tables = NULL;
 	}
 	g->active = false;
@@ -277,7 +330,7 @@ int mount_guard_check(const struct mount_guard *g, int fd)
 		return 0;
 	/* The same super block as a mount of umbrellad's namespace: root made it. */
 	if (!g->tables->ours.read) {
-		r = table_read(&g->tables->ours, fopen("/proc/self/mountinfo", "re"));
+		r = table_read(&g->tables->ours, fopen("/proc/self/mountinfo", "re"), false);
 		if (r < 0)
 			return r;
 	}

@@ -19,7 +19,8 @@ struct mount_guard {
 	char mountinfo[64]; /* or its mountinfo: /proc/PID/mountinfo */
 	int mountinfo_fd;   /* or its open file (fs-watch.c), -1 */
 	/* The mounts of that namespace and of umbrellad's, read once and again only for a
-	 * mount id they do not list (mount-guard.c); owned, freed by mount_guard_close(). */
+	 * mount id they do not list (mount-guard.c; fs-watch.c's passes walk them too);
+	 * owned, freed by mount_guard_close(). */
 	struct mount_guard_tables *tables;
 };
 
@@ -34,9 +35,26 @@ struct mount_guard {
  */
 int mount_guard_open(struct mount_guard *g, int proc_fd, int peer, int mountinfo_fd);
 
-/* mount_guard_forget() - drops what the guard read of the mounts, so that the next check
- * reads them anew (a new pass over a namespace). */
-void mount_guard_forget(struct mount_guard *g);
+/* One mount of a namespace, as its mountinfo listed it. */
+struct mount_entry {
+	int id;
+	uint32_t dev;
+	bool reach;  /* overlay or FUSE: its look-ups may reach a FUSE server */
+	char *point; /* its mount point, unescaped (mount_guard_read()), or NULL */
+};
+
+/*
+ * mount_guard_read() - reads the namespace's mounts anew, for a pass over them
+ * (fs-watch.c): the one read that both the pass and the guard's checks of that pass use
+ * (what the guard read before is dropped, umbrellad's own mounts too). Works on an
+ * inactive guard (it still checks nothing).
+ *
+ * Return: 0 and the mounts, sorted by id, with their mount points, in *@ret and
+ * *@ret_count: the guard's, unchanged until the next mount_guard_read() or
+ * mount_guard_close() (a check that does not find a mount id reads again elsewhere);
+ * or -errno.
+ */
+int mount_guard_read(struct mount_guard *g, const struct mount_entry **ret, size_t *ret_count);
 
 /* mount_guard_close() - frees what mount_guard_open() allocated. */
 void mount_guard_close(struct mount_guard *g);

@@ -7,6 +7,7 @@
  * bytes without a kernel's BPF.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 #include "request.h"
 
 /* Sends a reply; @message (may be NULL) follows the header for errors. */
-void request_reply(int fd, int error, __u32 layer, const char *message)
+int request_reply(int fd, int error, __u32 layer, const char *message)
 {
 	char buf[sizeof(struct umb_reply) + 512];
 	struct umb_reply *rep = (struct umb_reply *)buf;
@@ -35,7 +36,15 @@ void request_reply(int fd, int error, __u32 layer, const char *message)
 		if (len > sizeof(buf))
 			len = sizeof(buf);
 	}
-	(void)send(fd, buf, len, MSG_NOSIGNAL);
+	return send(fd, buf, len, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+/* Whether the caller has shut its end of @fd down or closed it: it gave up waiting. */
+static bool caller_gone(int fd)
+{
+	struct pollfd p = { .fd = fd };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & POLLHUP);
 }
 
 static void handle_arm(struct server *s, int fd, const struct peer *peer,
@@ -95,15 +104,35 @@ static void handle_arm(struct server *s, int fd, const struct peer *peer,
 			      &error);
 	if (ret < 0)
 		goto out;
+	/*
+	 * A caller that gave up waiting (libumbrella's bound, umbrellad stopped or slow)
+	 * shuts its end down, then takes back an arm made before that. One made after it
+	 * is ours to take back: the reply's send() fails then (EPIPE: the kernel checks the
+	 * caller's shutdown under the lock that its shutdown() takes), and the arm goes.
+	 * Checked first too, so that a request read long after its caller left costs no
+	 * layer.
+	 */
+	if (caller_gone(fd)) {
+		free(ref_items);
+		ret = -ECONNRESET;
+		error = strdup("the caller gave up waiting (its connection is shut down)");
+		goto out;
+	}
 	/* Everything from here on is in the BPF maps. */
 	ret = server_arm(s, peer, req, start, r, &refs, &id, &error);
 	free(ref_items);
 	if (ret < 0)
 		goto out;
-	log_info("pid %d: %slayer %u armed for %s (%s)", peer->pid,
-		 req->flags & UMB_ARM_PERMISSIVE ? "permissive " : "", id,
-		 self ? "itself" : "its next child", text[0] ? text : "no restrictions");
-	request_reply(fd, 0, id, NULL);
+	ret = request_reply(fd, 0, id, NULL);
+	if (ret < 0) {
+		server_disarm(s, req->tid);
+		log_notice("pid %d: layer %u not armed: the caller gave up waiting (%s)", peer->pid,
+			   id, strerror(-ret));
+	} else {
+		log_info("pid %d: %slayer %u armed for %s (%s)", peer->pid,
+			 req->flags & UMB_ARM_PERMISSIVE ? "permissive " : "", id,
+			 self ? "itself" : "its next child", text[0] ? text : "no restrictions");
+	}
 	umb_restrictions__free(r);
 	return;
 

@@ -28,8 +28,8 @@
 bool request_serve(struct server *s, int fd);
 
 /* request_reply() - send a reply on @fd; @message (may be NULL: strerror) follows the
- * header when @error < 0. */
-void request_reply(int fd, int error, __u32 layer, const char *message);
+ * header when @error < 0. Return: 0, or -errno (-EPIPE: the caller shut its end down). */
+int request_reply(int fd, int error, __u32 layer, const char *message);
 
 /*
  * server_arm() - the part of an arm request that writes to the BPF maps (server.c): a
@@ -42,6 +42,10 @@ void request_reply(int fd, int error, __u32 layer, const char *message);
 int server_arm(struct server *s, const struct peer *peer, const struct umb_request *req,
 	       uint64_t start, const struct umb_restrictions *r, const struct fs_refs *refs,
 	       __u32 *ret_id, char **ret_error);
+
+/* server_disarm() - take back the arm of the caller's thread @tid, if it is there (its
+ * caller did not get the reply: it gave up waiting). */
+void server_disarm(struct server *s, __u32 tid);
 
 /*
  * server_follow() - what UMB_OP_FOLLOW needs of the layers (server.c): connection @fd of

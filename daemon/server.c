@@ -176,6 +176,12 @@ int server_arm(struct server *s, const struct peer *peer, const struct umb_reque
 	return 0;
 }
 
+void server_disarm(struct server *s, __u32 tid)
+{
+	/* The layer goes with its only holder, unless the caller's DISARM took it first. */
+	(void)arm_take(s->layers, tid);
+}
+
 /*
  * Who may follow layer @id: the process that asked for it, with the uid it was charged
  * to (a pid reused by another user's process is not its creator); root that carries no

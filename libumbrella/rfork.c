@@ -53,6 +53,10 @@ static int connect_daemon(void)
 			 fd == -EPERM ? " (the caller's own restrictions deny local sockets: "
 					"\"net:unix\" or \"net:all\")" :
 					"");
+	else if (fd == -ETIMEDOUT)
+		snprintf(last_error, sizeof(last_error),
+			 "umbrellad at %s did not take the connection in %d s", path,
+			 DAEMON_SOCKET_TIMEOUT_SEC);
 	else if (fd == -EAGAIN && !strcmp(step, "connect"))
 		/* A blocking connect() waits for room in the backlog: this is Umbrella's
 		 * refusal (bpf/file.bpf.c, umb_conn_full), for this user's share or for
@@ -123,11 +127,14 @@ static int call(int fd, __u32 op, __u32 flags, const char *text, const unsigned 
 	if (n < 0)
 		return transport_error("cannot send the request to umbrellad", -errno);
 
-	do
-		n = recv(fd, buf, sizeof(buf) - 1, 0);
-	while (n < 0 && errno == EINTR);
+	n = daemon_socket_recv(fd, buf, sizeof(buf) - 1);
+	if (n == -ETIMEDOUT) {
+		snprintf(last_error, sizeof(last_error), "umbrellad did not answer in %d s",
+			 DAEMON_SOCKET_TIMEOUT_SEC);
+		return -ETIMEDOUT;
+	}
 	if (n < 0)
-		return transport_error("no reply from umbrellad", -errno);
+		return transport_error("no reply from umbrellad", (int)n);
 	if ((size_t)n < sizeof(*ret_reply))
 		return transport_error("umbrellad's reply is too short", -EPROTO);
 	memcpy(ret_reply, buf, sizeof(*ret_reply));
@@ -163,14 +170,19 @@ static long arm(const struct umb_restrictions *r, __u32 op, __u32 flags)
 	ret = call(fd, op, flags, paths.text, paths.table, paths.fs_count, paths.fds,
 		   paths.fd_count, &rep);
 	umb_caller_paths_close(&paths);
-	close(fd);
 	if (ret < 0) {
-		/* umbrellad may have armed the thread before the reply was lost: an arm left
-		 * behind would restrict a later plain fork() without being asked. */
+		/* umbrellad may have armed the thread before the reply was lost, or may arm
+		 * it still (we gave up waiting): an arm left behind would restrict a later
+		 * plain fork() without being asked. The connection is shut down first (on
+		 * the socket, whoever else holds the descriptor): umbrellad takes back an arm
+		 * whose reply it cannot send (daemon/request.c), so one it makes after this
+		 * shutdown is its to take back, and one it made before it is here for the
+		 * DISARM to find. */
+		(void)shutdown(fd, SHUT_RDWR);
 		(void)prctl(UMB_PRCTL_DISARM, 0, 0, 0, 0);
-		return ret;
 	}
-	return rep.layer;
+	close(fd);
+	return ret < 0 ? ret : (long)rep.layer;
 }
 
 /* Whether the kernel answered a prctl of Umbrella's with yes (bpf-abi.h). */
