@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * denial-flood NPROC SECONDS: NPROC processes call socket(AF_INET) in a loop for
- * SECONDS, each call denied under "net" and recorded (test-avail-flood). Exits 1 if a
+ * SECONDS, each call denied under "net" and recorded (systemd-test-flood). Exits 1 if a
  * socket is ever created (the layer did not hold), 0 otherwise; prints the calls made.
  */
 #include <stdio.h>
@@ -45,10 +45,8 @@ int main(int argc, char **argv)
 			perror("denial-flood: fork");
 			return 2;
 		}
-		if (pid == 0) {
-			fflush(stdout);
-			_exit(flood(seconds));
-		}
+		if (pid == 0)
+			exit(flood(seconds)); /* exit(): its count is written out */
 	}
 	while (wait(&status) > 0)
 		failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
