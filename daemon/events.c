@@ -37,12 +37,29 @@
  * journal is said within this long. */
 #define TICK_USEC (1 * USEC_PER_SEC)
 
+/*
+ * Records read from each ring buffer in one turn of the loop. ring_buffer__consume()
+ * reads until a ring is empty, and a ring that a user's loop of denied calls keeps
+ * filling is never empty: the loop would serve nothing else (not the socket, not the
+ * exec gate, not systemd's watchdog, which then kills umbrellad). A turn reads at most
+ * this many per ring; what is left keeps the descriptor ready (level-triggered), so the
+ * loop comes back to it after the other sources it has pending. Records the BPF side
+ * cannot queue meanwhile are dropped and counted (events_report_drops()).
+ */
+#define RECORDS_PER_TURN 256
+
 /* The loop's sources (events_attach()); one reader per process. */
 static struct {
 	struct ring_buffer *rb;
 	int stats_fd;
 	sd_event_source *ready, *tick;
+	unsigned int turn_left; /* records the current ring may still give this turn */
 } attached = { .stats_fd = -1 };
+
+int events_record_read(void)
+{
+	return --attached.turn_left ? 0 : -EAGAIN;
+}
 
 const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 {
@@ -189,7 +206,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	history_record(sinks, &d);
 	if (journal_denial_within_limit())
 		journal_write_denial(e, &t);
-	return 0;
+	return events_record_read();
 }
 
 struct ring_buffer *events_open(int ringbuf_fd, struct event_sinks *sinks)
@@ -220,11 +237,17 @@ void events_report_drops(int stats_fd)
 	free(values);
 }
 
-/* Records wait in the ring buffer(s): read them all, then say what was dropped. */
+/* Records wait in the ring buffer(s): read a turn's worth of each (RECORDS_PER_TURN),
+ * then say what was dropped. */
 static int on_records(_unused_ sd_event_source *s, _unused_ int fd, _unused_ uint32_t revents,
 		      _unused_ void *userdata)
 {
-	(void)ring_buffer__consume(attached.rb);
+	struct ring *ring;
+
+	for (unsigned int i = 0; (ring = ring_buffer__ring(attached.rb, i)); i++) {
+		attached.turn_left = RECORDS_PER_TURN;
+		(void)ring__consume(ring);
+	}
 	events_report_drops(attached.stats_fd);
 	return 0;
 }

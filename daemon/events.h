@@ -38,6 +38,11 @@ struct event_text {
 /* The text of @e's restriction item ("fs:r", "net", "net:inet6", "cap:net_raw") in @buf. */
 const char *event_item_text(const struct umb_event *e, char *buf, size_t size);
 
+/* What every ring buffer callback of the loop's returns once it has read a record: 0,
+ * or -EAGAIN when the turn's share of that ring is read (libbpf then stops reading it
+ * until the next turn, events.c). */
+int events_record_read(void);
+
 /* Writes the count of records dropped since the last call (umb_stats) to the journal,
  * so that no drop goes unnoticed. */
 void events_report_drops(int stats_fd);

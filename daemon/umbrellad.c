@@ -444,7 +444,7 @@ static int on_release(void *ctx, void *data, size_t size)
 
 	if (size >= sizeof(*rec))
 		layers_released(ctx, rec->layer);
-	return 0;
+	return events_record_read();
 }
 
 /* The layers' sweep (arm.c and layers.c have no source of their own: the benchmark and
