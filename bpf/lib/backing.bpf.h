@@ -70,6 +70,21 @@ static __always_inline bool umb_exec_pin(struct inode *inode)
 	return true;
 }
 
+/*
+ * umb_exec_pin_signed() - pin @inode, whose verdict is SIGNED, before that verdict lets
+ * its code run: the exec of the file underneath an overlayfs file (below), and a
+ * PROT_EXEC mapping under exec-unsigned (file.bpf.c: a library, ld.so), which the
+ * kernel does not keep from writes either. Return: the verdict as it is once pinned
+ * with no writer open (a write before the pin voided it), or NULL: a writer got in
+ * first, or no memory (a miss: fail closed).
+ */
+static __always_inline const struct umb_verdict *umb_exec_pin_signed(struct inode *inode)
+{
+	if (!umb_exec_pin(inode) || inode->i_writecount.counter > 0)
+		return NULL;
+	return umb_verdict_lookup(inode);
+}
+
 /* -ETXTBSY if @inode is pinned (a write to it would reach code run on its verdict), else 0. */
 static __always_inline int umb_exec_pin_check_write(struct inode *inode)
 {
@@ -112,9 +127,7 @@ static __always_inline void umb_backing_exec_open(struct file *file, __u32 mode)
 	if (!v)
 		return;
 	if (v->state == UMB_VERDICT_SIGNED) {
-		if (!umb_exec_pin(inode) || inode->i_writecount.counter > 0)
-			return;		       /* a writer got in first: a miss */
-		v = umb_verdict_lookup(inode); /* again: a write before the pin voided it */
+		v = umb_exec_pin_signed(inode);
 		if (!v)
 			return;
 	}
