@@ -291,6 +291,10 @@ int BPF_PROG(umb_mmap_backing_file, struct vm_area_struct *vma, struct file *bac
 	state = umb_current_state();
 	if (!state)
 		return 0;
+	/* A nested overlay: the inner overlay file's mmap maps the file underneath it next,
+	 * through this hook again (backing_file_mmap()), where its verdict is checked. */
+	if (umb_file_on_overlay(backing_file))
+		return 0;
 	/* bpf_d_path() is not allowed here: the path builder names it. */
 	return exec_unsigned_map(state, backing_file, UMB_HOOK_MMAP_FILE, false);
 }

@@ -19,6 +19,12 @@
  * the address with the overlay file's private_data, never reading through it: equal, the
  * note is about this exec's backing file (the overlay file holds a reference on it, so
  * the address is not another file's), and its verdict counts. Each note is used once.
+ * A nested overlay (a lower layer that is itself an overlay; overlayfs stacks two deep
+ * at most): the outer overlay file's backing file is an overlay file, whose open comes
+ * first and is noted by its address, with no inode yet; the next exec open in the
+ * thread is that file's own backing file (overlayfs opens nothing else between), which
+ * fills in its inode and verdict and keeps the address: the outer file's private_data
+ * then matches, and the verdict is that of the file holding the content.
  */
 #ifndef UMBRELLA_BACKING_BPF_H
 #define UMBRELLA_BACKING_BPF_H
@@ -112,13 +118,23 @@ static __always_inline void umb_backing_exec_open(struct file *file, __u32 mode)
 	if (!(mode & UMB_FMODE_NOACCOUNT) || !(file->f_flags & FMODE_EXEC))
 		return;
 	inode = file->f_inode;
-	if (!inode || umb_file_on_overlay(file))
-		return; /* a lower layer that is itself an overlay: its own open notes */
+	if (!inode)
+		return;
 	b = bpf_task_storage_get(&umb_backing_exec, bpf_get_current_task_btf(), NULL,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!b)
 		return;
-	b->file = (__u64)file;
+	if (umb_file_on_overlay(file)) {
+		/* The inner overlay file of a nested overlay: pending, no inode yet. */
+		b->file = (__u64)file;
+		b->inode = (struct umb_inode_key){};
+		b->verdict = (struct umb_verdict){};
+		return;
+	}
+	/* Pending (an inner overlay file's, just noted): keep its address. A stale one (its
+	 * open failed before this) matches no overlay file: a miss, fail closed. */
+	if (!b->file || b->inode.dev || b->inode.ino)
+		b->file = (__u64)file;
 	b->inode.dev = inode->i_sb->s_dev;
 	b->inode.__pad0 = 0;
 	b->inode.ino = inode->i_ino;
