@@ -64,6 +64,10 @@
  *                           For an overlayfs file, that of the file underneath:
  *                           lsm/mmap_backing_file where the kernel has it (else
  *                           refused); file_mprotect sees that file already.
+ *                           A file so mapped (but the task's own executable,
+ *                           which the kernel keeps from writes) is pinned as the
+ *                           file underneath an overlay is (below): no write
+ *                           reaches code mapped on its verdict.
  *                           UMB_CTL_UNSIGNED_DENY covers exec only (libc is unsigned
  *                           on a normal system).
  *   lsm/file_open (FMODE_WRITE), inode_setattr, path_truncate, inode_setxattr,
@@ -181,10 +185,33 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 }
 
 /*
+ * Whether the SIGNED verdict of @file may let the current task map it as code: once no
+ * write can reach the mapping any more. The kernel keeps writers off the task's own
+ * executable while its mm lives (ETXTBSY), not off a library or ld.so, whose file opens
+ * for write while it is mapped, and a write reaches the mapped text through the page
+ * cache (its verdict dies, the code runs on): such a file is pinned first
+ * (lib/backing.bpf.h), then its verdict looked up again. @layer: the verdict's.
+ */
+static __always_inline bool map_pinned(struct file *file, __u32 layer)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct inode *inode = file->f_inode;
+	const struct umb_verdict *v;
+
+	/* Read as a number, compared, never followed (an __rcu pointer). */
+	if ((__u64)BPF_CORE_READ(task, mm, exe_file, f_inode) == (__u64)inode)
+		return true;
+	v = umb_exec_pin_signed(inode);
+	return umb_verdict_effective(v, umb_ctl_get()) == UMB_VERDICT_SIGNED && v &&
+	       v->layer == layer;
+}
+
+/*
  * Under exec-unsigned, PROT_EXEC of @file needs a valid SIGNED verdict, and when the
  * verdict has a layer, a task that carries that layer: "ld.so ./signed-binary" (with a
  * signed ld.so) must not run the binary without the restrictions its exec would have
  * pushed. The kernel maps an exec'd binary after the commit, with its layer pushed.
+ * A file mapped so is pinned (map_pinned()): no write reaches its mapped code.
  * The record names the file by its whole path: bpf_d_path() where the hook may call
  * it (@d_path: mmap_file), else lib/dpath.bpf.h (file_mprotect).
  * Returns 0, or the denial's verdict (-EPERM, or 0 in permissive mode, recorded).
@@ -201,8 +228,11 @@ static __always_inline int exec_unsigned_map(const struct umb_task_state *state,
 		return 0;
 	v = umb_verdict_lookup(file->f_inode);
 	verdict = umb_verdict_effective(v, umb_ctl_get());
-	if (verdict == UMB_VERDICT_SIGNED && v && umb_verdict_layer_carried(state, v->layer))
-		return 0;
+	if (verdict == UMB_VERDICT_SIGNED && v && umb_verdict_layer_carried(state, v->layer)) {
+		if (map_pinned(file, v->layer))
+			return 0;
+		verdict = 0; /* a writer got in first: a miss */
+	}
 	layer = umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED);
 	flags = umb_layer_deny_flags(layer);
 	e = umb_event_begin(hook, layer, UMB_ITEM_VERDICT, verdict, flags);
@@ -262,6 +292,10 @@ int BPF_PROG(umb_mmap_backing_file, struct vm_area_struct *vma, struct file *bac
 		return 0;
 	state = umb_current_state();
 	if (!state)
+		return 0;
+	/* A nested overlay: the inner overlay file's mmap maps the file underneath it next,
+	 * through this hook again (backing_file_mmap()), where its verdict is checked. */
+	if (umb_file_on_overlay(backing_file))
 		return 0;
 	/* bpf_d_path() is not allowed here: the path builder names it. */
 	return exec_unsigned_map(state, backing_file, UMB_HOOK_MMAP_FILE, false);

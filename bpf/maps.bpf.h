@@ -230,13 +230,15 @@ UMB_MAP struct {
 } umb_backing_exec SEC(".maps");
 
 /*
- * umb_exec_pins: the files underneath overlayfs files that ran, or are about to run, on
- * a SIGNED verdict (lib/backing.bpf.h), in their inode: a __u32, non-zero once pinned.
- * The kernel denies writes to a running binary on the overlay inode only; a pinned inode
- * refuses every write open and truncate (ETXTBSY) until it leaves memory, so that no
- * write reaches code that runs on its verdict. Writers: file.bpf.c (the exec open of a
- * file underneath with a SIGNED verdict), umbrellad's gate (key: a file descriptor; a
- * first exec it verified). Readers: file.bpf.c (file_open, path_truncate).
+ * umb_exec_pins: the files whose code runs on a SIGNED verdict where the kernel does not
+ * keep writers off (lib/backing.bpf.h), in their inode: a __u32, non-zero once pinned.
+ * The kernel denies writes to a running binary on the overlay inode only, and to no
+ * mapped library at all; a pinned inode refuses every write open and truncate (ETXTBSY)
+ * until it leaves memory, so that no write reaches code that runs on its verdict.
+ * Writers: file.bpf.c (the exec open of a file underneath an overlayfs file with a
+ * SIGNED verdict; a PROT_EXEC mapping under exec-unsigned), umbrellad's gate (key: a
+ * file descriptor; a first exec it verified). Readers: file.bpf.c (file_open,
+ * path_truncate, inode_setattr).
  */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_INODE_STORAGE);

@@ -19,6 +19,12 @@
  * the address with the overlay file's private_data, never reading through it: equal, the
  * note is about this exec's backing file (the overlay file holds a reference on it, so
  * the address is not another file's), and its verdict counts. Each note is used once.
+ * A nested overlay (a lower layer that is itself an overlay; overlayfs stacks two deep
+ * at most): the outer overlay file's backing file is an overlay file, whose open comes
+ * first and is noted by its address, with no inode yet; the next exec open in the
+ * thread is that file's own backing file (overlayfs opens nothing else between), which
+ * fills in its inode and verdict and keeps the address: the outer file's private_data
+ * then matches, and the verdict is that of the file holding the content.
  */
 #ifndef UMBRELLA_BACKING_BPF_H
 #define UMBRELLA_BACKING_BPF_H
@@ -70,6 +76,21 @@ static __always_inline bool umb_exec_pin(struct inode *inode)
 	return true;
 }
 
+/*
+ * umb_exec_pin_signed() - pin @inode, whose verdict is SIGNED, before that verdict lets
+ * its code run: the exec of the file underneath an overlayfs file (below), and a
+ * PROT_EXEC mapping under exec-unsigned (file.bpf.c: a library, ld.so), which the
+ * kernel does not keep from writes either. Return: the verdict as it is once pinned
+ * with no writer open (a write before the pin voided it), or NULL: a writer got in
+ * first, or no memory (a miss: fail closed).
+ */
+static __always_inline const struct umb_verdict *umb_exec_pin_signed(struct inode *inode)
+{
+	if (!umb_exec_pin(inode) || inode->i_writecount.counter > 0)
+		return NULL;
+	return umb_verdict_lookup(inode);
+}
+
 /* -ETXTBSY if @inode is pinned (a write to it would reach code run on its verdict), else 0. */
 static __always_inline int umb_exec_pin_check_write(struct inode *inode)
 {
@@ -97,13 +118,23 @@ static __always_inline void umb_backing_exec_open(struct file *file, __u32 mode)
 	if (!(mode & UMB_FMODE_NOACCOUNT) || !(file->f_flags & FMODE_EXEC))
 		return;
 	inode = file->f_inode;
-	if (!inode || umb_file_on_overlay(file))
-		return; /* a lower layer that is itself an overlay: its own open notes */
+	if (!inode)
+		return;
 	b = bpf_task_storage_get(&umb_backing_exec, bpf_get_current_task_btf(), NULL,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!b)
 		return;
-	b->file = (__u64)file;
+	if (umb_file_on_overlay(file)) {
+		/* The inner overlay file of a nested overlay: pending, no inode yet. */
+		b->file = (__u64)file;
+		b->inode = (struct umb_inode_key){};
+		b->verdict = (struct umb_verdict){};
+		return;
+	}
+	/* Pending (an inner overlay file's, just noted): keep its address. A stale one (its
+	 * open failed before this) matches no overlay file: a miss, fail closed. */
+	if (!b->file || b->inode.dev || b->inode.ino)
+		b->file = (__u64)file;
 	b->inode.dev = inode->i_sb->s_dev;
 	b->inode.__pad0 = 0;
 	b->inode.ino = inode->i_ino;
@@ -112,9 +143,7 @@ static __always_inline void umb_backing_exec_open(struct file *file, __u32 mode)
 	if (!v)
 		return;
 	if (v->state == UMB_VERDICT_SIGNED) {
-		if (!umb_exec_pin(inode) || inode->i_writecount.counter > 0)
-			return;		       /* a writer got in first: a miss */
-		v = umb_verdict_lookup(inode); /* again: a write before the pin voided it */
+		v = umb_exec_pin_signed(inode);
 		if (!v)
 			return;
 	}

@@ -3,8 +3,16 @@
 #include <stdio.h>
 
 void siglib_hello(void);
+int siglib_value(void);
 
 void siglib_hello(void)
 {
 	puts("hello from the library");
+}
+
+/* Its code holds the constant as an immediate (b8 de c0 17 5a: mov $0x5a17c0de, %eax),
+ * which test-signed-overlay-libs.sh changes in the file while the code is mapped. */
+int siglib_value(void)
+{
+	return 0x5a17c0de;
 }

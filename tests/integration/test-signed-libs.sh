@@ -9,8 +9,8 @@
 #   - it runs (and without exec-unsigned too: the controls);
 #   - an unsigned library by LD_PRELOAD or dlopen(): its mapping fails with EPERM, its
 #     code never runs, and umbrellad's log names it;
-#   - one byte of its own library changed after the verification: the mapping fails
-#     with EPERM, the log names the library (the denial, and the gate's refusal of the
+#   - one byte of its own library changed after the verification (a changed copy put in
+#     its place: mapped under exec-unsigned, it is pinned), the mapping fails with EPERM, the log names the library (the denial, and the gate's refusal of the
 #     library when the program's next exec verifies its closure again).
 # And a user stalls no exec through its library directory (issue 13): user nobody in
 # "unshare -Urm" mounts a FUSE server that answers every process but umbrellad
@@ -153,9 +153,13 @@ run -u "$prog" dlopen "$tmp/libcopy.so"
 check $? "exec-unsigned: dlopen() of a signed copy that no closure verified fails with EPERM (its record names the whole path)"
 
 cp "$dir/libumbsiglib.so" "$tmp/libgood.so"
-# One byte of .comment (the code still loads) of the verified library.
+# One byte of .comment (the code still loads) of the verified library, changed in a
+# copy put in its place by rename: the library was mapped under exec-unsigned, so it
+# refuses a write in place (pinned: test-signed-overlay-libs).
 s=($(readelf -S -W "$dir/libumbsiglib.so" | awk '$2 == ".comment" { print $5, $6 }'))
-[ ${#s[@]} = 2 ] && flip "$dir/libumbsiglib.so" $((16#${s[0]} + 16#${s[1]} / 2))
+cp "$dir/libumbsiglib.so" "$dir/.libumbsiglib.so.new"
+[ ${#s[@]} = 2 ] && flip "$dir/.libumbsiglib.so.new" $((16#${s[0]} + 16#${s[1]} / 2)) &&
+	mv "$dir/.libumbsiglib.so.new" "$dir/libumbsiglib.so"
 run "$prog"
 [ "$rc" = 0 ] && [ "$out" = "hello from the library" ]
 check $? "one byte of the library changed: the program runs without exec-unsigned (control)"
