@@ -51,6 +51,7 @@
 #include <umbrella/protocol.h>
 #include <umbrella/umbrella.h>
 
+#include "client-probe.h"
 #include "daemon-start.h"
 #include "tap.h"
 
@@ -93,25 +94,6 @@ static int log_count(const char *text)
 		n += strstr(line, text) != NULL;
 	fclose(f);
 	return n;
-}
-
-static int wait_status(pid_t pid)
-{
-	int status;
-
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-static int socket_errno(void)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
 }
 
 static void become(uid_t uid)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "client-probe.h"
 #include "pid-reuse.h"
 #include "thread-start.h"
 #include "vm-test.h"
@@ -30,15 +31,6 @@ static int socket_probe(void *arg)
 		return errno;
 	close(fd);
 	return 0;
-}
-
-static int wait_status(pid_t pid)
-{
-	int status;
-
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
 }
 
 /* A child's socket_probe(), after a fork with whatever arm the thread has. */

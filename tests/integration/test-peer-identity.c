@@ -35,31 +35,13 @@
 #include <umbrella/umbrella.h>
 
 #include "pid-reuse.h"
+#include "client-probe.h"
 #include "daemon-start.h"
 #include "tap.h"
 
 #define SOCKET_PATH "/run/umbrella-peer-test/umbrellad.sock"
 #define LOG_PATH    "/tmp/umbrellad-test-peer-identity.log"
 #define NOBODY	    65534
-
-static int wait_status(pid_t pid)
-{
-	int status;
-
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-static int socket_errno(void)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
-}
 
 /* A child that runs socket_errno(): its result, or -1. */
 static int child_socket_errno(void)

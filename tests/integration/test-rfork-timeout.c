@@ -28,6 +28,7 @@
 #include <umbrella/umbrella.h>
 
 #include "daemon-socket.h"
+#include "client-probe.h"
 #include "daemon-start.h"
 #include "tap.h"
 #include "time-util.h"
@@ -37,37 +38,6 @@
 
 /* More than umbrellad's listen backlog (server.c: 64) takes. */
 #define BACKLOG_FILL 80
-
-static struct umb_restrictions *restrictions(const char *list)
-{
-	struct umb_restrictions *r = umb_restrictions__new();
-
-	if (r && umb_restrictions__parse(r, list, NULL) < 0) {
-		umb_restrictions__free(r);
-		return NULL;
-	}
-	return r;
-}
-
-static int socket_errno(void)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
-}
-
-/* Waits for @pid and returns its exit status, or -1. */
-static int wait_status(pid_t pid)
-{
-	int status;
-
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
 
 /* rfork(@r) whose child reports socket()'s errno; that errno, or -1 when rfork failed. */
 static int rfork_probe(const struct umb_restrictions *r)

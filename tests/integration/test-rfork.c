@@ -24,42 +24,12 @@
 
 #include <umbrella/umbrella.h>
 
+#include "client-probe.h"
 #include "daemon-start.h"
 #include "tap.h"
 
 #define SOCKET_PATH "/run/umbrella-rfork-test/umbrellad.sock"
 #define LOG_PATH    "/tmp/umbrellad-test-rfork.log"
-
-static struct umb_restrictions *restrictions(const char *list)
-{
-	struct umb_restrictions *r = umb_restrictions__new();
-
-	if (r && umb_restrictions__parse(r, list, NULL) < 0) {
-		umb_restrictions__free(r);
-		return NULL;
-	}
-	return r;
-}
-
-static int socket_errno(void)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
-}
-
-/* Waits for @pid and returns its exit status, or -1. */
-static int wait_status(pid_t pid)
-{
-	int status;
-
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
 
 /* Nests rforks, each adding an empty-ish layer, and reports in the exit status at which
  * depth rfork failed (with EPERM: 100 + depth) or 0 if it never did. */
