@@ -3,6 +3,8 @@
 #ifndef UMBRELLA_GATE_VERIFY_H
 #define UMBRELLA_GATE_VERIFY_H
 
+#include <linux/types.h>
+
 struct keyring;
 struct signed_elf;
 
@@ -18,5 +20,16 @@ struct signed_elf;
  */
 int gate_verdict_of_read(const struct keyring *k, const struct signed_elf *e, int r,
 			 const char *error, const char **ret_reason);
+
+/*
+ * gate_verdict_flags() - the UMB_VERDICT_F_* of the file @fd, read with pread(): to be
+ * called between PENDING and its replacement, so that a change to the file meanwhile
+ * voids what was read (the final update fails). UMB_VERDICT_F_LIBRARY for a shared
+ * library, and for an ELF file whose dynamic section is malformed or beyond the bounds
+ * elf-dynamic.h reads (fail closed: it is not known to be a program).
+ * Return: 0; -ENOMEM, -EIO or another -errno of reading (no verdict: the caller says
+ * why).
+ */
+int gate_verdict_flags(int fd, __u32 *ret_flags);
 
 #endif /* UMBRELLA_GATE_VERIFY_H */
