@@ -114,9 +114,9 @@ int gate_verdict_flags(int fd, __u32 *ret_flags)
 	struct elf_dynamic d;
 	int r = elf_dynamic_read(fd, &d);
 
-	*ret_flags = 0;
-	if (r == -ENOEXEC || r == -EBADMSG || (r == 0 && elf_dynamic_is_library(&d)))
-		*ret_flags = UMB_VERDICT_F_LIBRARY;
+	/* As binary sign decides: a dynamic section beyond elf-dynamic.h's bounds (node's
+	 * 5 MB of strings) is a program's, as signed, not refused under deny. */
+	*ret_flags = r == 0 && elf_dynamic_is_library(&d) ? UMB_VERDICT_F_LIBRARY : 0;
 	elf_dynamic_release(&d);
 	return r == -ENOEXEC || r == -EBADMSG ? 0 : r;
 }

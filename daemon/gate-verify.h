@@ -25,8 +25,9 @@ int gate_verdict_of_read(const struct keyring *k, const struct signed_elf *e, in
  * gate_verdict_flags() - the UMB_VERDICT_F_* of the file @fd, read with pread(): to be
  * called between PENDING and its replacement, so that a change to the file meanwhile
  * voids what was read (the final update fails). UMB_VERDICT_F_LIBRARY for a shared
- * library, and for an ELF file whose dynamic section is malformed or beyond the bounds
- * elf-dynamic.h reads (fail closed: it is not known to be a program).
+ * library as binary sign decides (cli/binary.c): elf_dynamic_is_library() of what
+ * elf_dynamic_read() read; a file it cannot read (malformed, or beyond its bounds) was
+ * signed as a program and is one.
  * Return: 0; -ENOMEM, -EIO or another -errno of reading (no verdict: the caller says
  * why).
  */

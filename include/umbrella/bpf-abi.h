@@ -337,7 +337,7 @@ _Static_assert(sizeof(struct umb_verdict) == 16, "struct umb_verdict is ABI");
  * signature. */
 enum umb_verdict_flags {
 	/* A shared library (ET_DYN with a DT_SONAME, signing/elf-dynamic.h: ld.so and
-	 * libc.so.6 too), or an ELF file whose dynamic section could not be read: it
+	 * libc.so.6 too; as binary sign decides, which signs no policy into one): it
 	 * never runs as the program of an exec (bprm->file) where unsigned code may not
 	 * run ("unsigned = deny", a task with exec-unsigned). Run as a program, ld.so
 	 * maps the program named on its command line itself, and no exec checks it. */
