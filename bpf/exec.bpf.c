@@ -26,7 +26,9 @@
  *                             UNSIGNED and a miss (no valid verdict: no umbrellad,
  *                             PENDING, an old epoch, a file system the gate does not
  *                             mark) are denied when the task has "exec-unsigned" or
- *                             umb_ctl has UMB_CTL_UNSIGNED_DENY, else run.
+ *                             umb_ctl has UMB_CTL_UNSIGNED_DENY, else run; so is a
+ *                             SIGNED shared library (UMB_VERDICT_F_LIBRARY: ld.so
+ *                             run as a program maps an unchecked program itself).
  *                             A SIGNED file with a layer: the layer is carried in
  *                             umb_exec to bprm_committed_creds (task.bpf.c), which
  *                             pushes it; the exec is refused here if it would not fit
@@ -37,7 +39,8 @@
  *                             exec opened that file (lib/backing.bpf.h).
  * Denials by a verdict are -EPERM (fanotify's FAN_DENY is EPERM as well) and recorded
  * with UMB_ITEM_VERDICT, the item the verdict's state (0 for a miss,
- * UMB_VERDICT_UNVERIFIED for a marked file without its verdict).
+ * UMB_VERDICT_UNVERIFIED for a marked file without its verdict, UMB_VERDICT_LIBRARY for
+ * a signed library run as a program).
  * mmap(2) and mprotect(2) with PROT_EXEC under exec-unsigned: file.bpf.c.
  */
 #include "maps.bpf.h"
@@ -147,17 +150,42 @@ static __always_inline bool bprm_marked(struct linux_binprm *bprm)
 	return umb_elf_marked(head);
 }
 
+/*
+ * The refusal of a file that may run only where unsigned code may (UNSIGNED, a miss,
+ * or a signed library run as a program: the record's item @item) by the current task's
+ * exec-unsigned or by "unsigned = deny": the hook's verdict, 0 when neither applies.
+ */
+static __always_inline int unsigned_mode_deny(struct task_struct *task, const struct umb_ctl *ctl,
+					      __u32 item, struct file *file)
+{
+	const struct umb_task_state *state = umb_task_state_get(task);
+	bool deny_mode = ctl && (ctl->flags & UMB_CTL_UNSIGNED_DENY);
+	__u32 layer, flags;
+
+	if (state && (state->denied_caps & UMB_CR_EXEC_UNSIGNED)) {
+		layer = umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED);
+		flags = umb_layer_deny_flags(layer);
+		/* A permissive layer's denial does not hide "unsigned = deny" below. */
+		if (!(flags & UMB_EVENT_PERMISSIVE) || !deny_mode)
+			return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, layer, item, file,
+						flags, true);
+	}
+	if (deny_mode)
+		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, item, file,
+					umb_deny_flags(), true);
+	return 0;
+}
+
 SEC("lsm/bprm_check_security")
 int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	const struct umb_task_state *state;
 	const struct umb_ctl *ctl;
 	const struct umb_verdict *v;
 	struct umb_exec_layer *carry;
 	struct umb_verdict backing;
 	struct file *file;
-	__u32 verdict, layer, flags;
+	__u32 verdict;
 
 	if (ret)
 		return ret;
@@ -173,6 +201,15 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 		v = umb_verdict_lookup(file->f_inode);
 	verdict = umb_verdict_effective(v, ctl);
 	umb_counter_inc(verdict ? UMB_COUNTER_VERDICT_HITS : UMB_COUNTER_VERDICT_MISSES);
+	/* A signed library is not run as a program where unsigned code may not run: run
+	 * so, ld.so maps the program it is given itself, which no exec checks. Only here,
+	 * on the file that runs (never at the gate's open, which also sees the ELF
+	 * interpreter of every dynamic program). In permissive mode it goes on as SIGNED. */
+	if (verdict == UMB_VERDICT_SIGNED && v && (v->flags & UMB_VERDICT_F_LIBRARY)) {
+		ret = unsigned_mode_deny(task, ctl, UMB_VERDICT_LIBRARY, file);
+		if (ret)
+			return ret;
+	}
 	if (verdict == UMB_VERDICT_SIGNED && v && v->layer)
 		return carry_layer(task, v->layer);
 
@@ -199,18 +236,5 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 	if (bprm_marked(bprm))
 		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, UMB_VERDICT_UNVERIFIED,
 					file, 0, true);
-	state = umb_task_state_get(task);
-	if (state && (state->denied_caps & UMB_CR_EXEC_UNSIGNED)) {
-		layer = umb_layer_denying(state, UMB_SET_CAPS, UMB_CR_EXEC_UNSIGNED);
-		flags = umb_layer_deny_flags(layer);
-		/* A permissive layer's denial does not hide "unsigned = deny" below. */
-		if (!(flags & UMB_EVENT_PERMISSIVE) || !ctl ||
-		    !(ctl->flags & UMB_CTL_UNSIGNED_DENY))
-			return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, layer, verdict, file,
-						flags, true);
-	}
-	if (ctl && (ctl->flags & UMB_CTL_UNSIGNED_DENY))
-		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, verdict, file,
-					umb_deny_flags(), true);
-	return 0;
+	return unsigned_mode_deny(task, ctl, verdict, file);
 }

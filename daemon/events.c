@@ -92,6 +92,7 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size)
 			 e->item == UMB_VERDICT_PENDING	   ? "pending" :
 			 e->item == UMB_VERDICT_STALE	   ? "stale" :
 			 e->item == UMB_VERDICT_UNVERIFIED ? "unverified" :
+			 e->item == UMB_VERDICT_LIBRARY	   ? "library" :
 			 e->item == 0			   ? "none" :
 							     "unknown");
 		return buf;

@@ -294,6 +294,9 @@ static bool verify_library(struct closure *c, int fd, const char *path, const st
 		goto uncached;
 	}
 	v = (struct umb_verdict){ .state = (__u32)state, .epoch = env->epoch };
+	/* A library's verdict is also the one of its exec: it must say "library". */
+	if (state == UMB_VERDICT_SIGNED && (r = gate_verdict_flags(fd, &v.flags)) < 0)
+		goto uncached;
 	if (bpf_map_update_elem(env->verdicts, &fd, &v, BPF_EXIST) < 0) {
 		r = -errno;
 		if (r == -ENOENT)

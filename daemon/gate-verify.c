@@ -24,6 +24,7 @@
 
 #include <umbrella/kdev.h>
 
+#include "elf-dynamic.h"
 #include "journal-writer.h"
 #include "gate-internal.h"
 #include "gate-verify.h"
@@ -108,6 +109,18 @@ int gate_verdict_of_read(const struct keyring *k, const struct signed_elf *e, in
 	return keyring_verify(k, e, ret_reason);
 }
 
+int gate_verdict_flags(int fd, __u32 *ret_flags)
+{
+	struct elf_dynamic d;
+	int r = elf_dynamic_read(fd, &d);
+
+	/* As binary sign decides: a dynamic section beyond elf-dynamic.h's bounds (node's
+	 * 5 MB of strings) is a program's, as signed, not refused under deny. */
+	*ret_flags = r == 0 && elf_dynamic_is_library(&d) ? UMB_VERDICT_F_LIBRARY : 0;
+	elf_dynamic_release(&d);
+	return r == -ENOEXEC || r == -EBADMSG ? 0 : r;
+}
+
 /* Logs a refusal of the exec of @path by @pid (to the journal and, without it, stderr). */
 static void log_refusal(const char *path, __u32 pid, const struct outcome *o)
 {
@@ -164,6 +177,14 @@ static bool job_decide(struct exec_gate *g, struct gate_job *j, int r, char *err
 		flags = UMB_VERDICT_RECORD_TRUSTED_SELF;
 	}
 	v = (struct umb_verdict){ .state = (__u32)state, .epoch = g->epoch };
+	if (state == UMB_VERDICT_SIGNED && !(flags & UMB_VERDICT_RECORD_TRUSTED_SELF)) {
+		r = gate_verdict_flags(j->fd, &v.flags);
+		if (r < 0) {
+			snprintf(o->reason, sizeof(o->reason), "not verified: %s", strerror(-r));
+			job_uncached(g, j);
+			goto out;
+		}
+	}
 	if (state == UMB_VERDICT_SIGNED && j->e.has_policy) {
 		char *install_error = NULL;
 

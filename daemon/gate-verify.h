@@ -3,6 +3,8 @@
 #ifndef UMBRELLA_GATE_VERIFY_H
 #define UMBRELLA_GATE_VERIFY_H
 
+#include <linux/types.h>
+
 struct keyring;
 struct signed_elf;
 
@@ -18,5 +20,17 @@ struct signed_elf;
  */
 int gate_verdict_of_read(const struct keyring *k, const struct signed_elf *e, int r,
 			 const char *error, const char **ret_reason);
+
+/*
+ * gate_verdict_flags() - the UMB_VERDICT_F_* of the file @fd, read with pread(): to be
+ * called between PENDING and its replacement, so that a change to the file meanwhile
+ * voids what was read (the final update fails). UMB_VERDICT_F_LIBRARY for a shared
+ * library as binary sign decides (cli/binary.c): elf_dynamic_is_library() of what
+ * elf_dynamic_read() read; a file it cannot read (malformed, or beyond its bounds) was
+ * signed as a program and is one.
+ * Return: 0; -ENOMEM, -EIO or another -errno of reading (no verdict: the caller says
+ * why).
+ */
+int gate_verdict_flags(int fd, __u32 *ret_flags);
 
 #endif /* UMBRELLA_GATE_VERIFY_H */

@@ -327,14 +327,27 @@ enum umb_ctl_flags {
  * read lease fail, and nothing is cached.
  */
 struct umb_verdict {
-	__u32 state;  /* enum umb_verdict_state */
-	__u32 layer;  /* UMB_VERDICT_SIGNED: the layer of the binary's execute restrictions,
+	__u32 state; /* enum umb_verdict_state */
+	__u32 layer; /* UMB_VERDICT_SIGNED: the layer of the binary's execute restrictions,
 		      * pushed at exec; 0: the binary has none */
-	__u32 epoch;  /* umb_ctl.verdict_epoch when made */
-	__u32 __pad0; /* must be zero */
+	__u32 epoch; /* umb_ctl.verdict_epoch when made */
+	/* UMB_VERDICT_F_*. Was padding (zero) before: no ABI bump, since umbrellad starts
+	 * a new verdict epoch whenever it starts, and no verdict made before counts. */
+	__u32 flags;
 };
 
 _Static_assert(sizeof(struct umb_verdict) == 16, "struct umb_verdict is ABI");
+
+/* umb_verdict.flags: what umbrellad read in the verified file, so covered by its
+ * signature. */
+enum umb_verdict_flags {
+	/* A shared library (ET_DYN with a DT_SONAME, signing/elf-dynamic.h: ld.so and
+	 * libc.so.6 too; as binary sign decides, which signs no policy into one): it
+	 * never runs as the program of an exec (bprm->file) where unsigned code may not
+	 * run ("unsigned = deny", a task with exec-unsigned). Run as a program, ld.so
+	 * maps the program named on its command line itself, and no exec checks it. */
+	UMB_VERDICT_F_LIBRARY = 1 << 0,
+};
 
 enum umb_verdict_state {
 	/* umbrellad is verifying the file. Counts as no verdict. umbrellad writes it before
@@ -359,6 +372,10 @@ enum umb_verdict_state {
 	 * UNSIGNED): it claims a signature, so it never runs unverified, whatever the mode
 	 * (exec.bpf.c). A stored one counts as no verdict (umb_verdict_effective()). */
 	UMB_VERDICT_UNVERIFIED = 6,
+	/* Never stored: the item of a denial record of a SIGNED file with
+	 * UMB_VERDICT_F_LIBRARY run as a program where unsigned code may not run: a
+	 * signed library is not run as a program (exec.bpf.c). */
+	UMB_VERDICT_LIBRARY = 7,
 };
 
 /*

@@ -16,7 +16,10 @@
 #     signature section: refused), a truncated ELF file, an empty one and an exec-only
 #     one;
 #   - unsigned = deny through a reload: unsigned refused, signed allowed; umbrellad
-#     killed and started again while deny is in force.
+#     killed and started again while deny is in force;
+#   - a signed shared library is not run as a program where unsigned code may not run:
+#     a signed copy of ld.so running an unsigned program, and a signed libc.so.6, are
+#     refused under deny and for a task with exec-unsigned (run under allow).
 # Under deny nothing unsigned runs, the tools of this script included: that part uses
 # shell builtins and signed copies only, and always ends with "unsigned = allow" again.
 set -u
@@ -105,9 +108,15 @@ cp /bin/true "$bin/unsigned"
 cp /bin/true "$bin/signed"
 cp /bin/true "$bin/tampered"
 cp /bin/true "$bin/stranger"
+# Shared libraries (ET_DYN with a soname): binary sign signs them without restrictions.
+ldso=$bin/ld-linux-x86-64.so.2 libc=$bin/libc.so.6
+cp "$(readlink -f /lib64/ld-linux-x86-64.so.2)" "$ldso"
+cp /lib/x86_64-linux-gnu/libc.so.6 "$libc"
 out=$({ "$cli" binary sign --key "$tmp/gate.key" --no-policy "$bin/probe" &&
 	"$cli" binary sign --key "$tmp/gate.key" --no-policy "$bin/signed" &&
 	"$cli" binary sign --key "$tmp/gate.key" --no-policy "$bin/tampered" &&
+	"$cli" binary sign --key "$tmp/gate.key" --no-policy "$ldso" &&
+	"$cli" binary sign --key "$tmp/gate.key" --no-policy "$libc" &&
 	"$cli" binary sign --key "$tmp/stranger.key" --no-policy "$bin/stranger"; } 2>&1)
 rc=$?
 size=$(stat -c %s "$bin/tampered")
@@ -316,6 +325,18 @@ probe "$bin/changed"
 exec_failed "$bin/changed" EPERM
 check $? "... and the changed binary is refused with EPERM"
 
+# --- a signed library as a program: only where unsigned code may run ---
+probe "$ldso" "$bin/unsigned"
+[ "$rc" = 0 ]
+check $? "allow: the signed ld.so runs an unsigned program (exit $rc: $out)"
+probe "$libc"
+[ "$rc" = 0 ] && [[ "$out" == *"GNU C Library"* ]]
+check $? "allow: the signed libc.so.6 runs as a program (exit $rc)"
+out=$("$cli" run -r exec-unsigned -- "$bin/probe" "$ldso" "$bin/unsigned" 2>&1)
+rc=$?
+[ "$rc" = 111 ] && [[ "$out" == "exec $ldso: EPERM"* && "$out" == *"(verdict:library"* ]]
+check $? "exec-unsigned: the signed ld.so is refused as a program, the record says why"
+
 # --- unsigned = deny (builtins and signed binaries only from here to allow) ---
 set_unsigned deny
 check $? "a reload applies unsigned = deny"
@@ -329,6 +350,16 @@ out=$("$bin/unsigned" 2>&1)
 rc=$?
 [ "$rc" = 126 ] && [[ "$out" == *"Operation not permitted"* ]]
 check $? "deny: the shell cannot run the unsigned binary either (exit $rc)"
+# Run as a program, ld.so would map the unsigned program itself, and no exec checks it.
+probe "$ldso" "$bin/unsigned"
+exec_failed "$ldso" EPERM
+check $? "deny: the signed ld.so running an unsigned program is refused with EPERM"
+probe "$ldso" "$bin/signed"
+exec_failed "$ldso" EPERM
+check $? "deny: the signed ld.so is refused as a program whatever it is given"
+probe "$libc"
+exec_failed "$libc" EPERM
+check $? "deny: the signed libc.so.6 is refused as a program"
 
 # umbrellad killed under deny: the pinned mode holds, and its own binary starts again.
 kill -9 "$daemon"

@@ -108,8 +108,8 @@ int main(void)
 	TAP_OK(UMB_FS_ALL == 7, "fs access kinds are r, w, x");
 	TAP_OK(UMB_VERDICT_PENDING == 1 && UMB_VERDICT_UNSIGNED == 2 && UMB_VERDICT_SIGNED == 3 &&
 		       UMB_VERDICT_REFUSED == 4 && UMB_VERDICT_STALE == 5 &&
-		       UMB_VERDICT_UNVERIFIED == 6,
-	       "verdict states are 1..6 (0 stands for a miss in denial records)");
+		       UMB_VERDICT_UNVERIFIED == 6 && UMB_VERDICT_LIBRARY == 7,
+	       "verdict states are 1..7 (0 stands for a miss in denial records)");
 	{
 		/* The mark is where signed-elf-format.h says: the first program header's p_paddr. */
 		unsigned char head[UMB_SIGNATURE_MARK_HEAD] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };

@@ -306,6 +306,7 @@ static void test_verdicts(void)
 		{ UMB_VERDICT_SIGNED, 4, 0, 0, "another epoch's is a miss" },
 		{ UMB_VERDICT_PENDING, 5, 0, 0, "PENDING is a miss" },
 		{ UMB_VERDICT_UNVERIFIED, 5, 0, 0, "UNVERIFIED (never stored) is a miss" },
+		{ UMB_VERDICT_LIBRARY, 5, 0, 0, "LIBRARY (never stored) is a miss" },
 		{ 99, 5, 0, 0, "an unknown state is a miss" },
 		{ UMB_VERDICT_SIGNED, 5, 1, 0, "no verdict is a miss" },
 		{ UMB_VERDICT_SIGNED, 5, 2, 0, "no umb_ctl is a miss" },
