@@ -191,6 +191,31 @@ static int link_check(const struct walk *w, int fd, const struct stat *st, const
 	return -ELOOP;
 }
 
+/*
+ * Refuses @fd, the name @name just opened, when it is on a FUSE mount: its server tells
+ * the owner and mode the rule on directories relies on, and may never answer the fstat()
+ * that reads them, which would hold umbrellad's loop (a user's fusermount with
+ * allow_other on a directory of its own in /tmp, where the policy names one). Looked up
+ * by fd_mount_read(), which asks no file system. Every other mount in PID 1's namespace
+ * is root's to make. Return: 0, -EPERM (with *@ret_error), or -errno.
+ */
+static int mount_check(const struct walk *w, int fd, const char *name, char **ret_error)
+{
+	struct fd_mount m;
+	int r = fd_mount_read(fd, SYSTEM_PATHS_PID, &m);
+
+	if (r < 0)
+		return r;
+	if (strncmp(m.fstype, "fuse", 4) != 0)
+		return 0;
+	if (ret_error)
+		(void)asprintf(ret_error,
+			       "fs:%s: %s/%s is on a FUSE mount (its server tells who owns it): "
+			       "refused",
+			       w->path, w->canon, name);
+	return -EPERM;
+}
+
 /* Puts the symbolic link's @target before what is left of the path in @rest (from @at),
  * and goes back to the root if it is absolute (else it goes on from the directory that
  * holds the link). */
@@ -264,8 +289,10 @@ static int walk(struct walk *w, struct fs_ref *ref, char **ret_error)
 					       w->path, w->canon, name, SYSTEM_PATHS_PID);
 			return r;
 		}
-		if (fstat(fd, &st) < 0) {
+		r = mount_check(w, fd, name, ret_error);
+		if (r == 0 && fstat(fd, &st) < 0)
 			r = -errno;
+		if (r < 0) {
 			close(fd);
 			return r;
 		}
