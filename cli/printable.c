@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* umbrella-cli - text that others control, made safe to print (printable.h) */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,9 +8,20 @@
 
 #include "printable.h"
 
-/* The length of the valid UTF-8 sequence at @s that is not a control character (C1
- * included), or 0. Overlong forms, surrogates and code points above U+10FFFF are not
- * valid. */
+/* Whether code point @cp changes how the text around it is shown rather than showing
+ * itself: the bidirectional controls (U+061C, U+200E/F, U+202A..U+202E,
+ * U+2066..U+2069), which would reorder the fields of a line on a bidi terminal, the
+ * zero-width ones (U+200B..U+200D, U+2060, U+FEFF), and the line and paragraph
+ * separators (U+2028, U+2029). */
+static bool is_format_char(uint32_t cp)
+{
+	return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
+}
+
+/* The length of the valid UTF-8 sequence at @s that is neither a control character (C1
+ * included) nor a format character (is_format_char()), or 0. Overlong forms, surrogates
+ * and code points above U+10FFFF are not valid. */
 static size_t utf8_printable_len(const unsigned char *s)
 {
 	uint32_t cp;
@@ -31,7 +43,7 @@ static size_t utf8_printable_len(const unsigned char *s)
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
 	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f) || is_format_char(cp))
 		return 0;
 	return len;
 }

@@ -28,6 +28,14 @@ int main(void)
 	check("\xc0\xaf \xed\xa0\x80", "\\xc0\\xaf \\xed\\xa0\\x80", 256,
 	      "overlong forms and surrogates are escaped");
 	check("\xe2\x9c", "\\xe2\\x9c", 256, "a truncated sequence is escaped");
+	check("a\xe2\x80\xae"
+	      "b",
+	      "a\\xe2\\x80\\xaeb", 256, "a bidirectional override (U+202E) is escaped");
+	check("\xe2\x81\xa6x\xe2\x80\x8b\xe2\x80\xa8",
+	      "\\xe2\\x81\\xa6x\\xe2\\x80\\x8b\\xe2\\x80\\xa8", 256,
+	      "an isolate (U+2066), a zero-width space and a line separator are escaped");
+	check("\xe2\x80\x94 \xe2\x82\xac", "\xe2\x80\x94 \xe2\x82\xac", 256,
+	      "text around them (an em dash, the euro sign) stays as it is");
 	check("abc\x1b", "abc", 7, "truncation never cuts an escape");
 	check("abcdef", "abcde", 6, "truncation fits the buffer");
 	return tap_finish();
