@@ -147,18 +147,16 @@ static int dir_check(const struct walk *w, char **ret_error)
 }
 
 /*
- * Whether the symbolic link @fd (@st), @name in the top directory (which dir_check()
- * passed), may be followed, its target in @target: not as the path's last name (the
+ * Whether the symbolic link @fd (@st, on mount @m), @name in the top directory (which
+ * dir_check() passed), may be followed, its target in @target: not as the path's last name (the
  * rule would be on whatever it points to), only root's (a user's in /tmp is not), and
  * none of /proc's, whose magic links lead to objects (a process's files, its root), not
  * to a name in PID 1's root. Return: 0, -ELOOP with *@ret_error, or -errno.
  */
-static int link_check(const struct walk *w, int fd, const struct stat *st, const char *name,
-		      bool last, char target[PATH_MAX], char **ret_error)
+static int link_check(const struct walk *w, int fd, const struct stat *st, const struct fd_mount *m,
+		      const char *name, bool last, char target[PATH_MAX], char **ret_error)
 {
-	struct fd_mount m;
 	ssize_t n;
-	int r;
 
 	n = readlinkat(fd, "", target, PATH_MAX);
 	if (n < 0)
@@ -175,10 +173,7 @@ static int link_check(const struct walk *w, int fd, const struct stat *st, const
 				w->path, target);
 		return -ELOOP;
 	}
-	r = fd_mount_read(fd, SYSTEM_PATHS_PID, &m);
-	if (r < 0)
-		return r;
-	if (st->st_uid == 0 && strcmp(m.fstype, "proc") != 0)
+	if (st->st_uid == 0 && strcmp(m->fstype, "proc") != 0)
 		return n ? 0 : -ENOENT;
 	if (ret_error && st->st_uid == 0)
 		(void)asprintf(ret_error, "fs:%s: %s/%s, a link of /proc (to %s), refused", w->path,
@@ -197,16 +192,17 @@ static int link_check(const struct walk *w, int fd, const struct stat *st, const
  * that reads them, which would hold umbrellad's loop (a user's fusermount with
  * allow_other on a directory of its own in /tmp, where the policy names one). Looked up
  * by fd_mount_read(), which asks no file system. Every other mount in PID 1's namespace
- * is root's to make. Return: 0, -EPERM (with *@ret_error), or -errno.
+ * is root's to make. The mount read is left in *@m. Return: 0, -EPERM (with
+ * *@ret_error), or -errno.
  */
-static int mount_check(const struct walk *w, int fd, const char *name, char **ret_error)
+static int mount_check(const struct walk *w, int fd, const char *name, struct fd_mount *m,
+		       char **ret_error)
 {
-	struct fd_mount m;
-	int r = fd_mount_read(fd, SYSTEM_PATHS_PID, &m);
+	int r = fd_mount_read(fd, SYSTEM_PATHS_PID, m);
 
 	if (r < 0)
 		return r;
-	if (strncmp(m.fstype, "fuse", 4) != 0)
+	if (strncmp(m->fstype, "fuse", 4) != 0)
 		return 0;
 	if (ret_error)
 		(void)asprintf(ret_error,
@@ -249,6 +245,7 @@ static int walk(struct walk *w, struct fs_ref *ref, char **ret_error)
 	if (snprintf(rest, sizeof(rest), "%s", w->path) >= (int)sizeof(rest))
 		return -ENAMETOOLONG;
 	for (;;) {
+		struct fd_mount m;
 		struct stat st;
 		bool last;
 
@@ -289,7 +286,7 @@ static int walk(struct walk *w, struct fs_ref *ref, char **ret_error)
 					       w->path, w->canon, name, SYSTEM_PATHS_PID);
 			return r;
 		}
-		r = mount_check(w, fd, name, ret_error);
+		r = mount_check(w, fd, name, &m, ret_error);
 		if (r == 0 && fstat(fd, &st) < 0)
 			r = -errno;
 		if (r < 0) {
@@ -297,7 +294,7 @@ static int walk(struct walk *w, struct fs_ref *ref, char **ret_error)
 			return r;
 		}
 		if (S_ISLNK(st.st_mode)) {
-			r = link_check(w, fd, &st, name, last, target, ret_error);
+			r = link_check(w, fd, &st, &m, name, last, target, ret_error);
 			close(fd);
 			if (r == 0 && ++links > WALK_LINKS_MAX)
 				r = -ELOOP;
