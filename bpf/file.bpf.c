@@ -91,6 +91,10 @@
  * Self-protection (lib/protect-pins.bpf.h): path_unlink, path_rmdir, path_rename and
  * path_mknod also keep everyone but umbrellad out of its pin directory while it is up,
  * and restricted tasks out of it always.
+ * Self-protection of Umbrella's files (lib/protect-files.bpf.h): file_open (write), the
+ * path hooks, inode_setattr, the xattr writes and the mount hooks keep every task that
+ * carries a layer from changing Umbrella's configuration, key ring, unit and binary,
+ * or moving the directories above them away.
  * No hook that fires once per path component (inode_permission) carries a check: such a
  * hook runs up to once per directory of every lookup of every task, restricted or not,
  * and costs each one a BPF trampoline. What it alone could decide is chdir and fchdir
@@ -109,10 +113,65 @@
 #include "lib/layers.bpf.h"
 #include "lib/mount.bpf.h"
 #include "lib/path.bpf.h"
+#include "lib/protect-files.bpf.h"
 #include "lib/protect-pins.bpf.h"
 #include "lib/protect.bpf.h"
 #include "lib/scope.bpf.h"
 #include "lib/verdict.bpf.h"
+
+/* The umb_protected entry of (@dev, @ino, @name_hash): its flags, or 0. */
+static __always_inline __u32 protected_flags(__u32 dev, __u64 ino, __u64 name_hash)
+{
+	struct umb_protect_key key = { .dev = dev, .ino = ino, .name_hash = name_hash };
+	const __u32 *v;
+
+	if (!ino)
+		return 0;
+	v = bpf_map_lookup_elem(&umb_protected, &key);
+	return v ? *v : 0;
+}
+
+/*
+ * umb_protect_files_hit() - (lib/protect-files.bpf.h) Up from the object, one level at a
+ * time: the object's inode and name give what is protected of it, each directory above
+ * (UMB_PROTECT_LEVELS - 1 of them) whether it protects its whole tree. A directory's
+ * own entry, read once, serves both as the level above and to tell whether its
+ * children's names are worth hashing. A mount's root ends the walk: what is protected
+ * is on the file systems where umbrellad found it.
+ */
+__noinline int umb_protect_files_hit(__u64 dentry, __u32 removal)
+{
+	__u32 dev = BPF_CORE_READ((struct dentry *)dentry, d_sb, s_dev);
+	__u64 d = dentry, parent;
+	__u32 self, up, deny;
+
+	self = protected_flags(dev, BPF_CORE_READ((struct dentry *)d, d_inode, i_ino), 0);
+	deny = UMB_PROTECT_OBJECT | UMB_PROTECT_TREE | (removal ? UMB_PROTECT_ANCESTOR : 0);
+	for (__u32 i = 0; i < UMB_PROTECT_LEVELS; i++) {
+		parent = (__u64)BPF_CORE_READ((struct dentry *)d, d_parent);
+		up = 0;
+		if (parent && parent != d) {
+			__u64 pino = BPF_CORE_READ((struct dentry *)parent, d_inode, i_ino);
+
+			up = protected_flags(dev, pino, 0);
+			if (up & UMB_PROTECT_NAMES) {
+				__u64 hash = umb_fs_name_hash(d);
+
+				if (hash)
+					self |= protected_flags(dev, pino, hash);
+			}
+		}
+		if (self & deny)
+			return 1;
+		if (!parent || parent == d)
+			break;
+		/* Above the object, only a protected tree counts. */
+		deny = UMB_PROTECT_TREE;
+		self = up;
+		d = parent;
+	}
+	return 0;
+}
 
 /* The restriction state of the current task if some layer restricts @requested on
  * files, else NULL: the quick return of every hook. */
@@ -155,7 +214,10 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	if (ret)
 		return ret;
 	if (mode & FMODE_WRITE) {
-		ret = umb_scope_file_write(file, UMB_HOOK_FILE_OPEN); /* the scope */
+		ret = umb_protect_files(state, file->f_path.dentry, file->f_path.mnt,
+					UMB_HOOK_FILE_OPEN, false);
+		if (!ret)
+			ret = umb_scope_file_write(file, UMB_HOOK_FILE_OPEN); /* the scope */
 		if (ret)
 			return ret;
 	}
@@ -495,6 +557,9 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 	if (ret)
 		return ret;
 	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_MKNOD); /* BPF_OBJ_PIN too */
+	if (!ret)
+		ret = umb_protect_files(umb_current_state(), dentry, dir->mnt, UMB_HOOK_PATH_MKNOD,
+					true);
 	if (ret)
 		return ret;
 	/* The scope: a new node of a device would reach it around the rules on its
@@ -515,6 +580,9 @@ int BPF_PROG(umb_path_mkdir, const struct path *dir, struct dentry *dentry, umod
 
 	if (ret)
 		return ret;
+	ret = umb_protect_files(umb_current_state(), dentry, dir->mnt, UMB_HOOK_PATH_MKDIR, true);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -529,6 +597,9 @@ int BPF_PROG(umb_path_symlink, const struct path *dir, struct dentry *dentry, co
 
 	if (ret)
 		return ret;
+	ret = umb_protect_files(umb_current_state(), dentry, dir->mnt, UMB_HOOK_PATH_SYMLINK, true);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -541,6 +612,12 @@ int BPF_PROG(umb_path_link, struct dentry *old_dentry, const struct path *new_di
 {
 	const struct umb_task_state *state;
 
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	ret = umb_protect_files(state, old_dentry, new_dir->mnt, UMB_HOOK_PATH_LINK, false);
+	if (!ret)
+		ret = umb_protect_files(state, new_dentry, new_dir->mnt, UMB_HOOK_PATH_LINK, true);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);
@@ -562,6 +639,9 @@ int BPF_PROG(umb_path_unlink, const struct path *dir, struct dentry *dentry, int
 	if (ret)
 		return ret;
 	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_UNLINK);
+	if (!ret)
+		ret = umb_protect_files(umb_current_state(), dentry, dir->mnt, UMB_HOOK_PATH_UNLINK,
+					true);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);
@@ -578,6 +658,9 @@ int BPF_PROG(umb_path_rmdir, const struct path *dir, struct dentry *dentry, int 
 	if (ret)
 		return ret;
 	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_RMDIR);
+	if (!ret)
+		ret = umb_protect_files(umb_current_state(), dentry, dir->mnt, UMB_HOOK_PATH_RMDIR,
+					true);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_ALL);
@@ -600,6 +683,13 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 	ret = umb_protect_pins(old_dentry, old_dir->mnt, UMB_HOOK_PATH_RENAME);
 	if (!ret)
 		ret = umb_protect_pins(new_dentry, new_dir->mnt, UMB_HOOK_PATH_RENAME);
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	ret = umb_protect_files(state, old_dentry, old_dir->mnt, UMB_HOOK_PATH_RENAME, true);
+	if (!ret)
+		ret = umb_protect_files(state, new_dentry, new_dir->mnt, UMB_HOOK_PATH_RENAME,
+					true);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_ALL);
@@ -631,6 +721,10 @@ int BPF_PROG(umb_path_truncate, const struct path *path, int ret)
 	if (ret)
 		return ret;
 	umb_verdict_invalidate(path->dentry->d_inode);
+	ret = umb_protect_files(umb_current_state(), path->dentry, path->mnt,
+				UMB_HOOK_PATH_TRUNCATE, false);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -642,6 +736,10 @@ int BPF_PROG(umb_path_chmod, const struct path *path, umode_t mode, int ret)
 {
 	const struct umb_task_state *state;
 
+	if (ret)
+		return ret;
+	ret = umb_protect_files(umb_current_state(), path->dentry, path->mnt, UMB_HOOK_PATH_CHMOD,
+				false);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);
@@ -656,6 +754,10 @@ int BPF_PROG(umb_path_chown, const struct path *path, unsigned int uid, unsigned
 {
 	const struct umb_task_state *state;
 
+	if (ret)
+		return ret;
+	ret = umb_protect_files(umb_current_state(), path->dentry, path->mnt, UMB_HOOK_PATH_CHOWN,
+				false);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);
@@ -681,6 +783,9 @@ static __always_inline int inode_setattr(struct dentry *dentry, struct iattr *at
 			return ret;
 	}
 	umb_verdict_invalidate(dentry->d_inode); /* chmod, chown, utimes, truncate */
+	ret = umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_SETATTR, false);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -719,6 +824,9 @@ int BPF_PROG(umb_inode_setxattr, void *idmap, struct dentry *dentry, const char 
 	if (ret)
 		return ret;
 	umb_verdict_invalidate(dentry->d_inode);
+	ret = umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_SETXATTR, false);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -733,6 +841,10 @@ int BPF_PROG(umb_inode_removexattr, void *idmap, struct dentry *dentry, const ch
 	if (ret)
 		return ret;
 	umb_verdict_invalidate(dentry->d_inode);
+	ret = umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_REMOVEXATTR,
+				false);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -812,6 +924,24 @@ static __always_inline int sb_mount_fs(const struct umb_task_state *state, const
 	return mount_target_check(state, path, UMB_HOOK_SB_MOUNT);
 }
 
+/*
+ * Self-protection of Umbrella's files at mount(2), before the "mount" item and the fs
+ * rules, for every task that carries a layer: no mount attached over one of them or a
+ * directory above one (lib/protect-files.bpf.h), and no MS_MOVE, whose source is a
+ * string here and may be the mount that holds them.
+ */
+static __always_inline int sb_mount_protect(const struct umb_task_state *state,
+					    const struct path *path, unsigned long flags)
+{
+	if (!umb_is_restricted(state))
+		return 0;
+	if ((flags & UMB_MS_REMOUNT) || (!(flags & UMB_MS_BIND) && (flags & UMB_MS_PROPAGATION)))
+		return 0;
+	if (flags & UMB_MS_MOVE)
+		return umb_protect_path_deny(path->dentry, path->mnt, UMB_HOOK_SB_MOUNT);
+	return umb_protect_files(state, path->dentry, path->mnt, UMB_HOOK_SB_MOUNT, true);
+}
+
 SEC("lsm/sb_mount")
 int BPF_PROG(umb_sb_mount, const char *dev_name, const struct path *path, const char *type,
 	     unsigned long flags, void *data, int ret)
@@ -821,7 +951,9 @@ int BPF_PROG(umb_sb_mount, const char *dev_name, const struct path *path, const 
 	if (ret)
 		return ret;
 	state = umb_current_state();
-	ret = umb_mount_item(state, UMB_HOOK_SB_MOUNT);
+	ret = sb_mount_protect(state, path, flags);
+	if (!ret)
+		ret = umb_mount_item(state, UMB_HOOK_SB_MOUNT);
 	if (ret || !state || !(state->fs_access & UMB_FS_ALL))
 		return ret;
 	return sb_mount_fs(state, path, flags);
@@ -835,7 +967,14 @@ int BPF_PROG(umb_move_mount, const struct path *from_path, const struct path *to
 	if (ret)
 		return ret;
 	state = umb_current_state();
-	ret = umb_mount_item(state, UMB_HOOK_MOVE_MOUNT);
+	/* Umbrella's files: neither the mount moved away nor the place it goes. */
+	ret = umb_protect_files(state, from_path->dentry, from_path->mnt, UMB_HOOK_MOVE_MOUNT,
+				true);
+	if (!ret)
+		ret = umb_protect_files(state, to_path->dentry, to_path->mnt, UMB_HOOK_MOVE_MOUNT,
+					true);
+	if (!ret)
+		ret = umb_mount_item(state, UMB_HOOK_MOVE_MOUNT);
 	if (ret || !state || !(state->fs_access & UMB_FS_ALL))
 		return ret;
 	/* The mount moved away (from_path is its root) may hold a restricted path's
@@ -857,6 +996,8 @@ int BPF_PROG(umb_sb_umount, struct vfsmount *mnt, int flags, int ret)
 		return ret;
 	state = umb_current_state();
 	ret = umb_umount_protect(state, mnt);
+	if (!ret) /* a mount rooted at one of Umbrella's files or a directory above one */
+		ret = umb_protect_files(state, mnt->mnt_root, mnt, UMB_HOOK_SB_UMOUNT, true);
 	if (!ret)
 		ret = umb_mount_item(state, UMB_HOOK_SB_UMOUNT);
 	if (ret || !state || !(state->fs_access & UMB_FS_ALL))

@@ -99,6 +99,10 @@ extern int umb_fs_unfinished_permissive(const struct umb_task_state *state);
  */
 extern int umb_fs_walk_up(struct umb_walk *w, const struct umb_task_state *state);
 
+/* The FNV-1a 64 hash of the name of the struct dentry at @dentry (walk.bpf.c), 0 if
+ * unreadable. */
+extern __u64 umb_fs_name_hash(__u64 dentry);
+
 /*
  * umb_walk_match() - keeps in @w the match @match of umb_fs_level_match() (not 0).
  * Returns 1 when its layer enforces (the walk ends, denied), 0 when it only records

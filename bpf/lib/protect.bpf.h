@@ -71,7 +71,7 @@ static __always_inline bool umb_is_our_map(const void *map)
 	       map == (const void *)&umb_counters || map == (const void *)&umb_gate_stats ||
 	       map == (const void *)&umb_policies || map == (const void *)&umb_daemon_sock ||
 	       map == (const void *)&umb_conn_full || map == (const void *)&umb_backing_exec ||
-	       map == (const void *)&umb_exec_pins;
+	       map == (const void *)&umb_exec_pins || map == (const void *)&umb_protected;
 }
 
 /* Whether the program @prog uses one of Umbrella's maps. */
@@ -190,6 +190,12 @@ static __always_inline int umb_protect_bpf_cmd(int cmd, union bpf_attr *attr)
 		return 0;
 	return umb_protect_deny(UMB_HOOK_BPF, BPF_CORE_READ(prog, aux, id));
 }
+
+/* Whether umb_protected (Umbrella's own files, lib/protect-files.bpf.h) refuses the
+ * current task, which carries a layer, to change the struct dentry at @dentry
+ * (@removal: also to unlink, rename or mount over it, where a directory above a
+ * protected object counts too). Global, in file.bpf.c's unit: one verification. */
+extern int umb_protect_files_hit(__u64 dentry, __u32 removal);
 
 /* umb_protect_task_free() - at the free of @task: if it is umbrellad's thread group
  * leader, umbrellad is gone, and umb_ctl.daemon_tgid is cleared. */
