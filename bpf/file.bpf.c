@@ -139,14 +139,18 @@ static __always_inline __u32 protected_flags(__u32 dev, __u64 ino, __u64 name_ha
  * children's names are worth hashing. A mount's root ends the walk: what is protected
  * is on the file systems where umbrellad found it.
  */
-__noinline int umb_protect_files_hit(__u64 dentry, __u32 removal)
+__noinline int umb_protect_files_hit(const struct umb_protect_query *q)
 {
-	__u32 dev = BPF_CORE_READ((struct dentry *)dentry, d_sb, s_dev);
-	__u64 d = dentry, parent;
-	__u32 self, up, deny;
+	__u64 d, parent;
+	__u32 dev, self, up, deny;
+
+	if (!q)
+		return 0;
+	d = q->dentry;
+	dev = BPF_CORE_READ((struct dentry *)d, d_sb, s_dev);
 
 	self = protected_flags(dev, BPF_CORE_READ((struct dentry *)d, d_inode, i_ino), 0);
-	deny = UMB_PROTECT_OBJECT | UMB_PROTECT_TREE | (removal ? UMB_PROTECT_ANCESTOR : 0);
+	deny = UMB_PROTECT_OBJECT | UMB_PROTECT_TREE | (q->removal ? UMB_PROTECT_ANCESTOR : 0);
 	for (__u32 i = 0; i < UMB_PROTECT_LEVELS; i++) {
 		parent = (__u64)BPF_CORE_READ((struct dentry *)d, d_parent);
 		up = 0;

@@ -64,7 +64,7 @@ int BPF_PROG(umb_sb_pivotroot, const struct path *old_path, const struct path *n
 	 * current one: where that root holds Umbrella's files (the host's), its path to
 	 * them would change (lib/protect-files.bpf.h). Enforced in permissive mode too. */
 	task = bpf_get_current_task_btf();
-	if (umb_is_restricted(state) && umb_protect_files_hit((__u64)task->fs->root.dentry, 1))
+	if (umb_is_restricted(state) && umb_protect_files_ask((__u64)task->fs->root.dentry, true))
 		return umb_deny_strict(UMB_HOOK_SB_PIVOTROOT, 0, UMB_ITEM_SELF, 0, 0);
 	return umb_mount_item(state, UMB_HOOK_SB_PIVOTROOT);
 }

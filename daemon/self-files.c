@@ -41,11 +41,13 @@
 /* systemd's unit search path for the system manager (systemd.unit(5)), and where
  * umbrellad's unit was installed. */
 static const char *const unit_dirs[] = {
-	"/etc/systemd/system.control", "/run/systemd/system.control", "/run/systemd/transient",
-	"/run/systemd/generator.early", "/etc/systemd/system",	       "/etc/systemd/system.attached",
-	"/run/systemd/system",		"/run/systemd/system.attached", "/run/systemd/generator",
-	"/usr/local/lib/systemd/system", "/usr/lib/systemd/system",	"/run/systemd/generator.late",
-	"/lib/systemd/system",		UMBRELLA_UNIT_DIR,
+	"/etc/systemd/system.control", "/run/systemd/system.control",
+	"/run/systemd/transient",      "/run/systemd/generator.early",
+	"/etc/systemd/system",	       "/etc/systemd/system.attached",
+	"/run/systemd/system",	       "/run/systemd/system.attached",
+	"/run/systemd/generator",      "/usr/local/lib/systemd/system",
+	"/usr/lib/systemd/system",     "/run/systemd/generator.late",
+	"/lib/systemd/system",	       UMBRELLA_UNIT_DIR,
 };
 
 /* What of the unit each of them may hold: the unit (or a link masking it), its drop-ins,
@@ -67,11 +69,11 @@ struct entries {
 	size_t n, cap;
 };
 
-static int entries_add(struct entries *s, uint32_t dev, uint64_t ino, uint64_t hash,
-		       uint32_t flags)
+static int entries_add(struct entries *s, uint32_t dev, uint64_t ino, uint64_t hash, uint32_t flags)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->keys[i].dev == dev && s->keys[i].ino == ino && s->keys[i].name_hash == hash) {
+		if (s->keys[i].dev == dev && s->keys[i].ino == ino &&
+		    s->keys[i].name_hash == hash) {
 			s->flags[i] |= flags;
 			return 0;
 		}
@@ -154,7 +156,8 @@ static int protect_path(struct entries *s, const char *path, uint32_t flags, int
 		if (r >= 0)
 			r = entries_add(s, dev, ino, 0, last ? flags : UMB_PROTECT_ANCESTOR);
 		if (r >= 0)
-			r = entries_add(s, dir_dev, dir_ino, hash, last ? flags : UMB_PROTECT_ANCESTOR);
+			r = entries_add(s, dir_dev, dir_ino, hash,
+					last ? flags : UMB_PROTECT_ANCESTOR);
 		close(dir);
 		dir = fd;
 		dir_dev = dev;

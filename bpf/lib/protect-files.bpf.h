@@ -36,7 +36,7 @@ static __always_inline int umb_protect_files(const struct umb_task_state *state,
 {
 	if (!umb_is_restricted(state))
 		return 0;
-	if (!umb_protect_files_hit((__u64)dentry, removal))
+	if (!umb_protect_files_ask((__u64)dentry, removal))
 		return 0;
 	return umb_protect_path_deny(dentry, mnt, hook);
 }

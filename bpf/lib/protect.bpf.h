@@ -191,11 +191,26 @@ static __always_inline int umb_protect_bpf_cmd(int cmd, union bpf_attr *attr)
 	return umb_protect_deny(UMB_HOOK_BPF, BPF_CORE_READ(prog, aux, id));
 }
 
+/* The question to umb_protect_files_hit(): a global function takes no kernel pointer
+ * as an argument on 6.1, so the dentry goes as a number in the caller's stack. */
+struct umb_protect_query {
+	__u64 dentry;  /* struct dentry * */
+	__u32 removal; /* also unlink, rename, mount over: directories above count */
+	__u32 __pad0;
+};
+
 /* Whether umb_protected (Umbrella's own files, lib/protect-files.bpf.h) refuses the
- * current task, which carries a layer, to change the struct dentry at @dentry
- * (@removal: also to unlink, rename or mount over it, where a directory above a
- * protected object counts too). Global, in file.bpf.c's unit: one verification. */
-extern int umb_protect_files_hit(__u64 dentry, __u32 removal);
+ * current task, which carries a layer, to change @q->dentry. Global, in file.bpf.c's
+ * unit: one verification. */
+extern int umb_protect_files_hit(const struct umb_protect_query *q);
+
+/* umb_protect_files_hit() of @dentry (a struct dentry *, as a number). */
+static __always_inline int umb_protect_files_ask(__u64 dentry, bool removal)
+{
+	struct umb_protect_query q = { .dentry = dentry, .removal = removal };
+
+	return umb_protect_files_hit(&q);
+}
 
 /* umb_protect_task_free() - at the free of @task: if it is umbrellad's thread group
  * leader, umbrellad is gone, and umb_ctl.daemon_tgid is cleared. */

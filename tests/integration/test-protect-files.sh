@@ -19,6 +19,8 @@ etc=$tmp/etc-umbrella
 dropin=/run/systemd/system/umbrellad.service.d
 made_run_systemd=
 [ -e /run/systemd ] || made_run_systemd=1
+# As on a systemd host: the drop-in's directory exists, the drop-in does not.
+mkdir -p /run/systemd/system
 cleanup_last() {
 	umount "$etc" 2>/dev/null
 	rm -f "$umbrellad.new"
@@ -67,6 +69,13 @@ check $? "... nor mount over the configuration's directory ($out)"
 restricted "mkdir -p '$dropin' && echo '[Service]' >'$dropin/weak.conf'"
 denied && [ ! -e "$dropin/weak.conf" ]
 check $? "... nor add a drop-in to umbrellad.service ($out)"
+
+# One that root made after umbrellad started: protected by its name.
+mkdir "$dropin"
+restricted "echo '[Service]' >'$dropin/weak.conf'"
+denied && [ ! -e "$dropin/weak.conf" ]
+check $? "... nor write into a drop-in directory root made after umbrellad started ($out)"
+rmdir "$dropin"
 
 restricted "cp /bin/true '$umbrellad.new' && mv -f '$umbrellad.new' '$umbrellad'"
 denied && cmp -s "$umbrellad" "$tmp/umbrellad.orig"
