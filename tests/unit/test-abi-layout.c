@@ -55,6 +55,9 @@ int main(void)
 	TAP_OFFSET(struct umb_fs_key, layer, 4);
 	TAP_EQ(sizeof(struct umb_fs_name_key), 24, "struct umb_fs_name_key is 24 bytes");
 	TAP_OFFSET(struct umb_fs_name_key, name_hash, 16);
+	TAP_EQ(sizeof(struct umb_protect_key), 24, "struct umb_protect_key is 24 bytes");
+	TAP_OFFSET(struct umb_protect_key, ino, 8);
+	TAP_OFFSET(struct umb_protect_key, name_hash, 16);
 	TAP_EQ(sizeof(struct umb_arm), 24, "struct umb_arm is 24 bytes");
 	TAP_OFFSET(struct umb_arm, state, 12);
 	TAP_OFFSET(struct umb_arm, start, 16);
