@@ -137,7 +137,8 @@ static __always_inline __u32 protected_flags(__u32 dev, __u64 ino, __u64 name_ha
  * (UMB_PROTECT_LEVELS - 1 of them) whether it protects its whole tree. A directory's
  * own entry, read once, serves both as the level above and to tell whether its
  * children's names are worth hashing. A mount's root ends the walk: what is protected
- * is on the file systems where umbrellad found it.
+ * is on the file systems where umbrellad found it (each has an entry of its own, for
+ * the dentries that end disconnected).
  */
 __noinline int umb_protect_files_hit(const struct umb_protect_query *q)
 {
@@ -167,8 +168,13 @@ __noinline int umb_protect_files_hit(const struct umb_protect_query *q)
 		}
 		if (self & deny)
 			return 1;
-		if (!parent || parent == d)
+		if (!parent || parent == d) {
+			/* Disconnected (open_by_handle_at()): the directories above are
+			 * unknown; on a file system with protected objects, refused. */
+			if (BPF_CORE_READ((struct dentry *)d, d_flags) & UMB_DCACHE_DISCONNECTED)
+				return protected_flags(dev, UMB_PROTECT_FS_INO, 0) != 0;
 			break;
+		}
 		/* Above the object, only a protected tree counts. */
 		deny = UMB_PROTECT_TREE;
 		self = up;

@@ -153,6 +153,8 @@ static int protect_path(struct entries *s, const char *path, uint32_t flags, int
 		r = fd_inode(fd, &dev, &ino);
 		if (r >= 0 && fstatat(fd, "", &st, AT_EMPTY_PATH) < 0)
 			r = -errno;
+		if (r >= 0) /* its file system: see UMB_PROTECT_FS_INO */
+			r = entries_add(s, dev, UMB_PROTECT_FS_INO, 0, UMB_PROTECT_OBJECT);
 		if (r >= 0)
 			r = entries_add(s, dev, ino, 0, last ? flags : UMB_PROTECT_ANCESTOR);
 		if (r >= 0)

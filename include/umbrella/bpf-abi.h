@@ -184,6 +184,12 @@ enum umb_protect_flags {
 	UMB_PROTECT_NAMES = 1 << 3,
 };
 
+/* The ino of the entry (dev, UMB_PROTECT_FS_INO, 0) that umbrellad adds for each file
+ * system holding a protected object: a disconnected dentry there (open_by_handle_at()
+ * of a file whose dentry was evicted), whose directories are unknown, is refused. No
+ * inode has this number. */
+#define UMB_PROTECT_FS_INO 0xffffffffffffffffULL
+
 /* The levels lib/protect-files.bpf.h looks at: the object and the directories above it. */
 #define UMB_PROTECT_LEVELS 4
 

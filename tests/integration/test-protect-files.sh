@@ -22,7 +22,7 @@ made_run_systemd=
 # As on a systemd host: the drop-in's directory exists, the drop-in does not.
 mkdir -p /run/systemd/system
 cleanup_last() {
-	umount "$etc" 2>/dev/null
+	umount "$etc" "$tmp/mv1" "$tmp/mv2" 2>/dev/null
 	rm -f "$umbrellad.new"
 	rm -rf "$dropin"
 	[ -n "$made_run_systemd" ] && rm -rf /run/systemd
@@ -69,6 +69,13 @@ check $? "... nor mount over the configuration's directory ($out)"
 restricted "mkdir -p '$dropin' && echo '[Service]' >'$dropin/weak.conf'"
 denied && [ ! -e "$dropin/weak.conf" ]
 check $? "... nor add a drop-in to umbrellad.service ($out)"
+
+# MS_MOVE names its source by a string the hook cannot resolve: refused, whatever it is.
+mkdir "$tmp/mv1" "$tmp/mv2"
+mount -t tmpfs none "$tmp/mv1"
+restricted "mount --move '$tmp/mv1' '$tmp/mv2'"
+[ "$rc" != 0 ] && findmnt "$tmp/mv1" >/dev/null && ! findmnt "$tmp/mv2" >/dev/null
+check $? "... nor move a mount (MS_MOVE) ($out)"
 
 # One that root made after umbrellad started: protected by its name.
 mkdir "$dropin"
@@ -117,6 +124,10 @@ check $? "... renames the configuration's directory and back ($out)"
 unrestricted "mount -t tmpfs none '$etc' && umount '$etc'"
 [ "$rc" = 0 ]
 check $? "... mounts over it ($out)"
+
+unrestricted "mount --move '$tmp/mv1' '$tmp/mv2' && umount '$tmp/mv2'"
+[ "$rc" = 0 ] && ! findmnt "$tmp/mv1" >/dev/null
+check $? "... moves a mount ($out)"
 
 unrestricted "mkdir -p '$dropin' && echo '[Service]' >'$dropin/control.conf'"
 [ "$rc" = 0 ] && [ -f "$dropin/control.conf" ]
