@@ -194,18 +194,34 @@ out:
 	return r;
 }
 
+/* @path as an absolute path in @buf (a relative --config or --keyring is read from the
+ * working directory). */
+static const char *absolute(const char *path, char buf[PATH_MAX])
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return path;
+	if (!getcwd(cwd, sizeof(cwd)) || snprintf(buf, PATH_MAX, "%s/%s", cwd, path) >= PATH_MAX)
+		return NULL;
+	return buf;
+}
+
 /* The files themselves, in @s. */
 static int collect(struct entries *s, const char *config, const char *keyring)
 {
 	char path[PATH_MAX], exe[PATH_MAX];
+	const char *p;
 	ssize_t n;
 	int r;
 
 	r = protect_path(s, "/etc/umbrella", UMB_PROTECT_TREE, 8);
+	p = absolute(keyring, path);
 	if (r >= 0)
-		r = protect_path(s, keyring, UMB_PROTECT_TREE, 8);
+		r = p ? protect_path(s, p, UMB_PROTECT_TREE, 8) : -ENAMETOOLONG;
+	p = absolute(config, path);
 	if (r >= 0)
-		r = protect_path(s, config, UMB_PROTECT_OBJECT, 8);
+		r = p ? protect_path(s, p, UMB_PROTECT_OBJECT, 8) : -ENAMETOOLONG;
 	if (r >= 0)
 		r = protect_path(s, UMBRELLAD_PATH, UMB_PROTECT_OBJECT, 8);
 	/* The binary that runs, where it differs (a prefix other than the unit's). */

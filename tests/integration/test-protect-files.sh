@@ -53,6 +53,10 @@ restricted "echo key >'$etc/keys/mine.pub'"
 denied && [ ! -e "$etc/keys/mine.pub" ]
 check $? "... nor create a key file in the key ring ($out)"
 
+restricted "chattr +i '$etc/umbrella.conf'"
+denied && [[ "$(lsattr "$etc/umbrella.conf" | cut -d" " -f1)" != *i* ]]
+check $? "... nor make it immutable (chattr +i) ($out)"
+
 restricted "echo 0123 >>'$etc/keys/revoked'"
 denied && cmp -s "$etc/keys/revoked" "$tmp/revoked.orig"
 check $? "... nor write revoked ($out)"
@@ -110,6 +114,10 @@ unrestricted "echo 'mode = permissive' >'$etc/umbrella.conf'"
 [ "$rc" = 0 ] && grep -q permissive "$etc/umbrella.conf"
 check $? "root without a layer writes umbrella.conf ($out)"
 cp "$tmp/conf.orig" "$etc/umbrella.conf"
+
+unrestricted "chattr +i '$etc/umbrella.conf' && chattr -i '$etc/umbrella.conf'"
+[ "$rc" = 0 ]
+check $? "... makes it immutable and back ($out)"
 
 unrestricted "echo '# x' >'$etc/keys/control.txt' && echo 0123 >>'$etc/keys/revoked' && \
 	rm '$etc/keys/control.txt'"
