@@ -382,6 +382,22 @@ static void linger(void)
  */
 static int *flood_progress;
 #define FLOOD_STALL 120 /* seconds */
+static pid_t umbrellad_pid;
+
+/* Where each thread of @pid waits (its kernel wait channel and stack), as TAP comments:
+ * what a hang leaves to go by. */
+static void show_waits(const char *who, pid_t pid)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "for t in /proc/%d/task/*; do echo \"# %s thread ${t##*/} ($(cat $t/comm)):"
+		 " $(cat $t/wchan)\"; sed 's/^/#   /' $t/stack; done 2>/dev/null",
+		 pid, who);
+	fflush(stdout);
+	if (system(cmd) != 0)
+		TAP_DIAG("%s (%d): its threads cannot be read", who, pid);
+}
 
 /*
  * The exit status of flooding child @pid, or -1 once no connect() of it has returned for
@@ -401,6 +417,9 @@ static int flood_wait(pid_t pid)
 		still = n == last ? still + 1 : 0;
 		last = n;
 		if (still >= FLOOD_STALL * 10) {
+			TAP_DIAG("no connect() has returned for %d s (%d did)", FLOOD_STALL, n);
+			show_waits("the flood", pid);
+			show_waits("umbrellad", umbrellad_pid);
 			kill(pid, SIGKILL);
 			(void)waitpid(pid, &status, 0);
 			return -1;
@@ -853,6 +872,7 @@ int main(int argc, char *argv[])
 		return tap_finish();
 	daemon = test_start_umbrellad(umbrellad, SOCKET_PATH, LOG_PATH,
 				      (const char *const[]){ "--config", CONFIG_PATH, NULL });
+	umbrellad_pid = daemon;
 	if (!TAP_OK(daemon > 0 && kill(daemon, 0) == 0, "umbrellad starts"))
 		return tap_finish();
 
