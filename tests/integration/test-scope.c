@@ -321,6 +321,8 @@ static void check_kernel_settings(struct umbrella_bpf *skel, __u32 X)
 			TAP_OK(mount("binfmt_misc", binfmt, "binfmt_misc", 0, NULL) == 0,
 			       "binfmt_misc (its module loaded) is mounted on %s", binfmt);
 		check_setting(skel, X, "/proc/sys/fs/binfmt_misc/register");
+		if (!binfmt_here)
+			(void)umount(binfmt);
 	}
 	(void)mkdir(cgroup, 0755);
 	if (mount("cgroup2", cgroup, "cgroup2", 0, NULL) == 0) {
