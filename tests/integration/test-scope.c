@@ -7,7 +7,8 @@
  *
  *   kernel settings   opening for writing: /proc/sys/kernel/core_pattern and modprobe
  *                     (the kernel runs them as root, outside every layer), the
- *                     binfmt_misc register file, /sys/kernel/uevent_helper,
+ *                     binfmt_misc register file (its module loaded), uevent_helper
+ *                     (not in Debian's kernels: a skip tests/skips-allowed names),
  *                     /proc/sysrq-trigger, cgroup.procs; and the real attack: writing
  *                     "|/bin/sh ..." to core_pattern leaves it unchanged.
  *   other processes   /proc/PID/oom_score_adj of another process and of umbrellad (the
