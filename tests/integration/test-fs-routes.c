@@ -676,7 +676,7 @@ static void test_io_uring(struct umbrella_bpf *skel, __u32 r)
 	int ok = test_probe(skel, r, probe_io_uring_open, OP(fs_path("%s/ok/f", t)));
 
 	if (ok == IO_URING_UNAVAILABLE) {
-		TAP_DIAG("io_uring is not available on this kernel: io_uring checks skipped");
+		TAP_SKIP("io_uring IORING_OP_OPENAT: io_uring is not available on this kernel");
 		return;
 	}
 	TAP_EQ(ok, 0, "io_uring IORING_OP_OPENAT of ok/f works");
