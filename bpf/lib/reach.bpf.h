@@ -57,8 +57,8 @@ static __always_inline __u64 umb_reach_level(const struct umb_walk *w, __u32 fir
  */
 static __always_inline int umb_reach_same(const struct umb_task_state *state,
 					  const struct dentry *src, const struct dentry *dst,
-					  const struct vfsmount *mnt, __u32 first, struct umb_walk *w,
-					  const struct dentry **named)
+					  const struct vfsmount *mnt, __u32 first,
+					  struct umb_walk *w, const struct dentry **named)
 {
 	__u32 layer, access, permissive;
 	__u64 level, child, src_level;
