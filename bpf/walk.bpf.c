@@ -168,7 +168,6 @@ __noinline __u32 umb_fs_names_ruled(const struct umb_task_state *state, __u64 di
 	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
 		struct umb_fs_name_key key = { .dir = { .dev = dev, .ino = ino } };
 		const struct umb_fs_rule *rule;
-		bool named;
 
 		if (i >= state->layer_count)
 			break;
@@ -183,10 +182,12 @@ __noinline __u32 umb_fs_names_ruled(const struct umb_task_state *state, __u64 di
 			hash_b = umb_fs_name_hash(b);
 		}
 		key.name_hash = hash_a;
-		named = bpf_map_lookup_elem(&umb_fs_names, &key) != NULL;
-		key.name_hash = hash_b;
-		named |= bpf_map_lookup_elem(&umb_fs_names, &key) != NULL;
-		if (named)
+		rule = bpf_map_lookup_elem(&umb_fs_names, &key);
+		if (!rule) {
+			key.name_hash = hash_b;
+			rule = bpf_map_lookup_elem(&umb_fs_names, &key);
+		}
+		if (rule)
 			found |= umb_layer_permissive(key.dir.layer) ? UMB_NAMES_PERMISSIVE :
 								       UMB_NAMES_ENFORCING;
 	}
