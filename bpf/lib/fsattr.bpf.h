@@ -48,7 +48,9 @@ static __always_inline int umb_fs_ioctl_check(const struct umb_task_state *state
 {
 	if (!umb_is_fsattr_ioctl(cmd) || !(state->fs_access & UMB_FS_WRITE))
 		return 0;
-	if (umb_fs_write_denied((__u64)file->f_path.dentry, (__u64)file->f_path.mnt, hook))
+	/* Read as numbers: a global function takes no kernel pointer. */
+	if (umb_fs_write_denied((__u64)BPF_CORE_READ(file, f_path.dentry),
+				(__u64)BPF_CORE_READ(file, f_path.mnt), hook))
 		return -EACCES;
 	return 0;
 }
