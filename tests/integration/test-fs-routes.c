@@ -765,8 +765,67 @@ static int probe_reach(void *arg)
 	return r < 0 ? errno : 0;
 }
 
+/* The record looked for by on_reach_event(): a path_link denial of @layer on a path
+ * ending in @suffix, permissive or not. */
+static struct {
+	__u32 layer, permissive;
+	const char *suffix;
+	bool found;
+} reach_event;
+
+static int on_reach_event(void *ctx __attribute__((unused)), void *data, size_t size)
+{
+	const struct umb_event *e = data;
+	size_t len, n = strlen(reach_event.suffix);
+
+	if (size < sizeof(*e) || e->hook != UMB_HOOK_PATH_LINK || e->item_kind != UMB_ITEM_FS ||
+	    e->layer != reach_event.layer ||
+	    !!(e->flags & UMB_EVENT_PERMISSIVE) != reach_event.permissive)
+		return 0;
+	len = strnlen(e->path, sizeof(e->path));
+	if (len >= n && strcmp(e->path + len - n, reach_event.suffix) == 0)
+		reach_event.found = true;
+	return 0;
+}
+
 #define RD(name)   fs_path("%s/rd/%s", t, name)
 #define FREE(name) fs_path("%s/free/%s", t, name)
+
+/* Whether a hard link of rd/f to free/@name by a user under @layer (@permissive: made
+ * so) gives @expected, and a record of it. */
+static void check_reach_record(struct umbrella_bpf *skel, __u32 layer, bool permissive,
+			       const char *name, int expected)
+{
+	struct ring_buffer *rb =
+		ring_buffer__new(bpf_map__fd(skel->maps.umb_events), on_reach_event, NULL, NULL);
+	int fd = bpf_map__fd(skel->maps.umb_layers);
+	__u32 slot = umb_layer_slot(layer);
+	struct umb_layer l;
+	const char *how = permissive ? "permissive" : "enforcing";
+
+	if (permissive) { /* as an arm with UMB_ARM_PERMISSIVE makes it (run --permissive) */
+		if (bpf_map_lookup_elem(fd, &slot, &l) < 0)
+			layer = 0;
+		l.flags |= UMB_LAYER_PERMISSIVE;
+		if (layer && bpf_map_update_elem(fd, &slot, &l, BPF_EXIST) < 0)
+			layer = 0;
+	}
+	if (!TAP_OK(rb && layer, "setup: the ring buffer, a %s layer fs:rd:r", how))
+		goto out;
+	(void)ring_buffer__consume(rb); /* what earlier checks left */
+	reach_event.layer = layer;
+	reach_event.permissive = permissive;
+	reach_event.suffix = "/rd/f";
+	reach_event.found = false;
+	TAP_EQ(test_probe(skel, layer, probe_reach,
+			  OP(RD("f"), .path2 = FREE(name), .flags = REACH_LINK | AS_USER)),
+	       expected, "fs:rd:r, %s, a user: a hard link of rd/f in free %s", how,
+	       expected ? "fails with EACCES" : "works (recorded only)");
+	(void)ring_buffer__consume(rb);
+	TAP_OK(reach_event.found, "the %s record: path_link, the layer, rd/f", how);
+out:
+	ring_buffer__free(rb);
+}
 
 /*
  * Rules without w: under fs:rd:r (and :x) neither a user nor root may give what is in rd
@@ -837,6 +896,9 @@ static void test_reach(struct umbrella_bpf *skel)
 	TAP_EQ(test_probe(skel, x, probe_reach,
 			  OP(RD("f"), .path2 = FREE("l5"), .flags = REACH_LINK | AS_USER)),
 	       EACCES, "fs:rd:x, a user: a hard link of rd/f in free fails with EACCES");
+
+	check_reach_record(skel, r, false, "l6", EACCES);
+	check_reach_record(skel, test_layer(skel, fs_path("fs:%s/rd:r", t)), true, "l7", 0);
 
 	/* The plant: nd/token names nothing yet. */
 	TAP_EQ(test_probe(skel, n, probe_reach,
