@@ -812,10 +812,10 @@ static void check_reach_record(struct umbrella_bpf *skel, __u32 layer, bool perm
 	}
 	if (!TAP_OK(rb && layer, "setup: the ring buffer, a %s layer fs:rd:r", how))
 		goto out;
-	(void)ring_buffer__consume(rb); /* what earlier checks left */
 	reach_event.layer = layer;
 	reach_event.permissive = permissive;
 	reach_event.suffix = "/rd/f";
+	(void)ring_buffer__consume(rb); /* what earlier checks left */
 	reach_event.found = false;
 	TAP_EQ(test_probe(skel, layer, probe_reach,
 			  OP(RD("f"), .path2 = FREE(name), .flags = REACH_LINK | AS_USER)),
