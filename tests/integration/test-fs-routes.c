@@ -810,7 +810,7 @@ static void check_reach_record(struct umbrella_bpf *skel, __u32 layer, bool perm
 		if (layer && bpf_map_update_elem(fd, &slot, &l, BPF_EXIST) < 0)
 			layer = 0;
 	}
-	if (!TAP_OK(rb && layer, "setup: the ring buffer, a %s layer fs:rd:r", how))
+	if (!TAP_OK(rb && layer, "setup: the ring buffer, the layer fs:rd:r, %s", how))
 		goto out;
 	reach_event.layer = layer;
 	reach_event.permissive = permissive;
