@@ -839,7 +839,7 @@ static void test_reach(struct umbrella_bpf *skel)
 	static const char *const dirs[] = { "rd", "rd/sub", "rd/sub2", "free", "free/d", "nd" };
 	static const char *const files[] = { "rd/f",	  "rd/a",	"rd/sub2/x",
 					     "free/mine", "free/mine2", "free/mine3" };
-	__u32 r = 0, x = 0, w = 0, n = 0;
+	__u32 r = 0, x = 0, w = 0, n = 0, xs = 0;
 	bool ready = true;
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
@@ -856,7 +856,8 @@ static void test_reach(struct umbrella_bpf *skel)
 		x = test_layer(skel, fs_path("fs:%s/rd:x", t));
 		w = test_layer(skel, fs_path("fs:%s/rd:w", t));
 		n = test_layer(skel, fs_path("fs:%s/nd/token:r", t));
-		ready = r && x && w && n;
+		xs = test_layer(skel, fs_path("fs:%s/rd:x,fs:%s/rd/secret:r", t, t));
+		ready = r && x && w && n && xs;
 	}
 	if (!TAP_OK(ready,
 		    "setup: rd, free and nd, files of uid %d, layers fs:rd:r, :x, :w and "
@@ -896,6 +897,17 @@ static void test_reach(struct umbrella_bpf *skel)
 	TAP_EQ(test_probe(skel, x, probe_reach,
 			  OP(RD("f"), .path2 = FREE("l5"), .flags = REACH_LINK | AS_USER)),
 	       EACCES, "fs:rd:x, a user: a hard link of rd/f in free fails with EACCES");
+
+	/* The same directory, but a name there that a rule of its own covers: a link of rd/f
+	 * at rd/secret would let the task read, through rd/f, what is written there. */
+	TAP_EQ(test_probe(skel, xs, probe_reach,
+			  OP(RD("f"), .path2 = RD("secret"), .flags = REACH_LINK | AS_USER)),
+	       EACCES,
+	       "fs:rd:x,fs:rd/secret:r, a user: a hard link of rd/f at rd/secret fails "
+	       "with EACCES");
+	TAP_EQ(test_probe(skel, xs, probe_reach,
+			  OP(RD("f"), .path2 = RD("f2"), .flags = REACH_LINK | AS_USER)),
+	       0, "fs:rd:x,fs:rd/secret:r, a user: a hard link of rd/f at rd/f2 works");
 
 	check_reach_record(skel, r, false, "l6", EACCES);
 	check_reach_record(skel, test_layer(skel, fs_path("fs:%s/rd:r", t)), true, "l7", 0);
