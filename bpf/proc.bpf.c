@@ -13,7 +13,9 @@
  *   lsm/file_ioctl_compat      and the signal or async mode only of a file the task
  *                              owns (see may_own_sigio() for why not the whole domain).
  *                              Any restricted task: no TIOCSTI, TIOCLINUX (the scope,
- *                              lib/scope.bpf.h). The compat hook exists since 6.8.
+ *                              lib/scope.bpf.h). fs rules: the inode-flag ioctls
+ *                              (FS_IOC_SETFLAGS...) ask w (lib/fsattr.bpf.h). The
+ *                              compat hook exists since 6.8.
  *   lsm/file_send_sigiotask    no SIGIO/SIGURG ever reaches umbrellad.
  *   lsm/ptrace_access_check    the scope of every restricted task: PTRACE_ATTACH/SEIZE,
  *   lsm/ptrace_traceme         process_vm_readv/writev, /proc/PID/mem, pidfd_getfd and
@@ -42,6 +44,7 @@
 #include "maps.bpf.h"
 #include "lib/audit.bpf.h"
 #include "lib/domain.bpf.h"
+#include "lib/fsattr.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/scope.bpf.h"
 
@@ -262,18 +265,24 @@ int BPF_PROG(umb_file_fcntl, struct file *file, unsigned int cmd, unsigned long 
 }
 
 /* The verdict on ioctl(2) @cmd of @file, recorded as @hook: the scope's terminal rule
- * for every restricted task, and the SIGIO route of "signal". */
+ * for every restricted task, the fs rules' w on inode flags, and the SIGIO route of
+ * "signal". */
 static __always_inline int file_ioctl(struct file *file, unsigned int cmd, __u32 hook)
 {
 	const struct umb_task_state *state;
+	int ret;
 
-	if (!umb_is_injecting_ioctl(cmd) && cmd != FIOSETOWN && cmd != SIOCSPGRP && cmd != FIOASYNC)
+	if (!umb_is_injecting_ioctl(cmd) && cmd != FIOSETOWN && cmd != SIOCSPGRP &&
+	    cmd != FIOASYNC && !umb_is_fsattr_ioctl(cmd))
 		return 0;
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
 		return 0;
 	if (umb_is_injecting_ioctl(cmd))
 		return umb_scope_deny(hook, UMB_SCOPE_TERMINAL, 0);
+	ret = umb_fs_ioctl_check(state, file, cmd, hook); /* inode flags: w (lib/fsattr.bpf.h) */
+	if (ret || umb_is_fsattr_ioctl(cmd))
+		return ret;
 	if (!(state->denied_caps & UMB_CR_SIGNAL))
 		return 0;
 	if (cmd != FIOASYNC || !may_own_sigio(file, false, 0))

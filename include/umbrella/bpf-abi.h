@@ -510,6 +510,7 @@ enum umb_hook {
 	UMB_HOOK_KERNEL_LOAD_DATA,     /* module: init_module(2) */
 	UMB_HOOK_KEY_ALLOC,	       /* the scope: request_key(2)'s call to /sbin/request-key */
 	UMB_HOOK_KEY_PERMISSION,       /* keys; the scope: KEYCTL_SESSION_TO_PARENT */
+	UMB_HOOK_INODE_READLINK,       /* fs: readlink(2) */
 	UMB_HOOK_MAX,
 };
 
