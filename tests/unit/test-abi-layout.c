@@ -88,7 +88,10 @@ int main(void)
 	TAP_OFFSET(struct umb_layer_desc, origin_path, 72);
 	TAP_OFFSET(struct umb_layer_desc, text, 328);
 
-	TAP_EQ(sizeof(struct umb_event), 320, "struct umb_event is 320 bytes");
+	TAP_EQ(sizeof(struct umb_event), 328, "struct umb_event is 328 bytes");
+	TAP_OFFSET(struct umb_event, uid, 320);
+	TAP_EQ(sizeof(struct umb_event_budget), 16, "struct umb_event_budget is 16 bytes");
+	TAP_OFFSET(struct umb_event_budget, dropped, 8);
 	TAP_OFFSET(struct umb_event, item, 24);
 	TAP_OFFSET(struct umb_event, flags, 36);
 	TAP_OFFSET(struct umb_event, ino, 40);
