@@ -57,17 +57,19 @@ as 4242 "$cli" run --quiet -r "fs:$tmp/b" -- sh -c "touch $tmp/mark/b.ready
 	for i in 1 2 3 4 5; do cat $tmp/b/f\$i; done 2>$tmp/mark/b.err
 	touch $tmp/mark/b.done
 	while [ ! -e $tmp/mark/end ]; do sleep 0.1; done" &
-as 65534 "$cli" run --quiet --no-fork -r net -- "$flood" 2 600 >"$tmp/flood.out" 2>&1 &
+as 65534 "$cli" run --quiet --no-fork -r net -- "$flood" 1 600 >"$tmp/flood.out" 2>&1 &
 flooder=$!
 wait_for test -e "$tmp/mark/b.ready" && wait_for pgrep -x denial-flood >/dev/null
 check $? "4242's sandbox and 65534's flood run"
 
+echo "# ${SECONDS}s: the flood runs"
 kill -STOP "$daemon"
 # The flood until records are dropped: its budget spent (or, before, the ring full).
 wait_for eval 'status; status_is "j[\"denials_dropped\"] > 0"'
 rc=$?
 out=$(cat "$tmp/status")
 check $rc "records are dropped while umbrellad is stopped and 65534 floods"
+echo "# ${SECONDS}s: records dropped"
 touch "$tmp/mark/go"
 wait_for test -e "$tmp/mark/b.done"
 out=$(cat "$tmp/mark/b.err")
@@ -78,6 +80,7 @@ out=$(cat "$tmp/status")
 status_is 'j["denials_dropped_by_uid"].get("65534", 0) > 0 and "4242" not in j["denials_dropped_by_uid"]'
 check $? "status: records dropped for 65534, none for 4242"
 
+echo "# ${SECONDS}s: umbrellad continues"
 kill -CONT "$daemon"
 kill $(pgrep -P "$flooder") "$flooder" 2>/dev/null
 wait "$flooder" 2>/dev/null
@@ -92,6 +95,7 @@ out=$(grep -a "dropped\|suppressed" "$log")
 check $rc "the log says 65534's records were dropped"
 ! grep -q "of uid 4242 \(dropped\|suppressed\)" "$log"
 check $? "and none of 4242's, neither dropped nor suppressed"
+echo "# ${SECONDS}s: the log has the drops"
 n=0
 for i in 1 2 3 4 5; do grep -q "denied: .*object=$tmp/b/f$i$" "$log" && n=$((n + 1)); done
 out="$n of 5 found; $(grep -a "suppressed" "$log")"
