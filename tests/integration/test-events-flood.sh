@@ -27,9 +27,12 @@ as() { local uid=$1; shift; setpriv --reuid "$uid" --regid "$uid" --clear-groups
 status() { "$cli" --pin-dir "$pin" --json status >"$tmp/status" 2>&1; }
 # status_is EXPR: EXPR on the JSON of umbrella-cli status, as j (python).
 status_is() { python3 -c "import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$tmp/status"; }
-wait_for() { # COMMAND...: up to 60 s
-	for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done
-	return 1
+wait_for() { # COMMAND...: up to 60 s (by the clock: each try may be slow under TCG)
+	local end=$((SECONDS + 60))
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
 }
 b_events() { as 4242 "$cli" events >"$tmp/b-events" 2>&1; }
 b_has() { # N...: 4242's events show the denial of each $tmp/b/fN
