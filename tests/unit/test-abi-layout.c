@@ -66,7 +66,10 @@ static void abi_version_matches_layout(void)
 	}
 	if (f)
 		fclose(f);
-	if (listed_as != UMB_ABI_VERSION)
+	if (listed_as != UMB_ABI_VERSION && same_version == 0)
+		TAP_DIAG("UMB_ABI_VERSION %d has no layout in %s: add the line \"%d %s\"",
+			 UMB_ABI_VERSION, ABI_FINGERPRINTS, UMB_ABI_VERSION, ABI_FINGERPRINT);
+	else if (listed_as != UMB_ABI_VERSION)
 		TAP_DIAG(
 			"the layout's fingerprint %s is %s: a changed layout needs UMB_ABI_VERSION "
 			"%d and the line \"%d %s\" in %s",
