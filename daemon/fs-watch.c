@@ -383,9 +383,10 @@ static bool point_followed(const struct fs_watch *w, const struct fs_watch_ns *n
 }
 
 /* The rules of @ns's followed directories on @point and above it, on the root of mount
- * @id (on @point, super block @dev). */
-static void follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uint32_t dev,
-			 const char *point)
+ * @id (on @point, super block @dev). Return: 0, or -MOUNT_BUDGET_ERRNO when the pass is
+ * past its budget (mount-guard.h). */
+static int follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uint32_t dev,
+			const char *point)
 {
 	uint64_t ino;
 	int fd, r;
@@ -398,8 +399,10 @@ static void follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uin
 			  point);
 		ns->guard_logged = true;
 	}
+	if (fd == -MOUNT_BUDGET_ERRNO)
+		return fd;
 	if (fd < 0)
-		return; /* unmounted or covered since: the next pass sees what is there */
+		return 0; /* unmounted or covered since: the next pass sees what is there */
 	for (size_t i = 0; i < w->dir_count; i++) {
 		struct fs_watch_dir *d = &w->dirs[i];
 		char *error = NULL;
@@ -421,6 +424,7 @@ static void follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uin
 		free(error);
 	}
 	close(fd);
+	return 0;
 }
 
 /* One read of @ns's mountinfo per pass: the guard's, which its checks of the pass use
@@ -432,11 +436,22 @@ int fs_watch_scan(struct fs_watch *w, struct fs_watch_ns *ns)
 	int r;
 
 	r = mount_guard_read(&ns->guard, &mounts, &count);
+	for (size_t i = 0; r == 0 && i < count; i++)
+		if (point_followed(w, ns, mounts[i].point))
+			r = follow_mount(w, ns, mounts[i].id, mounts[i].dev, mounts[i].point);
+	/* A user's namespace with more or deeper mounts than a pass may walk: the mounts
+	 * past it stay uncovered, as for a limit (once per namespace in the log). */
+	if (r == -MOUNT_BUDGET_ERRNO) {
+		if (!ns->budget_logged)
+			log_error("a followed mount namespace (uid %u) has more or deeper mounts "
+				  "than a pass may walk (%u steps): the mounts past them, below "
+				  "restricted directories, are not restricted",
+				  ns->uid, MOUNT_BUDGET_STEPS);
+		ns->budget_logged = true;
+		return r;
+	}
 	if (r < 0)
 		return log_error_errno(r, "cannot read a followed mountinfo: %m");
-	for (size_t i = 0; i < count; i++)
-		if (point_followed(w, ns, mounts[i].point))
-			follow_mount(w, ns, mounts[i].id, mounts[i].dev, mounts[i].point);
 	return 0;
 }
 
