@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# VM test: a user's mounts cannot hold umbrellad (TAP). In a user and mount namespace of
+# its own ("unshare -Urm", open to any user), a user stacks a bind mount on each level of
+# a chain of directories and asks for one layer with an fs rule on every level: each
+# rule's mounts below are looked up name by name, which grows with the cube of the chain.
+# umbrellad reads the caller's mounts once per request and counts that work against a
+# budget (daemon/mount-guard.h): the request fails with E2BIG and a message naming the
+# budget, and umbrellad still serves root's rfork after it (not a timeout: the client
+# gives up after 10 s). Controls: the same shape, small, gets its layer, whose rule
+# denies an open beside one it allows; so does root's rfork after the refusal.
+set -u
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
+vm_test /run/umbrella-mountbudget/umbrellad.sock
+trap vm_cleanup EXIT
+chmod 755 "$tmp"
+py=/usr/bin/python3
+# Levels of the chain: its cube over 6 (~220,000 names looked up) is past
+# MOUNT_BUDGET_STEPS (131072) with a wide margin; 110 bind mounts are quick to make.
+levels=110
+
+# argv: libumbrella base levels. Runs as the user, in its namespace: a tmpfs on base, a
+# chain base/d/d/... of LEVELS directories, each with a bind mount of itself, a file f
+# at the bottom and base/open; then one umb_rfork() with an fs rule on each level. Prints
+# "rfork: ERRNO-NAME: umb_last_error()", or the child's "f=denied|read open=...".
+cat >"$tmp/chain.py" <<'PY'
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+lib = ctypes.CDLL(sys.argv[1], use_errno=True)
+base, n = sys.argv[2], int(sys.argv[3])
+def mount(src, dst, fstype, flags):
+    if libc.mount(src.encode(), dst.encode(), fstype, flags, None):
+        sys.exit("mount %s: %s" % (dst, os.strerror(ctypes.get_errno())))
+mount("none", base, b"tmpfs", 0)
+levels, p = [], base
+for _ in range(n):
+    p += "/d"
+    os.mkdir(p)
+    mount(p, p, None, 4096) # MS_BIND
+    levels.append(p)
+for path, text in ((p + "/f", "secret"), (base + "/open", "fine")):
+    with open(path, "w") as f:
+        f.write(text)
+lib.umb_restrictions__new.restype = ctypes.c_void_p
+lib.umb_last_error.restype = ctypes.c_char_p
+r = ctypes.c_void_p(lib.umb_restrictions__new())
+err = ctypes.c_char_p()
+if lib.umb_restrictions__parse(r, ",".join("fs:" + l for l in levels).encode(),
+                               ctypes.byref(err)) < 0:
+    sys.exit("parse: %s" % err.value)
+sys.stdout.flush()
+pid = lib.umb_rfork(r, 0)
+if pid < 0:
+    e = ctypes.get_errno()
+    print("rfork: %s: %s" % (errno.errorcode.get(e, e), (lib.umb_last_error() or b"").decode()))
+    sys.exit(0)
+if pid == 0:
+    res = []
+    for name, path in (("f", p + "/f"), ("open", base + "/open")):
+        try:
+            with open(path) as f:
+                res.append("%s=read:%s" % (name, f.read()))
+        except PermissionError:
+            res.append("%s=denied" % name)
+    print(" ".join(res), flush=True)
+    os._exit(0)
+os.waitpid(pid, 0)
+PY
+chmod 644 "$tmp/chain.py"
+lib=$build/libumbrella/libumbrella.so.0
+
+# chain NAME LEVELS: chain.py as user 65534 in a namespace of its own, on $tmp/NAME;
+# at most 120 s (the old code held umbrellad for minutes). Its output in $out.
+chain() {
+	mkdir -p "$tmp/$1"
+	out=$(timeout 120 setpriv --reuid 65534 --regid 65534 --clear-groups unshare -Urm \
+		"$py" "$tmp/chain.py" "$lib" "$tmp/$1" "$2" 2>&1)
+}
+
+check_start "$tmp/umbrellad.log" "umbrellad starts and listens"
+chmod 755 "$(dirname "$UMBRELLA_SOCKET")"
+
+chain small 4
+[ "$out" = "f=denied open=allowed" ] || [ "$out" = "f=denied open=read:fine" ]
+check $? "a user's chain of 4 bind mounts, a rule on each level: its layer denies f, reads open"
+
+chain big "$levels"
+echo "# $out"
+[[ "$out" == "rfork: E2BIG: "*"past umbrellad's budget for one request"* ]]
+check $? "the same chain with $levels levels: its request fails with E2BIG, the message names the budget"
+
+mkdir -p "$tmp/root" && echo secret >"$tmp/root/secret" && echo fine >"$tmp/root/open"
+out=$(timeout 60 "$cli" run -r "fs:$tmp/root/secret" -- \
+	sh -c "cat $tmp/root/secret; cat $tmp/root/open" 2>&1)
+[[ "$out" == *"Permission denied"* ]] && [[ "$out" != *secret ]] && [[ "$out" == *fine* ]]
+check $? "then root's rfork is served: its layer denies secret, reads open"
+kill -0 "$daemon"
+out=$(cat "$tmp/umbrellad.log")
+check $? "umbrellad is still running"
+
+tap_done
