@@ -227,13 +227,16 @@ static int table_read(const struct mount_guard *g, struct mount_table *t, FILE *
 	struct mount_entry e, *grown;
 	char *line = NULL;
 	size_t size = 0;
+	ssize_t len;
 	int r = 0;
 
 	if (!f)
 		return -errno;
 	table_clear(t);
-	while (r == 0 && getline(&line, &size, f) > 0) {
-		r = mount_guard_step(g, 1);
+	while (r == 0 && (len = getline(&line, &size, f)) > 0) {
+		/* A step a line, and one more per 256 bytes of it: the mount points are
+		 * kept, and their length is the caller's to choose too. */
+		r = mount_guard_step(g, 1 + (unsigned int)len / 256);
 		if (r < 0)
 			break;
 		r = parse_line(line, &e, keep_points);

@@ -48,7 +48,8 @@ struct mount_entry {
 /*
  * The work that one request (a guard from mount_guard_open(), until mount_guard_close())
  * or one pass of fs-watch.c (from mount_guard_read()) may do in a caller's namespace,
- * which the caller shapes: each mountinfo line read, each name looked up on the way to a
+ * which the caller shapes: each mountinfo line read (and each 256 bytes of it: its mount
+ * point is kept, so this bounds the memory too), each name looked up on the way to a
  * mount point or a path, each directory climbed by ".." is a step. A user makes
  * thousands of mounts below a deep chain of directories in a namespace of its own, and
  * one request with a rule on each level made umbrellad look every mount point up from
