@@ -97,8 +97,8 @@ static int parse_line(const char *line, struct mount_entry *e, bool keep_point)
 	fstype = sep + 3;
 	e->dev = major << UMB_KDEV_MINOR_BITS | minor;
 	e->reach = !strncmp(fstype, "overlay ", 8) || !strncmp(fstype, "fuse", 4);
-	len = strcspn(fstype, " .\n"); /* "fuse.sshfs": "fuse" */
-	snprintf(e->fstype, sizeof(e->fstype), "%.*s", (int)len, fstype);
+	snprintf(e->fstype, sizeof(e->fstype), "%.*s", (int)strcspn(fstype, " .\n"),
+		 fstype); /* "fuse.sshfs": "fuse" */
 	e->point = NULL;
 	if (keep_point) {
 		e->point = strndup(point, len);

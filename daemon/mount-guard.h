@@ -59,13 +59,14 @@ struct mount_entry {
  * The value: a desktop's ~100 mounts at a depth of 5 below a rule on "/" cost ~600
  * steps per rule, a container's 500 mounts at a depth of 8 ~4,500; a request carries at
  * most 126 fs rules and rarely more than a few on directories with mounts below them.
- * 131072 leaves 30 such container rules in one request, and is ~0.2 s of umbrellad's
- * loop on real hardware. MOUNT_BUDGET_USEC is a safety net for a request whose steps
+ * 65536 leaves 14 such container rules in one request; a step is a few system calls
+ * (an openat2() and a read of the descriptor's fdinfo: ~10 us measured on a busy host,
+ * so the whole budget is under a second of umbrellad's loop). MOUNT_BUDGET_USEC is a safety net for a request whose steps
  * are slow (an overloaded or emulated machine): below the client's 10 s, so that a
  * request queued behind it is still answered. A pass has no time bound (it would leave
  * mounts uncovered at random); its time is rationed per uid (fs-watch.h).
  */
-#define MOUNT_BUDGET_STEPS (1U << 17)
+#define MOUNT_BUDGET_STEPS (1U << 16)
 #define MOUNT_BUDGET_USEC  (4 * 1000000ULL)
 /* The error of a request past its budget (layers.c tells it to the caller as E2BIG):
  * one that none of the calls on the way returns. */

@@ -17,7 +17,7 @@ trap vm_cleanup EXIT
 chmod 755 "$tmp"
 py=/usr/bin/python3
 # Levels of the chain: its cube over 6 (~220,000 names looked up) is past
-# MOUNT_BUDGET_STEPS (131072) with a wide margin; 110 bind mounts are quick to make.
+# MOUNT_BUDGET_STEPS (65536) with a wide margin; 110 bind mounts are quick to make.
 levels=110
 
 # argv: libumbrella base levels. Runs as the user, in its namespace: a tmpfs on base, a
