@@ -19,9 +19,10 @@
  * that root and through no symbolic link, and checked to be that mount (by its id).
  * Namespaces are shared by every layer whose caller saw the same one, and counted per
  * uid: a user makes as many mount namespaces as it likes, umbrellad holds two
- * descriptors for each. Every pass reads the whole mountinfo: a mount uncovered since
- * (the one above it unmounted) is reached then, and a mount id that the kernel reused
- * for a new mount between two passes is not taken for the old one.
+ * descriptors for each. Every pass reads the whole mountinfo, once: a mount uncovered
+ * since (the one above it unmounted) is reached then, and a mount id that the kernel
+ * reused for a new mount between two passes is not taken for the old one. A pass does
+ * at most MOUNT_BUDGET_STEPS of work (lines read, names looked up: mount-guard.h).
  *
  * A pass is not made at each change but put in a queue: any user can mount and unmount
  * in a loop in a namespace of its own (or with fusermount in the system's), and a pass

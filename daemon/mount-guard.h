@@ -134,8 +134,11 @@ int mount_guard_check(const struct mount_guard *g, int fd);
  * ("": @dir_fd itself) as O_PATH, one name at a time, through no symbolic link and not out of @dir_fd,
  * checking each directory it looks a name up in first (mount_guard_check()).
  *
+ * Each name is a step of the budget (MOUNT_BUDGET_STEPS).
+ *
  * Return: the descriptor, or -errno: -EREMOTEIO as mount_guard_check(), -ENOENT,
- * -EXDEV or -ELOOP as openat2() with RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS tells them.
+ * -EXDEV or -ELOOP as openat2() with RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS tells them,
+ * -MOUNT_BUDGET_ERRNO past the budget.
  */
 int mount_guard_openat(const struct mount_guard *g, int dir_fd, const char *path);
 
@@ -147,7 +150,8 @@ int mount_guard_openat(const struct mount_guard *g, int dir_fd, const char *path
  * the walk finds before it looks in or at it (mount_guard_check()).
  *
  * Return: the descriptor, or -errno: -EREMOTEIO as mount_guard_check(), -ELOOP past 40
- * symbolic links, -ENAMETOOLONG past 64 directories deep, or as openat2() tells.
+ * symbolic links, -ENAMETOOLONG past 64 directories deep, -MOUNT_BUDGET_ERRNO past the
+ * budget (each name a step, when the guard is active), or as openat2() tells.
  */
 int mount_guard_open_in_root(const struct mount_guard *g, int root, const char *path);
 
