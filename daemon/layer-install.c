@@ -446,8 +446,6 @@ static int install_fs(struct install *in, const struct umb_item *item, size_t fs
 			       item->path);
 	if (r == -EREMOTEIO && ret_error && !*ret_error)
 		(void)asprintf(ret_error, "fs:%s: refused: %s", item->path, MOUNT_GUARD_WHY);
-	if (r == -MOUNT_BUDGET_ERRNO && ret_error && !*ret_error)
-		*ret_error = mount_guard_budget_text(&in->guard, item->path);
 	return r;
 }
 
@@ -573,6 +571,8 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 			layer.fs_access |= item->fs_access;
 			layer.fs_rule_count++;
 			ret = install_fs(&in, item, fs_index++, ret_error);
+			if (ret == -MOUNT_BUDGET_ERRNO && ret_error && !*ret_error)
+				*ret_error = mount_guard_budget_text(&in.guard, item->path);
 			if (ret < 0 && ret_error && !*ret_error)
 				(void)asprintf(ret_error, "fs:%s: %s", item->path,
 					       ret == -E2BIG ? "the rule map is full (it frees up "
