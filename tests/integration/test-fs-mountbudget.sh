@@ -17,18 +17,20 @@ trap vm_cleanup EXIT
 chmod 755 "$tmp"
 py=/usr/bin/python3
 # Levels of the chain: its cube over 6 (~220,000 names looked up) is past
-# MOUNT_BUDGET_STEPS (65536) with a wide margin; 110 bind mounts are quick to make.
-levels=110
+# MOUNT_BUDGET_STEPS (65536) with a wide margin; and leaves: bind mounts side by side at
+# its bottom, each looked up from every level (the old code read the whole mountinfo
+# again for each, and stalled for minutes). Quick to make.
+levels=110 leaves=400
 
-# argv: libumbrella base levels. Runs as the user, in its namespace: a tmpfs on base, a
-# chain base/d/d/... of LEVELS directories, each with a bind mount of itself, a file f
-# at the bottom and base/open; then one umb_rfork() with an fs rule on each level. Prints
+# argv: libumbrella base levels leaves. Runs as the user, in its namespace: a tmpfs on
+# base, a chain base/d/d/... of LEVELS directories, each with a bind mount of itself,
+# LEAVES directories with one each at its bottom, a file f there and base/open; then one umb_rfork() with an fs rule on each level. Prints
 # "rfork: ERRNO-NAME: umb_last_error()", or the child's "f=denied|read open=...".
 cat >"$tmp/chain.py" <<'PY'
 import ctypes, errno, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 lib = ctypes.CDLL(sys.argv[1], use_errno=True)
-base, n = sys.argv[2], int(sys.argv[3])
+base, n, leaves = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 def mount(src, dst, fstype, flags):
     if libc.mount(src.encode(), dst.encode(), fstype, flags, None):
         sys.exit("mount %s: %s" % (dst, os.strerror(ctypes.get_errno())))
@@ -39,6 +41,9 @@ for _ in range(n):
     os.mkdir(p)
     mount(p, p, None, 4096) # MS_BIND
     levels.append(p)
+for i in range(leaves):
+    os.mkdir("%s/%d" % (p, i))
+    mount("%s/%d" % (p, i), "%s/%d" % (p, i), None, 4096)
 for path, text in ((p + "/f", "secret"), (base + "/open", "fine")):
     with open(path, "w") as f:
         f.write(text)
@@ -70,25 +75,25 @@ PY
 chmod 644 "$tmp/chain.py"
 lib=$build/libumbrella/libumbrella.so.0
 
-# chain NAME LEVELS: chain.py as user 65534 in a namespace of its own, on $tmp/NAME;
+# chain NAME LEVELS LEAVES: chain.py as user 65534 in a namespace of its own, on $tmp/NAME;
 # at most 120 s (the old code held umbrellad for minutes). Its output in $out.
 chain() {
 	mkdir -p "$tmp/$1"
 	out=$(timeout 120 setpriv --reuid 65534 --regid 65534 --clear-groups unshare -Urm \
-		"$py" "$tmp/chain.py" "$lib" "$tmp/$1" "$2" 2>&1)
+		"$py" "$tmp/chain.py" "$lib" "$tmp/$1" "$2" "$3" 2>&1)
 }
 
 check_start "$tmp/umbrellad.log" "umbrellad starts and listens"
 chmod 755 "$(dirname "$UMBRELLA_SOCKET")"
 
-chain small 4
+chain small 4 2
 [ "$out" = "f=denied open=allowed" ] || [ "$out" = "f=denied open=read:fine" ]
-check $? "a user's chain of 4 bind mounts, a rule on each level: its layer denies f, reads open"
+check $? "a user's chain of 4 bind mounts and 2 leaves, a rule on each level: its layer denies f, reads open"
 
-chain big "$levels"
+chain big "$levels" "$leaves"
 echo "# $out"
 [[ "$out" == "rfork: E2BIG: "*"past umbrellad's budget for one request"* ]]
-check $? "the same chain with $levels levels: its request fails with E2BIG, the message names the budget"
+check $? "the same with $levels levels and $leaves leaves: its request fails with E2BIG, the message names the budget"
 
 mkdir -p "$tmp/root" && echo secret >"$tmp/root/secret" && echo fine >"$tmp/root/open"
 out=$(timeout 60 "$cli" run -r "fs:$tmp/root/secret" -- \
