@@ -56,7 +56,9 @@ int main(int argc, char **argv)
 		close(fd);
 	}
 	printf("%d rules, %u mount roots: %s, %.3f s\n", argc - 2, roots,
-	       r == -MOUNT_BUDGET_ERRNO ? "past the budget" : r < 0 ? strerror(-r) : "ok",
+	       r == -MOUNT_BUDGET_ERRNO ? "past the budget" :
+	       r < 0			? strerror(-r) :
+					  "ok",
 	       (double)(now_usec() - start) / 1e6);
 	mount_guard_close(&guard);
 	return r < 0 && r != -MOUNT_BUDGET_ERRNO;
