@@ -755,10 +755,10 @@ static int probe_reach(void *arg)
 	case REACH_SYMLINK:
 		r = symlink(op->path, op->path2);
 		break;
-	case REACH_BIND: /* a unix stream socket bound at op->path */
+	case REACH_BIND: /* a unix stream socket bound at op->path, then the name freed */
 		r = unix_bound(op->path, SOCK_STREAM);
 		if (r >= 0)
-			r = close(r);
+			r = close(r) < 0 || unlink(op->path) < 0 ? -1 : 0;
 		break;
 	case REACH_READLINK:
 		r = readlink(op->path, buf, sizeof(buf)) < 0 ? -1 : 0;
