@@ -34,8 +34,9 @@
  *   lsm/path_mknod, path_mkdir, path_symlink
  *                           w: the new name in its directory, then the directory
  *                           (path_mknod also sees open(O_CREAT) of a new file);
- *                           path_symlink r too (a link planted at a name the task
- *                           may not read).
+ *                           path_symlink, and path_mknod of a socket (bind() of
+ *                           AF_UNIX), r too (a link or a service planted at a name
+ *                           the task may not read).
  *   lsm/path_link           w: the linked object, and the new name. With any rule,
  *                           whatever its modes, the new name must be covered by the
  *                           same rules as the old one (lib/reach.bpf.h).
@@ -498,7 +499,7 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 	     unsigned int dev, int ret)
 {
 	const struct umb_task_state *state;
-	__u32 type = mode & S_IFMT;
+	__u32 type = mode & S_IFMT, requested;
 
 	if (ret)
 		return ret;
@@ -510,10 +511,14 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 	 * no device. */
 	if ((type == S_IFCHR || type == S_IFBLK) && dev && umb_is_restricted(umb_current_state()))
 		return umb_scope_deny(UMB_HOOK_PATH_MKNOD, UMB_SCOPE_KERNEL, 0);
-	state = fs_state(UMB_FS_WRITE);
+	/* A socket (bind() of AF_UNIX) asks r too, as path_symlink: at a name a rule
+	 * denies r on, it would answer whoever connects there expecting another service.
+	 * A FIFO or a file is read through an open at the name, which the rules check. */
+	requested = type == S_IFSOCK ? UMB_FS_READ | UMB_FS_WRITE : UMB_FS_WRITE;
+	state = fs_state(requested);
 	if (!state)
 		return 0;
-	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_PATH_MKNOD);
+	return umb_fs_check(state, requested, dentry, dir->mnt, UMB_HOOK_PATH_MKNOD);
 }
 
 SEC("lsm/path_mkdir")

@@ -8,8 +8,9 @@
  * the names created in a directory), a file received over SCM_RIGHTS from an
  * unrestricted process, and unix sockets bound to a path (connect(2), sendto(2)), also
  * at the walk's limit of 64 levels. And the routes around rules without w: a hard
- * link or a rename out of a rule's reach, or planted at a name a rule covers, by a
- * user and by root (lib/reach.bpf.h); readlink(2) under r; inode flags under w.
+ * link or a rename out of a rule's reach, or planted at a name a rule covers (a unix
+ * socket bound there too), by a user and by root (lib/reach.bpf.h); readlink(2) under
+ * r; inode flags under w.
  *
  * The test process (unrestricted) sets each route up in a scratch tmpfs; a child that
  * carries the layer tries it. Every denial is EACCES, next to a positive control.
@@ -698,6 +699,7 @@ enum reach_op {
 	REACH_LINK,
 	REACH_RENAME,
 	REACH_SYMLINK,
+	REACH_BIND,
 	REACH_READLINK,
 	REACH_SETFLAGS,
 	REACH_FSSETXATTR
@@ -752,6 +754,11 @@ static int probe_reach(void *arg)
 		break;
 	case REACH_SYMLINK:
 		r = symlink(op->path, op->path2);
+		break;
+	case REACH_BIND: /* a unix stream socket bound at op->path, then the name freed */
+		r = unix_bound(op->path, SOCK_STREAM);
+		if (r >= 0)
+			r = close(r) < 0 || unlink(op->path) < 0 ? -1 : 0;
 		break;
 	case REACH_READLINK:
 		r = readlink(op->path, buf, sizeof(buf)) < 0 ? -1 : 0;
@@ -831,8 +838,9 @@ out:
  * Rules without w: under fs:rd:r (and :x) neither a user nor root may give what is in rd
  * a name outside it (a hard link, a rename of a file or a directory), nor, under a name
  * rule on nd/token that names nothing yet, plant a file of its own there (link, rename,
- * symlink) and read what a program writes there later. Beside each: the same operation
- * where no rule is, or within rd (the same rules at both names), works.
+ * symlink) and read what a program writes there later, or bind a unix socket there
+ * that a client connects to. Beside each: the same operation where no rule is, or
+ * within rd (the same rules at both names), works.
  */
 static void test_reach(struct umbrella_bpf *skel)
 {
@@ -934,6 +942,19 @@ static void test_reach(struct umbrella_bpf *skel)
 			  OP(FREE("mine"), .path2 = fs_path("%s/nd/sym", t),
 			     .flags = REACH_SYMLINK | AS_USER)),
 	       0, "fs:nd/token:r, a user: a symlink at nd/sym works");
+	/* A unix socket at nd/token would answer a client that expects another service. */
+	TAP_EQ(test_probe(skel, n, probe_reach,
+			  OP(fs_path("%s/nd/token", t), .flags = REACH_BIND | AS_USER)),
+	       EACCES,
+	       "fs:nd/token:r, a user: bind() of a unix socket at nd/token fails with EACCES");
+	TAP_EQ(test_probe(skel, n, probe_reach, OP(fs_path("%s/nd/token", t), .flags = REACH_BIND)),
+	       EACCES,
+	       "fs:nd/token:r, root: bind() of a unix socket at nd/token fails with EACCES");
+	TAP_EQ(test_probe(skel, n, probe_reach,
+			  OP(fs_path("%s/nd/sock", t), .flags = REACH_BIND | AS_USER)),
+	       0, "fs:nd/token:r, a user: bind() of a unix socket at nd/sock works");
+	TAP_EQ(test_probe(skel, n, probe_reach, OP(fs_path("%s/nd/sock2", t), .flags = REACH_BIND)),
+	       0, "fs:nd/token:r, root: bind() of a unix socket at nd/sock2 works");
 
 	/* readlink(2) tells the target: r. */
 	TAP_EQ(test_probe(skel, r, probe_reach, OP(RD("lnk"), .flags = REACH_READLINK | AS_USER)),
