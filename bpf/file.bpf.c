@@ -33,11 +33,17 @@
  *                           maps.bpf.h).
  *   lsm/path_mknod, path_mkdir, path_symlink
  *                           w: the new name in its directory, then the directory
- *                           (path_mknod also sees open(O_CREAT) of a new file).
- *   lsm/path_link           w: the linked object, and the new name.
+ *                           (path_mknod also sees open(O_CREAT) of a new file);
+ *                           path_symlink, and path_mknod of a socket (bind() of
+ *                           AF_UNIX), r too (a link or a service planted at a name
+ *                           the task may not read).
+ *   lsm/path_link           w: the linked object, and the new name. With any rule,
+ *                           whatever its modes, the new name must be covered by the
+ *                           same rules as the old one (lib/reach.bpf.h).
  *   lsm/path_unlink, path_rmdir
  *                           w: the object.
- *   lsm/path_rename         w: the object moved, the new name, the object replaced.
+ *   lsm/path_rename         w: the object moved, the new name, the object replaced;
+ *                           and as path_link, the same rules at both names.
  *                           With any fs rule, path_rename and path_rmdir also keep
  *                           the directories above a restricted path, and mount
  *                           points, where they are (lib/ancestors.bpf.h).
@@ -54,8 +60,9 @@
  *                           for the two signatures (6.3 added the idmap); umbrellad
  *                           loads the one the kernel has (daemon/bpf-open.c).
  *   lsm/inode_setxattr, inode_removexattr
- *                           w; lsm/inode_getxattr, inode_listxattr: r. Dentry only: the
- *                           walk stays on the object's file system.
+ *                           w; lsm/inode_getxattr, inode_listxattr, inode_readlink
+ *                           (a link's target): r. Dentry only: the walk stays on the
+ *                           object's file system.
  * Signed binaries (lib/verdict.bpf.h):
  *   lsm/mmap_file, file_mprotect
  *                           under "exec-unsigned", PROT_EXEC of a file needs a valid
@@ -110,12 +117,14 @@
 #include "lib/ancestors.bpf.h"
 #include "lib/backing.bpf.h"
 #include "lib/domain.bpf.h"
+#include "lib/fsattr.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/mount.bpf.h"
 #include "lib/path.bpf.h"
 #include "lib/protect-files.bpf.h"
 #include "lib/protect-pins.bpf.h"
 #include "lib/protect.bpf.h"
+#include "lib/reach.bpf.h"
 #include "lib/scope.bpf.h"
 #include "lib/verdict.bpf.h"
 
@@ -562,7 +571,7 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 	     unsigned int dev, int ret)
 {
 	const struct umb_task_state *state;
-	__u32 type = mode & S_IFMT;
+	__u32 type = mode & S_IFMT, requested;
 
 	if (ret)
 		return ret;
@@ -577,10 +586,14 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 	 * no device. */
 	if ((type == S_IFCHR || type == S_IFBLK) && dev && umb_is_restricted(umb_current_state()))
 		return umb_scope_deny(UMB_HOOK_PATH_MKNOD, UMB_SCOPE_KERNEL, 0);
-	state = fs_state(UMB_FS_WRITE);
+	/* A socket (bind() of AF_UNIX) asks r too, as path_symlink: at a name a rule
+	 * denies r on, it would answer whoever connects there expecting another service.
+	 * A FIFO or a file is read through an open at the name, which the rules check. */
+	requested = type == S_IFSOCK ? UMB_FS_READ | UMB_FS_WRITE : UMB_FS_WRITE;
+	state = fs_state(requested);
 	if (!state)
 		return 0;
-	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_PATH_MKNOD);
+	return umb_fs_check(state, requested, dentry, dir->mnt, UMB_HOOK_PATH_MKNOD);
 }
 
 SEC("lsm/path_mkdir")
@@ -610,10 +623,13 @@ int BPF_PROG(umb_path_symlink, const struct path *dir, struct dentry *dentry, co
 	ret = umb_protect_files(umb_current_state(), dentry, dir->mnt, UMB_HOOK_PATH_SYMLINK, true);
 	if (ret)
 		return ret;
-	state = fs_state(UMB_FS_WRITE);
+	/* r too: a link at a name a rule denies r on would point it at what the task may
+	 * read elsewhere (the plant of lib/reach.bpf.h). */
+	state = fs_state(UMB_FS_READ | UMB_FS_WRITE);
 	if (!state)
 		return 0;
-	return umb_fs_check(state, UMB_FS_WRITE, dentry, dir->mnt, UMB_HOOK_PATH_SYMLINK);
+	return umb_fs_check(state, UMB_FS_READ | UMB_FS_WRITE, dentry, dir->mnt,
+			    UMB_HOOK_PATH_SYMLINK);
 }
 
 SEC("lsm/path_link")
@@ -630,11 +646,14 @@ int BPF_PROG(umb_path_link, struct dentry *old_dentry, const struct path *new_di
 		ret = umb_protect_files(state, new_dentry, new_dir->mnt, UMB_HOOK_PATH_LINK, true);
 	if (ret)
 		return ret;
-	state = fs_state(UMB_FS_WRITE);
+	state = fs_state(UMB_FS_ALL);
 	if (!state)
 		return 0;
 	/* A hard link stays on its mount (EXDEV otherwise): the old dentry is under new_dir's
-	 * mount too. */
+	 * mount too. With any rule, the new name must be covered as the old one (reach.bpf.h). */
+	ret = umb_fs_reach_check(state, old_dentry, new_dentry, new_dir->mnt, UMB_HOOK_PATH_LINK);
+	if (ret || !(state->fs_access & UMB_FS_WRITE))
+		return ret;
 	ret = umb_fs_check(state, UMB_FS_WRITE, old_dentry, new_dir->mnt, UMB_HOOK_PATH_LINK);
 	if (ret)
 		return ret;
@@ -709,6 +728,11 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 	ret = umb_fs_ancestor_check(state, old_dentry, old_dir->mnt, UMB_HOOK_PATH_RENAME);
 	if (!ret)
 		ret = umb_fs_ancestor_check(state, new_dentry, new_dir->mnt, UMB_HOOK_PATH_RENAME);
+	/* Whatever the modes: the new name covered as the old one (lib/reach.bpf.h; a rename
+	 * stays on its mount, EXDEV otherwise). */
+	if (!ret)
+		ret = umb_fs_reach_check(state, old_dentry, new_dentry, new_dir->mnt,
+					 UMB_HOOK_PATH_RENAME);
 	if (ret || !(state->fs_access & UMB_FS_WRITE))
 		return ret;
 	/* The object moved (and its old name). */
@@ -885,6 +909,33 @@ int BPF_PROG(umb_inode_listxattr, struct dentry *dentry, int ret)
 	if (!state)
 		return 0;
 	return umb_fs_check(state, UMB_FS_READ, dentry, NULL, UMB_HOOK_INODE_LISTXATTR);
+}
+
+/* lib/fsattr.bpf.h (proc.bpf.c's file_ioctl programs): global, so that the walk's record
+ * is built here. */
+__noinline int umb_fs_write_denied(__u64 dentry, __u64 mnt, __u32 hook)
+{
+	const struct umb_task_state *state = fs_state(UMB_FS_WRITE);
+
+	if (!state)
+		return 0;
+	return umb_fs_check_number(state, UMB_FS_WRITE, (const struct dentry *)dentry,
+				   (const struct vfsmount *)mnt, hook) != 0;
+}
+
+/* readlink(2) tells the link's target: r, as reading a file does. No mount: the walk
+ * stays on the link's file system, as the xattr hooks'. */
+SEC("lsm/inode_readlink")
+int BPF_PROG(umb_inode_readlink, struct dentry *dentry, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = fs_state(UMB_FS_READ);
+	if (!state)
+		return 0;
+	return umb_fs_check(state, UMB_FS_READ, dentry, NULL, UMB_HOOK_INODE_READLINK);
 }
 
 /* mount(2) flags (include/uapi/linux/mount.h) */

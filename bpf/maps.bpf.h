@@ -160,12 +160,26 @@ UMB_MAP struct {
 
 /*
  * umb_events: denial records (struct umb_event) for umbrellad. Writers: every hook
- * (lib/audit.bpf.h). Full: the record is dropped and counted in umb_stats.
+ * (lib/audit.bpf.h), each record within its uid's budget (umb_event_budget). Full: the
+ * record is dropped and counted in umb_stats and for its uid.
  */
 UMB_MAP struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);
+	__uint(max_entries, UMB_EVENTS_RING_SIZE);
 } umb_events SEC(".maps");
+
+/*
+ * umb_event_budget: uid -> struct umb_event_budget, each uid's budget of records on
+ * umb_events and its dropped count (bpf-abi.h). Writer: lib/audit.bpf.h, at denials
+ * only. Readers: umbrellad, umbrella-cli. LRU: a uid that made no denial while
+ * UMB_EVENT_BUDGET_UIDS others did gives its entry up (its budget was whole again).
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, UMB_EVENT_BUDGET_UIDS);
+	__type(key, __u32);
+	__type(value, struct umb_event_budget);
+} umb_event_budget SEC(".maps");
 
 /*
  * umb_verdicts: the exec verdict of a file (struct umb_verdict), in the file's inode

@@ -13,9 +13,10 @@
  *   lsm/file_ioctl_compat      and the signal or async mode only of a file the task
  *                              owns (see may_own_sigio() for why not the whole domain).
  *                              Any restricted task: no TIOCSTI, TIOCLINUX (the scope,
- *                              lib/scope.bpf.h); no inode flags (chattr +i) on
- *                              Umbrella's files (lib/protect-files.bpf.h). The compat
- *                              hook exists since 6.8.
+ *                              lib/scope.bpf.h); no inode-flag ioctls (chattr +i,
+ *                              lib/fsattr.bpf.h) on Umbrella's files
+ *                              (lib/protect-files.bpf.h). fs rules: those ioctls ask w.
+ *                              The compat hook exists since 6.8.
  *   lsm/file_send_sigiotask    no SIGIO/SIGURG ever reaches umbrellad.
  *   lsm/ptrace_access_check    the scope of every restricted task: PTRACE_ATTACH/SEIZE,
  *   lsm/ptrace_traceme         process_vm_readv/writev, /proc/PID/mem, pidfd_getfd and
@@ -44,6 +45,7 @@
 #include "maps.bpf.h"
 #include "lib/audit.bpf.h"
 #include "lib/domain.bpf.h"
+#include "lib/fsattr.bpf.h"
 #include "lib/layers.bpf.h"
 #include "lib/protect.bpf.h"
 #include "lib/scope.bpf.h"
@@ -265,33 +267,28 @@ int BPF_PROG(umb_file_fcntl, struct file *file, unsigned int cmd, unsigned long 
 }
 
 /* The verdict on ioctl(2) @cmd of @file, recorded as @hook: the scope's terminal rule
- * for every restricted task, and the SIGIO route of "signal". */
-/* The inode flags and the extended attributes of struct fsxattr (chattr, xfs_io), which
- * reach no setattr hook: FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR. */
-#define UMB_FS_IOC_SETFLAGS   0x40086602U
-#define UMB_FS_IOC32_SETFLAGS 0x40046602U
-#define UMB_FS_IOC_FSSETXATTR 0x401c5820U
-
+ * for every restricted task, Umbrella's own files and the fs rules' w on inode flags, and
+ * the SIGIO route of "signal". */
 static __always_inline int file_ioctl(struct file *file, unsigned int cmd, __u32 hook)
 {
 	const struct umb_task_state *state;
+	int ret;
 
-	/* Umbrella's own files: "chattr +i" would keep root from its configuration, "-i" or
-	 * "+a" undo what root set (lib/protect-files.bpf.h). */
-	if (cmd == UMB_FS_IOC_SETFLAGS || cmd == UMB_FS_IOC32_SETFLAGS ||
-	    cmd == UMB_FS_IOC_FSSETXATTR) {
-		if (umb_is_restricted(umb_current_state()) &&
-		    umb_protect_files_ask((__u64)file->f_path.dentry, false))
-			return umb_deny_strict(hook, 0, UMB_ITEM_SELF, 0, 0);
-		return 0;
-	}
-	if (!umb_is_injecting_ioctl(cmd) && cmd != FIOSETOWN && cmd != SIOCSPGRP && cmd != FIOASYNC)
+	if (!umb_is_injecting_ioctl(cmd) && cmd != FIOSETOWN && cmd != SIOCSPGRP &&
+	    cmd != FIOASYNC && !umb_is_fsattr_ioctl(cmd))
 		return 0;
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
 		return 0;
+	/* Umbrella's own files: "chattr +i" would keep root from its configuration, "-i" or
+	 * "+a" undo what root set, verity or encryption seal them (lib/protect-files.bpf.h). */
+	if (umb_is_fsattr_ioctl(cmd) && umb_protect_files_ask((__u64)file->f_path.dentry, false))
+		return umb_deny_strict(hook, 0, UMB_ITEM_SELF, 0, 0);
 	if (umb_is_injecting_ioctl(cmd))
 		return umb_scope_deny(hook, UMB_SCOPE_TERMINAL, 0);
+	ret = umb_fs_ioctl_check(state, file, cmd, hook); /* inode flags: w (lib/fsattr.bpf.h) */
+	if (ret || umb_is_fsattr_ioctl(cmd))
+		return ret;
 	if (!(state->denied_caps & UMB_CR_SIGNAL))
 		return 0;
 	if (cmd != FIOASYNC || !may_own_sigio(file, false, 0))

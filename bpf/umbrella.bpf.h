@@ -40,6 +40,7 @@
 #define S_IFDIR		0040000
 #define S_IFCHR		0020000
 #define S_IFBLK		0060000
+#define S_IFSOCK	0140000
 
 /*
  * Kernel fields read through CO-RE (keep this list complete, so a kernel upgrade can

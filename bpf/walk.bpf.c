@@ -148,6 +148,53 @@ __noinline __u64 umb_fs_level_match(const struct umb_task_state *state, __u32 de
 }
 
 /*
+ * umb_fs_names_ruled() - (walk.bpf.h) One lookup per fs layer of the task, and the two
+ * names hashed only where a layer restricts names in @dir.
+ */
+__noinline __u32 umb_fs_names_ruled(const struct umb_task_state *state, __u64 dir, __u64 a, __u64 b)
+{
+	const struct inode *inode;
+	__u64 hash_a = 0, hash_b = 0;
+	__u32 dev, found = 0;
+	__u64 ino;
+
+	if (!state || !dir || !a || !b)
+		return UMB_NAMES_ENFORCING;
+	inode = BPF_CORE_READ((struct dentry *)dir, d_inode);
+	if (!inode)
+		return UMB_NAMES_ENFORCING;
+	dev = BPF_CORE_READ((struct dentry *)dir, d_sb, s_dev);
+	ino = BPF_CORE_READ(inode, i_ino);
+	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
+		struct umb_fs_name_key key = { .dir = { .dev = dev, .ino = ino } };
+		const struct umb_fs_rule *rule;
+
+		if (i >= state->layer_count)
+			break;
+		if (!(state->fs_layers & (1U << i)))
+			continue;
+		key.dir.layer = state->layers[i];
+		rule = bpf_map_lookup_elem(&umb_fs_inodes, &key.dir);
+		if (!rule || !(rule->flags & UMB_FS_HAS_NAMES))
+			continue;
+		if (!hash_a) {
+			hash_a = umb_fs_name_hash(a);
+			hash_b = umb_fs_name_hash(b);
+		}
+		key.name_hash = hash_a;
+		rule = bpf_map_lookup_elem(&umb_fs_names, &key);
+		if (!rule) {
+			key.name_hash = hash_b;
+			rule = bpf_map_lookup_elem(&umb_fs_names, &key);
+		}
+		if (rule)
+			found |= umb_layer_permissive(key.dir.layer) ? UMB_NAMES_PERMISSIVE :
+								       UMB_NAMES_ENFORCING;
+	}
+	return found;
+}
+
+/*
  * umb_fs_unfinished_permissive() - (walk.bpf.h) Global, as the walk: inlined at each
  * walk of a hook, its loop over the layers was checked once per call site.
  */

@@ -26,6 +26,11 @@
 /* umb_fs_level_match(): the match is a permissive layer's (UMB_LAYER_PERMISSIVE). */
 #define UMB_MATCH_PERMISSIVE (1ULL << 63)
 
+/* In umb_walk.requested, beside the UMB_FS_* asked: the walk stops at the first level
+ * where a rule of any layer matches, a permissive layer's too (lib/reach.bpf.h, which
+ * compares where two walks stop). No rule's access has this bit. */
+#define UMB_FS_WALK_FIRST (1U << 31)
+
 /* Longest name a dentry holds (NAME_MAX). */
 #define UMB_NAME_MAX 255
 
@@ -103,11 +108,23 @@ extern int umb_fs_walk_up(struct umb_walk *w, const struct umb_task_state *state
  * unreadable. */
 extern __u64 umb_fs_name_hash(__u64 dentry);
 
+/* umb_fs_names_ruled(): a name rule of an enforcing layer, of a permissive one. */
+#define UMB_NAMES_ENFORCING  1
+#define UMB_NAMES_PERMISSIVE 2
+
+/*
+ * umb_fs_names_ruled() - whether a layer of @state has a name rule (umb_fs_names) in the
+ * directory @dir on the name of @a or of @b (struct dentry pointers as numbers), of any
+ * access (walk.bpf.c). Returns UMB_NAMES_ENFORCING and UMB_NAMES_PERMISSIVE or'ed, or 0;
+ * UMB_NAMES_ENFORCING when it cannot tell (no directory, no name: fail closed).
+ */
+extern __u32 umb_fs_names_ruled(const struct umb_task_state *state, __u64 dir, __u64 a, __u64 b);
+
 /*
  * umb_walk_match() - keeps in @w the match @match of umb_fs_level_match() (not 0).
  * Returns 1 when its layer enforces (the walk ends, denied), 0 when it only records
  * (the walk goes on: a layer further up may enforce, and its match then replaces this
- * one). Sets fields only: no decision here reads @w (Linux 6.1's bpf_loop() callback
+ * one); 1 for any match with UMB_FS_WALK_FIRST. Sets fields only: no decision here reads @w (Linux 6.1's bpf_loop() callback
  * in lib/walk-typed.bpf.h).
  */
 static __always_inline int umb_walk_match(struct umb_walk *w, __u64 match)
@@ -115,7 +132,7 @@ static __always_inline int umb_walk_match(struct umb_walk *w, __u64 match)
 	w->deny_layer = (__u32)match;
 	w->deny_access = (match >> 32) & UMB_FS_ALL;
 	w->permissive = !!(match & UMB_MATCH_PERMISSIVE);
-	return !(match & UMB_MATCH_PERMISSIVE);
+	return !(match & UMB_MATCH_PERMISSIVE) || (w->requested & UMB_FS_WALK_FIRST);
 }
 
 /* The bitmap umb_fs_filter, or NULL (cannot happen: an array always has its entry). */

@@ -159,10 +159,12 @@ static void print_json(json_writer_t *w, sd_journal *j, enum entry_kind kind, ui
 	case ENTRY_SUPPRESSED:
 		jsonw_string_field(w, "type", "suppressed");
 		json_number_field(w, j, "count", UMB_FIELD_SUPPRESSED);
+		json_number_field(w, j, "uid", UMB_FIELD_UID);
 		break;
 	case ENTRY_DROPPED:
 		jsonw_string_field(w, "type", "dropped");
 		json_number_field(w, j, "count", UMB_FIELD_DROPPED);
+		json_number_field(w, j, "uid", UMB_FIELD_UID);
 		break;
 	case ENTRY_OTHER:
 		break;
@@ -175,7 +177,7 @@ static void print_json(json_writer_t *w, sd_journal *j, enum entry_kind kind, ui
 static void print_text(sd_journal *j, enum entry_kind kind, uint64_t usec)
 {
 	char stamp[64], pid[16], comm[64], hook[48], item[64], layer[16], object[512], n[32],
-		flag[8], safe_comm[CLI_PRINTABLE_SIZE(sizeof(comm))],
+		uid[16], flag[8], safe_comm[CLI_PRINTABLE_SIZE(sizeof(comm))],
 		safe_object[CLI_PRINTABLE_SIZE(sizeof(object))];
 
 #define F(field, buf) (entry_field(j, field, buf, sizeof(buf)) ?: "?")
@@ -192,12 +194,21 @@ static void print_text(sd_journal *j, enum entry_kind kind, uint64_t usec)
 									 "");
 		break;
 	case ENTRY_SUPPRESSED:
-		printf("%s -- %s denials not logged (rate limit)\n", stamp,
-		       F(UMB_FIELD_SUPPRESSED, n));
+		if (entry_field(j, UMB_FIELD_UID, uid, sizeof(uid)))
+			printf("%s -- %s denials of uid %s not logged (rate limit)\n", stamp,
+			       F(UMB_FIELD_SUPPRESSED, n), uid);
+		else
+			printf("%s -- %s denials not logged (rate limit)\n", stamp,
+			       F(UMB_FIELD_SUPPRESSED, n));
 		break;
 	case ENTRY_DROPPED:
-		printf("%s -- %s denial records dropped (ring buffer full)\n", stamp,
-		       F(UMB_FIELD_DROPPED, n));
+		if (entry_field(j, UMB_FIELD_UID, uid, sizeof(uid)))
+			printf("%s -- %s denial records of uid %s dropped (its budget, or ring "
+			       "buffer full)\n",
+			       stamp, F(UMB_FIELD_DROPPED, n), uid);
+		else
+			printf("%s -- %s denial records dropped (ring buffer full)\n", stamp,
+			       F(UMB_FIELD_DROPPED, n));
 		break;
 	case ENTRY_OTHER:
 		break;

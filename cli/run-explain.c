@@ -11,6 +11,7 @@
  * record says which access was denied ("fs:r"), the list says where.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,21 +201,36 @@ static void print_denial(struct run_explain *x, struct umb_denial *d)
 }
 
 /*
- * Reads the records waiting (all of them with @wait, until the end record or the
- * connection's end). Returns 1 once the end record came, 0 when none waits, -1 when
- * the connection ended without it.
+ * Reads the records waiting (with @wait, all of them until the end record or the
+ * connection's end, for at most DAEMON_SOCKET_TIMEOUT_SEC in all: a stalled umbrellad,
+ * or one that trickles records, must not keep run from returning CMD's status).
+ * Returns 1 once the end record came, 0 when none waits, -1 when the connection ended
+ * without it, -ETIMEDOUT when the wait ran out.
  */
 static int read_records(struct run_explain *x, bool wait, uint32_t *ret_dropped)
 {
+	uint64_t deadline = now_usec() + DAEMON_SOCKET_TIMEOUT_SEC * USEC_PER_SEC, now;
+	struct pollfd p = { .fd = x->fd, .events = POLLIN };
 	struct umb_denial d;
 	ssize_t n;
 
 	for (;;) {
-		n = recv(x->fd, &d, sizeof(d), wait ? 0 : MSG_DONTWAIT);
+		if (wait) {
+			now = now_usec();
+			if (now >= deadline)
+				return -ETIMEDOUT;
+			/* Rounded up: a wait cut short by rounding would spin. */
+			if (poll(&p, 1, (int)((deadline - now + 999) / 1000)) <= 0)
+				continue; /* EINTR, or the deadline: checked above */
+		}
+		n = recv(x->fd, &d, sizeof(d), MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n < 0 && errno == EAGAIN) {
+			if (wait)
+				continue;
 			return 0;
+		}
 		if (n <= 0)
 			return -1;
 		if (n != sizeof(d))
@@ -260,7 +276,12 @@ void run_explain_finish(struct run_explain *x)
 			"umbrella: %u more denial%s not passed on (too many at once), "
 			"see umbrella-cli events --layer %u\n",
 			dropped, dropped == 1 ? "" : "s", x->layer);
-	if (r < 0)
+	if (r == -ETIMEDOUT)
+		fprintf(stderr,
+			"umbrella: umbrellad did not end the list of denials within %d s: "
+			"some may be missing\n",
+			DAEMON_SOCKET_TIMEOUT_SEC);
+	else if (r < 0)
 		fprintf(stderr, "umbrella: umbrellad ended the list of denials early: "
 				"some may be missing\n");
 }

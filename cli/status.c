@@ -35,6 +35,9 @@
 #define VARIANT_SUFFIX "_noidmap"
 #define FS_RULES_MAX   65536 /* max_entries of umb_fs_inodes and umb_fs_names */
 
+/* The uids with the most records dropped that status shows. */
+#define STATUS_UIDS 8
+
 struct status {
 	bool pinned;	/* umb_meta exists: umbrellad has run */
 	int unreadable; /* -errno: this user cannot see the pins (not root) */
@@ -45,10 +48,54 @@ struct status {
 	__u32 layers;		       /* live layers in umb_layers */
 	__u32 inode_rules, name_rules; /* entries of umb_fs_inodes and umb_fs_names */
 	__u64 denials, dropped, releases_dropped;
+	/* The uids with the most records dropped (umb_event_budget), the most first */
+	struct uid_dropped {
+		__u32 uid;
+		__u64 dropped;
+	} uid_drops[STATUS_UIDS];
+	size_t uid_drop_count;
 	struct umb_meta meta;
 	const char *keyring_dir;
 	struct keyring *keyring; /* NULL if it could not be read (out of memory) */
 };
+
+/* Keeps the STATUS_UIDS uids of umb_event_budget with the most records dropped, in
+ * @s. A pin directory without the map (none is made before umbrellad starts) has none. */
+static int read_uid_drops(struct status *s)
+{
+	int fd = pinned_map_open_optional("umb_event_budget", sizeof(struct umb_event_budget));
+	struct umb_event_budget v;
+	__u32 key, *prev = NULL;
+
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	for (int i = 0; i < 2 * UMB_EVENT_BUDGET_UIDS; i++) {
+		size_t at;
+
+		if (bpf_map_get_next_key(fd, prev, &key) < 0)
+			break;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v) < 0 || !v.dropped)
+			continue;
+		/* Insertion into the short list, the most first (a restarted walk may
+		 * meet a uid twice: kept once). */
+		for (at = 0; at < s->uid_drop_count && s->uid_drops[at].uid != key; at++)
+			;
+		if (at < s->uid_drop_count)
+			continue;
+		for (at = s->uid_drop_count; at > 0 && s->uid_drops[at - 1].dropped < v.dropped;
+		     at--)
+			if (at < STATUS_UIDS)
+				s->uid_drops[at] = s->uid_drops[at - 1];
+		if (at < STATUS_UIDS) {
+			s->uid_drops[at] = (struct uid_dropped){ key, v.dropped };
+			if (s->uid_drop_count < STATUS_UIDS)
+				s->uid_drop_count++;
+		}
+	}
+	close(fd);
+	return 0;
+}
 
 static int name_compare(const void *a, const void *b)
 {
@@ -189,6 +236,8 @@ static int read_status(struct status *s)
 		r = pinned_stat_read(&m, UMB_STAT_DENIALS, &s->denials);
 	if (r == 0)
 		r = pinned_stat_read(&m, UMB_STAT_EVENTS_DROPPED, &s->dropped);
+	if (r == 0)
+		r = read_uid_drops(s);
 	pinned_maps_close(&m);
 	if (r < 0)
 		return r;
@@ -283,6 +332,16 @@ static void status_json(const struct status *s)
 	jsonw_end_object(jw);
 	jsonw_uint_field(jw, "denials", s->denials);
 	jsonw_uint_field(jw, "denials_dropped", s->dropped);
+	/* uid (as text: a JSON key) -> records dropped, the uids with the most */
+	jsonw_name(jw, "denials_dropped_by_uid");
+	jsonw_start_object(jw);
+	for (size_t i = 0; i < s->uid_drop_count; i++) {
+		char uid[16];
+
+		snprintf(uid, sizeof(uid), "%u", s->uid_drops[i].uid);
+		jsonw_uint_field(jw, uid, s->uid_drops[i].dropped);
+	}
+	jsonw_end_object(jw);
 	if (s->keyring) {
 		jsonw_name(jw, "keyring");
 		jsonw_start_object(jw);
@@ -394,8 +453,12 @@ static void status_text(const struct status *s)
 	       "(of %u each)\n",
 	       s->layers, UMB_LAYER_SLOTS, (unsigned long long)s->meta.layers_freed, s->inode_rules,
 	       s->name_rules, FS_RULES_MAX);
-	printf("denials: %llu (%llu not reported: ring buffer full)\n",
+	printf("denials: %llu (%llu not reported: over their uid's budget, or ring buffer "
+	       "full)\n",
 	       (unsigned long long)s->denials, (unsigned long long)s->dropped);
+	for (size_t i = 0; i < s->uid_drop_count; i++)
+		printf("  %llu records of uid %u dropped\n",
+		       (unsigned long long)s->uid_drops[i].dropped, s->uid_drops[i].uid);
 	keyring_text(s);
 }
 

@@ -2,8 +2,9 @@
 /*
  * umbrellad - denial records from the ring buffer (umb_events): each is described once,
  * as text, and goes to the connections that follow its layer (follow.c), to the recent
- * denials of its layer's uid (history.c) and to the journal (journal-writer.c). Records the ring buffer could not take are counted by the
- * BPF side (umb_stats) and reported here.
+ * denials of its layer's uid (history.c) and to the journal (journal-writer.c). Records
+ * the BPF side dropped (beyond their uid's budget, or the ring buffer full) are counted
+ * there, in all (umb_stats) and per uid (umb_event_budget), and reported here.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -48,13 +49,23 @@
  */
 #define RECORDS_PER_TURN 256
 
+/* A uid's dropped count (struct umb_event_budget.dropped). */
+struct uid_drops {
+	__u32 uid;
+	__u64 dropped;
+};
+
 /* The loop's sources (events_attach()); one reader per process. */
 static struct {
 	struct ring_buffer *rb;
-	int stats_fd;
+	int stats_fd, budget_fd;
 	sd_event_source *ready, *tick;
 	unsigned int turn_left; /* records the current ring may still give this turn */
-} attached = { .stats_fd = -1 };
+	__u64 reported;		/* drops written to the journal, of all uids */
+	/* The dropped counts of umb_event_budget as last written, by uid */
+	struct uid_drops seen[UMB_EVENT_BUDGET_UIDS];
+	size_t nseen;
+} attached = { .stats_fd = -1, .budget_fd = -1 };
 
 int events_record_read(void)
 {
@@ -205,7 +216,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (follow_any(sinks->follows))
 		follow_denial(sinks->follows, &d);
 	history_record(sinks, &d);
-	if (journal_denial_within_limit())
+	if (journal_denial_within_limit(e->uid))
 		journal_write_denial(e, &t);
 	return events_record_read();
 }
@@ -215,9 +226,61 @@ struct ring_buffer *events_open(int ringbuf_fd, struct event_sinks *sinks)
 	return ring_buffer__new(ringbuf_fd, on_event, sinks, NULL);
 }
 
+static int uid_drops_cmp(const void *a, const void *b)
+{
+	const struct uid_drops *x = a, *y = b;
+
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/*
+ * Writes each uid's records dropped since the last look (umb_event_budget), and
+ * returns their sum. An entry whose count is below what was written was evicted and
+ * made again since: all of its count is new. Its previous entry's count since the last
+ * look is lost, and shows in the total (events_report_drops()).
+ */
+static __u64 report_uid_drops(void)
+{
+	static struct uid_drops now[UMB_EVENT_BUDGET_UIDS];
+	struct umb_event_budget v;
+	__u32 key, next, *prev = NULL;
+	size_t n = 0;
+	__u64 sum = 0;
+
+	if (attached.budget_fd < 0)
+		return 0;
+	/* Bounded: an entry deleted under the walk restarts it (the LRU evicts). */
+	for (int i = 0; i < 2 * UMB_EVENT_BUDGET_UIDS && n < UMB_EVENT_BUDGET_UIDS; i++) {
+		if (bpf_map_get_next_key(attached.budget_fd, prev, &next) < 0)
+			break;
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(attached.budget_fd, &key, &v) == 0 && v.dropped)
+			now[n++] = (struct uid_drops){ .uid = key, .dropped = v.dropped };
+	}
+	qsort(now, n, sizeof(*now), uid_drops_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const struct uid_drops *was;
+		__u64 d;
+
+		if (i && now[i].uid == now[i - 1].uid)
+			continue; /* met twice by a restarted walk */
+		was = bsearch(&now[i], attached.seen, attached.nseen, sizeof(*was), uid_drops_cmp);
+		d = was && was->dropped <= now[i].dropped ? now[i].dropped - was->dropped :
+							    now[i].dropped;
+		if (d) {
+			journal_write_dropped(true, now[i].uid, d);
+			sum += d;
+		}
+	}
+	/* Uids no longer in the map are forgotten: a new entry's count starts at 0. */
+	memcpy(attached.seen, now, n * sizeof(*now));
+	attached.nseen = n;
+	return sum;
+}
+
 void events_report_drops(int stats_fd)
 {
-	static __u64 reported;
 	int ncpus = libbpf_num_possible_cpus();
 	__u32 key = UMB_STAT_EVENTS_DROPPED;
 	__u64 total = 0, *values;
@@ -227,19 +290,27 @@ void events_report_drops(int stats_fd)
 	values = calloc(ncpus, sizeof(*values));
 	if (!values)
 		return;
+	/* The total first: the BPF side counts a drop for its uid before it counts it in
+	 * the total, so the uids' counts read after it cover it. */
 	if (bpf_map_lookup_elem(stats_fd, &key, values) == 0) {
 		for (int i = 0; i < ncpus; i++)
 			total += values[i];
-		if (total > reported) {
-			journal_write_dropped(total - reported);
-			reported = total;
+		if (total > attached.reported) {
+			attached.reported += report_uid_drops();
+			/* What no uid's count explains: an evicted entry's, or a record with
+			 * no entry to count it in. */
+			if (total > attached.reported) {
+				journal_write_dropped(false, 0, total - attached.reported);
+				attached.reported = total;
+			}
 		}
 	}
 	free(values);
 }
 
-/* Records wait in the ring buffer(s): read a turn's worth of each (RECORDS_PER_TURN),
- * then say what was dropped. */
+/* Records wait in the ring buffer(s): read a turn's worth of each (RECORDS_PER_TURN).
+ * What was dropped is said at the tick: the look at every uid's count is not for each
+ * turn of a flood. */
 static int on_records(_unused_ sd_event_source *s, _unused_ int fd, _unused_ uint32_t revents,
 		      _unused_ void *userdata)
 {
@@ -249,7 +320,6 @@ static int on_records(_unused_ sd_event_source *s, _unused_ int fd, _unused_ uin
 		attached.turn_left = RECORDS_PER_TURN;
 		(void)ring__consume(ring);
 	}
-	events_report_drops(attached.stats_fd);
 	return 0;
 }
 
@@ -265,12 +335,13 @@ static int on_tick(sd_event_source *s, _unused_ uint64_t usec, _unused_ void *us
 	return 0;
 }
 
-int events_attach(struct ring_buffer *rb, int stats_fd, sd_event *e)
+int events_attach(struct ring_buffer *rb, int stats_fd, int budget_fd, sd_event *e)
 {
 	int r;
 
 	attached.rb = rb;
 	attached.stats_fd = stats_fd;
+	attached.budget_fd = budget_fd;
 	r = event_add_io(e, &attached.ready, ring_buffer__epoll_fd(rb), EPOLLIN, PRIORITY_WORK,
 			 on_records, NULL);
 	if (r < 0)

@@ -43,18 +43,20 @@ const char *event_item_text(const struct umb_event *e, char *buf, size_t size);
  * until the next turn, events.c). */
 int events_record_read(void);
 
-/* Writes the count of records dropped since the last call (umb_stats) to the journal,
- * so that no drop goes unnoticed. */
+/* Writes the count of records dropped since the last call to the journal, so that no
+ * drop goes unnoticed: per uid (umb_event_budget), and what no uid's count explains
+ * (umb_stats, @stats_fd). */
 void events_report_drops(int stats_fd);
 
 /*
  * events_attach() - read @rb (events_open()'s, with any ring buffer added to it) from
  * the loop @e whenever records wait (at PRIORITY_WORK, event-priority.h: a flood of
  * denials takes turns with the requests), and every second write what was dropped
- * (umb_stats, @stats_fd) and what the rate limit suppressed. events_detach() stops.
+ * (umb_stats, @stats_fd; per uid, umb_event_budget, @budget_fd, -1: none) and what the
+ * rate limit suppressed. events_detach() stops.
  * Return: 0 or -errno (logged).
  */
-int events_attach(struct ring_buffer *rb, int stats_fd, sd_event *e);
+int events_attach(struct ring_buffer *rb, int stats_fd, int budget_fd, sd_event *e);
 void events_detach(void);
 
 #endif /* UMBRELLA_EVENTS_H */

@@ -9,8 +9,8 @@
  * "unshare -Urm"). So D's rule goes on the roots of the mounts below D too
  * (layer-install.c): the walk from any copy of them reaches that root.
  *
- * The mounts are read from the caller's /proc/PID/mountinfo, whose mount points are
- * paths as the caller sees them, as D is. Each root is opened from the caller's own
+ * The mounts are read from the caller's /proc/PID/mountinfo, once per request for all
+ * its rules (mount-guard.h), whose mount points are paths as the caller sees them, as D is. Each root is opened from the caller's own
  * descriptor of D, beneath it and through no symbolic link (not through /proc/PID/root:
  * the caller's descriptor already is its view, and needs no ptrace access to the
  * caller), and checked to be that mount (by its id), not one mounted over it. Each
@@ -19,16 +19,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fdinfo.h"
 #include "fs-mounts.h"
 #include "mount-guard.h"
-#include "mountinfo.h"
 
 /* The mount id of descriptor @fd (its fdinfo's mnt_id), or -errno. */
 static int fd_mount_id(int fd)
@@ -49,34 +45,24 @@ bool fs_mount_point_below(const char *point, const char *dir)
 	return !strncmp(point, dir, len) && point[len] == '/';
 }
 
-int fs_mounts_below(int peer, const struct mount_guard *guard, int dir_fd, const char *dir,
+int fs_mounts_below(const struct mount_guard *guard, int dir_fd, const char *dir,
 		    int (*fn)(int fd, void *arg), void *arg)
 {
-	size_t size = 0, skip = strcmp(dir, "/") ? strlen(dir) + 1 : 1;
-	char info[64], point[PATH_MAX], *line = NULL;
-	int ret = 0;
-	FILE *f;
+	size_t count = 0, skip = strcmp(dir, "/") ? strlen(dir) + 1 : 1;
+	const struct mount_entry *mounts = NULL;
+	int ret;
 
-	if (peer > 0)
-		snprintf(info, sizeof(info), "/proc/%d/mountinfo", peer);
-	else
-		snprintf(info, sizeof(info), "/proc/self/mountinfo");
-	f = fopen(info, "re");
-	if (!f)
-		return -errno;
-	while (ret == 0 && getline(&line, &size, f) > 0) {
-		int id, parent, fd, fd_id;
-		char fmt[32];
+	/* The request's one read of the caller's mounts, for all its rules. */
+	ret = mount_guard_mounts(guard, &mounts, &count);
+	for (size_t i = 0; ret == 0 && i < count; i++) {
+		const struct mount_entry *m = &mounts[i];
+		int fd, fd_id;
 
-		/* id parent major:minor root mount-point ... */
-		snprintf(fmt, sizeof(fmt), "%%d %%d %%*s %%*s %%%ds", PATH_MAX - 1);
-		if (sscanf(line, fmt, &id, &parent, point) != 3)
+		if (!m->point || !fs_mount_point_below(m->point, dir))
 			continue;
-		mountinfo_unescape(point);
-		if (!fs_mount_point_below(point, dir))
-			continue;
-		/* The mount point relative to D: "sub" of "D/sub". */
-		fd = mount_guard_openat(guard, dir_fd, point + skip);
+		/* The mount point relative to D: "sub" of "D/sub". Its names are steps of
+		 * the request's budget (mount-guard.h). */
+		fd = mount_guard_openat(guard, dir_fd, m->point + skip);
 		if (fd < 0) {
 			if (fd == -ENOENT || fd == -EXDEV || fd == -ELOOP)
 				continue; /* unmounted or renamed meanwhile: not the caller's D/sub */
@@ -86,12 +72,10 @@ int fs_mounts_below(int peer, const struct mount_guard *guard, int dir_fd, const
 		fd_id = fd_mount_id(fd);
 		if (fd_id < 0)
 			ret = fd_id;
-		else if (fd_id == id)
+		else if (fd_id == m->id)
 			ret = fn(fd, arg);
 		/* else a mount over it, or a mount point moved: not this mount's root */
 		close(fd);
 	}
-	free(line);
-	fclose(f);
 	return ret;
 }

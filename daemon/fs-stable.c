@@ -80,10 +80,11 @@ typedef int (*level_fn)(void *arg, int fd, uint64_t ino, bool object);
  * namespace (where ".." is the directory itself). @object: @start is the rule's
  * object, whose directory is @dir_fd (or -1).
  */
-static int climb(int start, bool object, int dir_fd, int peer, uint32_t sb_dev, level_fn fn,
-		 void *arg)
+static int climb(int start, bool object, int dir_fd, const struct mount_guard *g, int peer,
+		 uint32_t sb_dev, level_fn fn, void *arg)
 {
 	uint64_t ino, below = 0;
+	struct mount_entry m;
 	uint32_t dev;
 	int fd, parent, r = 0;
 
@@ -93,9 +94,13 @@ static int climb(int start, bool object, int dir_fd, int peer, uint32_t sb_dev, 
 	for (unsigned int level = 0; level < LEVELS_MAX; level++) {
 		bool obj = level == 0 && object;
 
-		r = umb_kernel_inode(fd, peer, &dev, &ino);
+		/* A deep path is the caller's to make: each level a step (mount-guard.h). */
+		r = mount_guard_step(g, 1);
+		if (r == 0)
+			r = mount_guard_mount(g, fd, peer, &m, &ino);
 		if (r < 0)
 			break;
+		dev = m.dev;
 		if (dev != sb_dev || (level && ino == below))
 			break; /* another file system, or ".." of a root */
 		r = fn(arg, fd, ino, obj);
@@ -178,14 +183,14 @@ static bool all_digits(const char *s)
 }
 
 /* A rule's inodes on procfs, from @start up to the proc root. */
-static int proc_stable(int start, bool object, int dir_fd, int peer, uint32_t sb_dev,
-		       const char *path, char **ret_error)
+static int proc_stable(int start, bool object, int dir_fd, const struct mount_guard *g, int peer,
+		       uint32_t sb_dev, const char *path, char **ret_error)
 {
 	struct proc_climb c = { .path = path, .ret_error = ret_error, .below_root_fd = -1 };
 	char name[NAME_MAX + 1];
 	int r;
 
-	r = climb(start, object, dir_fd, peer, sb_dev, proc_level, &c);
+	r = climb(start, object, dir_fd, g, peer, sb_dev, proc_level, &c);
 	if (r < 0)
 		goto out;
 	if (!c.reached_root) {
@@ -314,8 +319,8 @@ static int ovl_level(void *arg, int fd, uint64_t ino, bool object)
  * the root (pinned by the mount) takes the next number of the super block's own
  * counter at each instantiation (ovl_map_ino()); files keep their layer's number.
  */
-static int ovl_stable(int start, bool object, int dir_fd, int peer, uint32_t sb_dev,
-		      const char *path, char **ret_error)
+static int ovl_stable(int start, bool object, int dir_fd, const struct mount_guard *g, int peer,
+		      uint32_t sb_dev, const char *path, char **ret_error)
 {
 	struct ovl_climb c = { .path = path, .ret_error = ret_error, .below_fd = -1 };
 	int r;
@@ -326,47 +331,49 @@ static int ovl_stable(int start, bool object, int dir_fd, int peer, uint32_t sb_
 			return r;
 		c.object_is_dir = r;
 	}
-	r = climb(start, object, dir_fd, peer, sb_dev, ovl_level, &c);
+	r = climb(start, object, dir_fd, g, peer, sb_dev, ovl_level, &c);
 	if (c.below_fd >= 0)
 		close(c.below_fd);
 	return r;
 }
 
 /* The inodes from @start up, on @start's super block. */
-static int sb_stable(int start, bool object, int dir_fd, int peer, const char *path,
-		     char **ret_error, uint32_t *ret_dev)
+static int sb_stable(int start, bool object, int dir_fd, const struct mount_guard *g, int peer,
+		     const char *path, char **ret_error, uint32_t *ret_dev)
 {
-	struct fd_mount m;
+	struct mount_entry m;
 	int r;
 
 	/* Not fstatfs(): that would wait on a FUSE server that does not answer. */
-	r = fd_mount_read(start, peer, &m);
+	r = mount_guard_mount(g, start, peer, &m, NULL);
 	if (r < 0)
 		return r;
 	*ret_dev = m.dev;
 	if (!strcmp(m.fstype, "proc"))
-		r = proc_stable(start, object, dir_fd, peer, m.dev, path, ret_error);
+		r = proc_stable(start, object, dir_fd, g, peer, m.dev, path, ret_error);
 	else if (!strcmp(m.fstype, "overlay"))
-		r = ovl_stable(start, object, dir_fd, peer, m.dev, path, ret_error);
+		r = ovl_stable(start, object, dir_fd, g, peer, m.dev, path, ret_error);
 	return r;
 }
 
-int fs_ref_stable(const struct fs_ref *ref, int peer, const char *path, char **ret_error)
+int fs_ref_stable(const struct fs_ref *ref, const struct mount_guard *g, int peer, const char *path,
+		  char **ret_error)
 {
 	uint32_t obj_dev = 0, dir_dev = 0;
+	struct mount_entry m;
 	int r;
 
 	if (ref->obj_fd >= 0) {
-		r = sb_stable(ref->obj_fd, true, ref->dir_fd, peer, path, ret_error, &obj_dev);
+		r = sb_stable(ref->obj_fd, true, ref->dir_fd, g, peer, path, ret_error, &obj_dev);
 		if (r < 0 || ref->dir_fd < 0)
 			return r;
 		/* Climbed through the directory already, unless the object is the root of
 		 * a mount on another file system. */
-		r = umb_kernel_inode(ref->dir_fd, peer, &dir_dev, &(uint64_t){ 0 });
-		if (r < 0 || dir_dev == obj_dev)
+		r = mount_guard_mount(g, ref->dir_fd, peer, &m, NULL);
+		if (r < 0 || m.dev == obj_dev)
 			return r;
 	}
 	if (ref->dir_fd < 0)
 		return 0;
-	return sb_stable(ref->dir_fd, false, -1, peer, path, ret_error, &dir_dev);
+	return sb_stable(ref->dir_fd, false, -1, g, peer, path, ret_error, &dir_dev);
 }

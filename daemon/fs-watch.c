@@ -19,9 +19,10 @@
  * that root and through no symbolic link, and checked to be that mount (by its id).
  * Namespaces are shared by every layer whose caller saw the same one, and counted per
  * uid: a user makes as many mount namespaces as it likes, umbrellad holds two
- * descriptors for each. Every pass reads the whole mountinfo: a mount uncovered since
- * (the one above it unmounted) is reached then, and a mount id that the kernel reused
- * for a new mount between two passes is not taken for the old one.
+ * descriptors for each. Every pass reads the whole mountinfo, once: a mount uncovered
+ * since (the one above it unmounted) is reached then, and a mount id that the kernel
+ * reused for a new mount between two passes is not taken for the old one. A pass does
+ * at most MOUNT_BUDGET_STEPS of work (lines read, names looked up: mount-guard.h).
  *
  * A pass is not made at each change but put in a queue: any user can mount and unmount
  * in a loop in a namespace of its own (or with fusermount in the system's), and a pass
@@ -383,9 +384,10 @@ static bool point_followed(const struct fs_watch *w, const struct fs_watch_ns *n
 }
 
 /* The rules of @ns's followed directories on @point and above it, on the root of mount
- * @id (on @point, super block @dev). */
-static void follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uint32_t dev,
-			 const char *point)
+ * @id (on @point, super block @dev). Return: 0, or -MOUNT_BUDGET_ERRNO when the pass is
+ * past its budget (mount-guard.h). */
+static int follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uint32_t dev,
+			const char *point)
 {
 	uint64_t ino;
 	int fd, r;
@@ -398,8 +400,10 @@ static void follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uin
 			  point);
 		ns->guard_logged = true;
 	}
+	if (fd == -MOUNT_BUDGET_ERRNO)
+		return fd;
 	if (fd < 0)
-		return; /* unmounted or covered since: the next pass sees what is there */
+		return 0; /* unmounted or covered since: the next pass sees what is there */
 	for (size_t i = 0; i < w->dir_count; i++) {
 		struct fs_watch_dir *d = &w->dirs[i];
 		char *error = NULL;
@@ -421,6 +425,7 @@ static void follow_mount(struct fs_watch *w, struct fs_watch_ns *ns, int id, uin
 		free(error);
 	}
 	close(fd);
+	return 0;
 }
 
 /* One read of @ns's mountinfo per pass: the guard's, which its checks of the pass use
@@ -432,11 +437,22 @@ int fs_watch_scan(struct fs_watch *w, struct fs_watch_ns *ns)
 	int r;
 
 	r = mount_guard_read(&ns->guard, &mounts, &count);
+	for (size_t i = 0; r == 0 && i < count; i++)
+		if (point_followed(w, ns, mounts[i].point))
+			r = follow_mount(w, ns, mounts[i].id, mounts[i].dev, mounts[i].point);
+	/* A user's namespace with more or deeper mounts than a pass may walk: the mounts
+	 * past it stay uncovered, as for a limit (once per namespace in the log). */
+	if (r == -MOUNT_BUDGET_ERRNO) {
+		if (!ns->budget_logged)
+			log_error("a followed mount namespace (uid %u) has more or deeper mounts "
+				  "than a pass may walk (%u steps): the mounts past them, below "
+				  "restricted directories, are not restricted",
+				  ns->uid, MOUNT_BUDGET_STEPS);
+		ns->budget_logged = true;
+		return r;
+	}
 	if (r < 0)
 		return log_error_errno(r, "cannot read a followed mountinfo: %m");
-	for (size_t i = 0; i < count; i++)
-		if (point_followed(w, ns, mounts[i].point))
-			follow_mount(w, ns, mounts[i].id, mounts[i].dev, mounts[i].point);
 	return 0;
 }
 

@@ -40,6 +40,7 @@ struct fs_watch_ns {
 	uint32_t uid;		  /* charged to (the uid of the first layer that needed it) */
 	struct mount_guard guard; /* where names may be looked up (on mountinfo_fd) */
 	bool guard_logged;	  /* a mount refused by the guard was logged: once */
+	bool budget_logged;	  /* a pass past its budget (mount-guard.h) was logged: once */
 	unsigned int refs;	  /* directories (struct fs_watch_dir) and layers being made */
 	sd_event_source *source;
 	struct fs_watch_user *user; /* the time uid's passes took; NULL for root */

@@ -47,6 +47,7 @@
 #include "gate-mounts.h"
 #include "gate-verify.h"
 #include "keyring.h"
+#include "ldso-cache.h"
 #include "log.h"
 #include "mount-guard.h"
 #include "signed-elf.h"
@@ -55,7 +56,6 @@
 /* How long one exec's closure may take to read. */
 #define GATE_LIBS_DEADLINE_USEC (2 * 1000000ULL)
 #define LD_SO_CACHE		"/etc/ld.so.cache"
-#define LD_SO_CACHE_MAX		(4 * 1024 * 1024)
 
 /* Where ld.so looks last (its system directories, with the multiarch ones). */
 static const char *const default_dirs[] = {
@@ -354,7 +354,7 @@ static void add_dirs(char **out, const char *list, const char *origin)
 	free(copy);
 }
 
-/* /etc/ld.so.cache of the process's root (glibc's format "glibc-ld.so.cache1.1"). */
+/* /etc/ld.so.cache of the process's root. */
 static void cache_read(struct closure *c)
 {
 	struct stat st;
@@ -364,10 +364,10 @@ static void cache_read(struct closure *c)
 	fd = open_in_root(c, LD_SO_CACHE);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) == 0 && st.st_size >= 48 && st.st_size <= LD_SO_CACHE_MAX) {
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size <= LDSO_CACHE_MAX) {
 		c->cache = malloc((size_t)st.st_size);
 		if (c->cache && pread(fd, c->cache, (size_t)st.st_size, 0) == st.st_size &&
-		    !memcmp(c->cache, "glibc-ld.so.cache1.1", 20)) {
+		    ldso_cache_valid(c->cache, (size_t)st.st_size)) {
 			c->cache_len = (size_t)st.st_size;
 		} else {
 			free(c->cache);
@@ -428,28 +428,14 @@ static bool try_dirs(struct closure *c, const char *dirs, const char *name, stru
 
 static bool try_cache(struct closure *c, const char *name, struct found *f)
 {
-	uint32_t nlibs;
+	const char *path;
+	uint64_t iter = 0;
 
 	if (!c->cache_read)
 		cache_read(c);
-	if (!c->cache)
-		return false;
-	memcpy(&nlibs, c->cache + 20, sizeof(nlibs));
-	/* The header is 48 bytes, each entry 24: flags, key, value (offsets from the start),
-	 * osversion, hwcap. */
-	for (uint64_t i = 0; i < nlibs && 48 + (i + 1) * 24 <= c->cache_len; i++) {
-		const char *ent = c->cache + 48 + i * 24;
-		uint32_t key, value;
-
-		memcpy(&key, ent + 4, 4);
-		memcpy(&value, ent + 8, 4);
-		if (key >= c->cache_len || value >= c->cache_len ||
-		    !memchr(c->cache + key, '\0', c->cache_len - key) ||
-		    !memchr(c->cache + value, '\0', c->cache_len - value))
-			continue;
-		if (!strcmp(c->cache + key, name) && try_path(c, c->cache + value, f))
+	while (ldso_cache_next(c->cache, c->cache_len, name, &iter, &path))
+		if (try_path(c, path, f))
 			return true;
-	}
 	return false;
 }
 

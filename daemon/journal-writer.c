@@ -2,7 +2,7 @@
 /*
  * umbrellad - the journal writer: each denial record (events.c reads them) and each
  * refused binary (the exec gate) becomes a journal entry with structured fields
- * (include/umbrella/journal.h), denials rate limited. Gaps in the record (denials
+ * (include/umbrella/journal.h), denials rate limited per uid. Gaps in the record (denials
  * suppressed by the rate limit, records the ring buffer could not take) are entries of
  * their own, so that the totals still add up.
  *
@@ -26,20 +26,101 @@
 #include "time-util.h"
 
 /*
- * The rate limit: a window opens with the first denial after the last one closed; in it
- * the first rl_burst denials are written and the rest only counted, and the count is
- * written once the window has closed. A flood of denials costs a bounded journal, and
- * the total still adds up.
+ * The rate limit, per uid (struct umb_event.uid): a uid's window opens with its first
+ * denial after its last window closed; in it the uid's first rl_burst denials are
+ * written and the rest only counted, and the count is written once the window has
+ * closed. A flood of denials costs a bounded journal, the total still adds up, and one
+ * uid's flood suppresses only its own denials.
+ *
+ * A uid's window is kept from its first denial until it has closed and its count is
+ * written (journal_flush_suppressed(), every second): the table holds the uids that
+ * made denials in the last interval. Beyond RL_UIDS of them, the others share one
+ * window (rl_others): a flood by more uids than that (subordinate uids) is limited as
+ * one, and the uids already in the table keep theirs.
  */
+#define RL_UIDS 1024
+
+struct rl_window {
+	uint32_t uid;
+	unsigned int count;	       /* denials written in the window */
+	uint64_t start;		       /* 0: no window open */
+	unsigned long long suppressed; /* denials counted, not written */
+};
+
 static unsigned int rl_burst = 200;
 static uint64_t rl_interval_usec = 5 * USEC_PER_SEC;
-static uint64_t rl_window_start;
-static unsigned int rl_window_count;
-static unsigned long long rl_suppressed;
+static struct rl_window rl_uids[RL_UIDS];
+static size_t rl_count;
+static struct rl_window rl_others;
 
 static bool log_to_stderr(void)
 {
 	return !log_stderr_is_journal();
+}
+
+/*
+ * Writes a gap in the record of denials (@n of them not written, @text says why) as a
+ * warning: to the journal under @message_id with @n in @field, and @uid in
+ * UMB_FIELD_UID unless @uid_known is false, and to stderr when that is not the journal.
+ */
+static void write_gap(const char *message_id, const char *field, unsigned long long n,
+		      bool uid_known, uint32_t uid, const char *text)
+{
+	if (uid_known)
+		(void)sd_journal_send("MESSAGE=%s", text, "MESSAGE_ID=%s", message_id,
+				      "PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=umbrellad",
+				      "%s=%llu", field, n, UMB_FIELD_UID "=%u", uid, NULL);
+	else
+		(void)sd_journal_send("MESSAGE=%s", text, "MESSAGE_ID=%s", message_id,
+				      "PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=umbrellad",
+				      "%s=%llu", field, n, NULL);
+	if (log_to_stderr())
+		log_warning("%s", text);
+}
+
+/* Writes what @w suppressed, if anything, and closes it. */
+static void rl_flush(struct rl_window *w)
+{
+	bool others = w == &rl_others;
+	char text[160];
+
+	if (w->suppressed) {
+		if (others)
+			snprintf(
+				text, sizeof(text),
+				"%llu denials of other uids suppressed (rate limit: %u per %llu s, "
+				"shared beyond %d uids)",
+				w->suppressed, rl_burst,
+				(unsigned long long)(rl_interval_usec / USEC_PER_SEC), RL_UIDS);
+		else
+			snprintf(text, sizeof(text),
+				 "%llu denials of uid %u suppressed (rate limit: %u per %llu s)",
+				 w->suppressed, w->uid, rl_burst,
+				 (unsigned long long)(rl_interval_usec / USEC_PER_SEC));
+		write_gap(UMB_MESSAGE_SUPPRESSED, UMB_FIELD_SUPPRESSED, w->suppressed, !others,
+			  w->uid, text);
+	}
+	w->suppressed = 0;
+	w->start = 0;
+	w->count = 0;
+}
+
+void journal_flush_suppressed(bool now)
+{
+	uint64_t t = now_usec();
+
+	for (size_t i = 0; i < rl_count;) {
+		struct rl_window *w = &rl_uids[i];
+
+		if (!now && t - w->start < rl_interval_usec) {
+			i++;
+			continue;
+		}
+		rl_flush(w);
+		*w = rl_uids[--rl_count]; /* closed: its place for another uid */
+	}
+	if (rl_others.start && (now || t - rl_others.start >= rl_interval_usec))
+		rl_flush(&rl_others);
 }
 
 void journal_set_rate_limit(unsigned int burst, unsigned int interval_sec)
@@ -47,63 +128,52 @@ void journal_set_rate_limit(unsigned int burst, unsigned int interval_sec)
 	journal_flush_suppressed(true);
 	rl_burst = burst;
 	rl_interval_usec = (uint64_t)interval_sec * USEC_PER_SEC;
-	rl_window_start = 0;
-	rl_window_count = 0;
 }
 
-/*
- * Writes a gap in the record of denials (@n of them not written, @text says why) as a
- * warning: to the journal under @message_id with @n in @field, and to stderr when that
- * is not the journal.
- */
-static void write_gap(const char *message_id, const char *field, unsigned long long n,
-		      const char *text)
-{
-	(void)sd_journal_send("MESSAGE=%s", text, "MESSAGE_ID=%s", message_id, "PRIORITY=%d",
-			      LOG_WARNING, "SYSLOG_IDENTIFIER=umbrellad", "%s=%llu", field, n,
-			      NULL);
-	if (log_to_stderr())
-		log_warning("%s", text);
-}
-
-void journal_flush_suppressed(bool now)
-{
-	unsigned long long n = rl_suppressed;
-	char text[128];
-
-	if (!n || (!now && now_usec() - rl_window_start < rl_interval_usec))
-		return;
-	rl_suppressed = 0;
-	snprintf(text, sizeof(text), "%llu denials suppressed (rate limit: %u per %llu s)", n,
-		 rl_burst, (unsigned long long)(rl_interval_usec / USEC_PER_SEC));
-	write_gap(UMB_MESSAGE_SUPPRESSED, UMB_FIELD_SUPPRESSED, n, text);
-}
-
-void journal_write_dropped(unsigned long long n)
+void journal_write_dropped(bool uid_known, uint32_t uid, unsigned long long n)
 {
 	char text[128];
 
-	snprintf(text, sizeof(text), "%llu denial records dropped (ring buffer full)", n);
-	write_gap(UMB_MESSAGE_DROPPED, UMB_FIELD_DROPPED, n, text);
+	if (uid_known)
+		snprintf(text, sizeof(text),
+			 "%llu denial records of uid %u dropped (over its budget, or ring buffer "
+			 "full)",
+			 n, uid);
+	else
+		snprintf(text, sizeof(text), "%llu denial records dropped (ring buffer full)", n);
+	write_gap(UMB_MESSAGE_DROPPED, UMB_FIELD_DROPPED, n, uid_known, uid, text);
 }
 
-bool journal_denial_within_limit(void)
+/* @uid's window: its own, or rl_others when RL_UIDS other uids have theirs. */
+static struct rl_window *rl_window_of(uint32_t uid)
 {
+	for (size_t i = 0; i < rl_count; i++)
+		if (rl_uids[i].uid == uid)
+			return &rl_uids[i];
+	if (rl_count == RL_UIDS)
+		return &rl_others;
+	rl_uids[rl_count] = (struct rl_window){ .uid = uid };
+	return &rl_uids[rl_count++];
+}
+
+bool journal_denial_within_limit(uint32_t uid)
+{
+	struct rl_window *w;
 	uint64_t now;
 
 	if (!rl_burst || !rl_interval_usec)
 		return true;
 	now = now_usec();
-	if (!rl_window_start || now - rl_window_start >= rl_interval_usec) {
-		journal_flush_suppressed(true);
-		rl_window_start = now;
-		rl_window_count = 0;
+	w = rl_window_of(uid);
+	if (!w->start || now - w->start >= rl_interval_usec) {
+		rl_flush(w);
+		w->start = now;
 	}
-	if (rl_window_count < rl_burst) {
-		rl_window_count++;
+	if (w->count < rl_burst) {
+		w->count++;
 		return true;
 	}
-	rl_suppressed++;
+	w->suppressed++;
 	return false;
 }
 
@@ -141,6 +211,7 @@ void journal_write_denial(const struct umb_event *e, const struct event_text *t)
 		F_ITEM,
 		F_LAYER,
 		F_OBJECT,
+		F_UID,
 		F_EXTRA,
 		F_MAX = F_EXTRA + 2
 	};
@@ -171,6 +242,7 @@ void journal_write_denial(const struct umb_event *e, const struct event_text *t)
 	field_set(&iov[F_ITEM], &f[F_ITEM], UMB_FIELD_RESTRICTION "=%s", t->item);
 	field_set(&iov[F_LAYER], &f[F_LAYER], UMB_FIELD_LAYER "=%u", e->layer);
 	field_set(&iov[F_OBJECT], &f[F_OBJECT], UMB_FIELD_OBJECT "=%s", t->object);
+	field_set(&iov[F_UID], &f[F_UID], UMB_FIELD_UID "=%u", e->uid);
 	if (e->ino) {
 		field_set(&iov[n], &f[n], UMB_FIELD_INODE "=%s", t->inode);
 		n++;

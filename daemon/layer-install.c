@@ -222,6 +222,22 @@ void layer_rules_clear(struct layer_rules *rules)
 	*rules = (struct layer_rules){};
 }
 
+/* The inode @fd holds into @key's dev and ino, as the BPF walk keys it (kdev.h), from the
+ * request's tables of mounts (mount_guard_mount()): not a read of mountinfo each. */
+static int key_of(struct install *in, int fd, struct umb_fs_key *key)
+{
+	struct mount_entry m;
+	uint64_t ino;
+	int r;
+
+	r = mount_guard_mount(&in->guard, fd, in->peer, &m, &ino);
+	if (r < 0)
+		return r;
+	key->dev = m.dev;
+	key->ino = ino;
+	return 0;
+}
+
 /* Directory levels install_ancestors() climbs at most: a path of PATH_MAX has fewer. */
 #define ANCESTORS_MAX (PATH_MAX / 2)
 
@@ -246,16 +262,16 @@ static int install_ancestors(struct install *in, int dir_fd)
 		return -errno;
 	for (unsigned int level = 0;; level++) {
 		struct umb_fs_rule rule;
-		uint64_t ino;
 
 		if (level == ANCESTORS_MAX) {
 			r = -ELOOP; /* cannot happen: deny the layer rather than leave one open */
 			break;
 		}
-		r = umb_kernel_inode(fd, in->peer, &key.dev, &ino);
+		r = mount_guard_step(&in->guard, 1); /* a deep path is the caller's to make */
+		if (r == 0)
+			r = key_of(in, fd, &key);
 		if (r < 0)
 			break;
-		key.ino = ino;
 		if (level && key.dev == below.dev && key.ino == below.ino)
 			break; /* ".." of the root is the root */
 		if (bpf_map_lookup_elem(in->maps->fs_inodes, &key, &rule) == 0 &&
@@ -292,13 +308,11 @@ static int install_mount_root(int fd, void *arg)
 {
 	const struct mount_rule *m = arg;
 	struct umb_fs_key key = { .layer = m->in->layer };
-	uint64_t ino;
 	int r;
 
-	r = umb_kernel_inode(fd, m->in->peer, &key.dev, &ino);
+	r = key_of(m->in, fd, &key);
 	if (r < 0)
 		return r;
-	key.ino = ino;
 	return rule_add(m->in, m->in->maps->fs_inodes, &key, m->item->fs_access, 0);
 }
 
@@ -312,16 +326,14 @@ static int install_fs_ref(struct install *in, const struct umb_item *item, const
 	struct mount_rule mounts = { .in = in, .item = item };
 	struct umb_fs_key key = { .layer = in->layer };
 	struct umb_fs_name_key name_key = { .dir = { .layer = in->layer } };
-	uint64_t ino;
 	int r;
 
 	/* The keys of the BPF walk: the super block's s_dev and i_ino, which stat() does
 	 * not tell on btrfs and overlayfs (kdev.h). */
 	if (ref->obj_fd >= 0) {
-		r = umb_kernel_inode(ref->obj_fd, in->peer, &key.dev, &ino);
+		r = key_of(in, ref->obj_fd, &key);
 		if (r < 0)
 			return r;
-		key.ino = ino;
 		r = rule_add(in, in->maps->fs_inodes, &key, item->fs_access, 0);
 		if (r < 0)
 			return r;
@@ -330,8 +342,8 @@ static int install_fs_ref(struct install *in, const struct umb_item *item, const
 		if (r < 0)
 			return r;
 		if (r) {
-			r = fs_mounts_below(in->peer, &in->guard, ref->obj_fd, path,
-					    install_mount_root, &mounts);
+			r = fs_mounts_below(&in->guard, ref->obj_fd, path, install_mount_root,
+					    &mounts);
 			if (r == 0 && in->dirs)
 				r = dirs_add(in->dirs, path, item->fs_access);
 			if (r < 0)
@@ -340,10 +352,9 @@ static int install_fs_ref(struct install *in, const struct umb_item *item, const
 	}
 	if (!name)
 		return 0; /* the root has no name in a parent */
-	r = umb_kernel_inode(ref->dir_fd, in->peer, &name_key.dir.dev, &ino);
+	r = key_of(in, ref->dir_fd, &name_key.dir);
 	if (r < 0)
 		return r;
-	name_key.dir.ino = ino;
 	name_key.name_hash = layer_name_hash(name, strlen(name));
 	r = rule_add(in, in->maps->fs_inodes, &name_key.dir, 0, UMB_FS_HAS_NAMES);
 	if (r < 0)
@@ -381,7 +392,7 @@ static int install_fs_path(struct install *in, const struct umb_item *item, char
 		r = -errno;
 		goto out;
 	}
-	r = fs_ref_stable(&ref, 0, canon, ret_error);
+	r = fs_ref_stable(&ref, &in->guard, 0, canon, ret_error);
 	if (r == 0)
 		r = install_fs_ref(in, item, &ref, canon, name);
 out:
@@ -425,7 +436,7 @@ static int install_fs(struct install *in, const struct umb_item *item, size_t fs
 	if (r == 0 && ref->dir_fd >= 0)
 		r = mount_guard_check(&in->guard, ref->dir_fd);
 	if (r == 0)
-		r = fs_ref_stable(ref, in->peer, item->path, ret_error);
+		r = fs_ref_stable(ref, &in->guard, in->peer, item->path, ret_error);
 	if (r == 0)
 		r = install_fs_ref(in, item, ref, item->path, name);
 	if (r == -ENOENT && ret_error && !*ret_error)
@@ -534,16 +545,14 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 		*ret_dirs = (struct layer_dirs){};
 	if (ret_error)
 		*ret_error = NULL;
-	if (refs) {
-		ret = mount_guard_open(&in.guard, refs->proc_fd, refs->peer, -1);
-		if (ret < 0) {
-			if (ret_error)
-				(void)asprintf(
-					ret_error,
-					"cannot tell who made the caller's mount namespace: %s",
-					strerror(-ret));
-			return ret;
-		}
+	/* umbrellad's own namespace too without @refs: the request's tables and budget. */
+	ret = mount_guard_open(&in.guard, refs ? refs->proc_fd : -1, refs ? refs->peer : 0, -1);
+	if (ret < 0) {
+		if (ret_error)
+			(void)asprintf(ret_error,
+				       "cannot tell who made the caller's mount namespace: %s",
+				       strerror(-ret));
+		return ret;
 	}
 	for (size_t i = 0; i < umb_restrictions__count(r); i++) {
 		const struct umb_item *item = umb_restrictions__item(r, i);
@@ -562,6 +571,8 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 			layer.fs_access |= item->fs_access;
 			layer.fs_rule_count++;
 			ret = install_fs(&in, item, fs_index++, ret_error);
+			if (ret == -MOUNT_BUDGET_ERRNO && ret_error && !*ret_error)
+				*ret_error = mount_guard_budget_text(&in.guard, item->path);
 			if (ret < 0 && ret_error && !*ret_error)
 				(void)asprintf(ret_error, "fs:%s: %s", item->path,
 					       ret == -E2BIG ? "the rule map is full (it frees up "

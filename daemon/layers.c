@@ -350,7 +350,9 @@ int layers_create_at(struct layers *l, const struct umb_restrictions *r, const s
 	ret = layer_install(&l->maps, &l->filter, id, r, refs, creator_pid, origin, &layer, &rules,
 			    ns ? &dirs : NULL, ret_error);
 	if (ret < 0) {
-		ret = ret == -E2BIG ? -ENOSPC : ret; /* a full map: as full slots */
+		/* A full map: as full slots. Past the request's budget of work in the
+		 * caller's mounts (mount-guard.h): the request is too big. */
+		ret = ret == -E2BIG ? -ENOSPC : ret == -MOUNT_BUDGET_ERRNO ? -E2BIG : ret;
 		goto out;
 	}
 	for (size_t i = 0; i < dirs.count; i++) {

@@ -38,9 +38,11 @@
 
 #include <umbrella/kdev.h>
 
+#include "fd-mount.h"
 #include "fdinfo.h"
 #include "mount-guard.h"
 #include "mountinfo.h"
+#include "time-util.h"
 
 /* Whether @peer's mount namespace is owned by another user namespace than ours: 1, 0 or
  * -errno. */
@@ -95,6 +97,8 @@ static int parse_line(const char *line, struct mount_entry *e, bool keep_point)
 	fstype = sep + 3;
 	e->dev = major << UMB_KDEV_MINOR_BITS | minor;
 	e->reach = !strncmp(fstype, "overlay ", 8) || !strncmp(fstype, "fuse", 4);
+	snprintf(e->fstype, sizeof(e->fstype), "%.*s", (int)strcspn(fstype, " .\n"),
+		 fstype); /* "fuse.sshfs": "fuse" */
 	e->point = NULL;
 	if (keep_point) {
 		e->point = strndup(point, len);
@@ -129,7 +133,54 @@ struct mount_table {
 struct mount_guard_tables {
 	struct mount_table first, again, ours;
 	unsigned int reads;
+	unsigned int steps;   /* of MOUNT_BUDGET_STEPS */
+	uint64_t deadline;    /* now_usec() past which a request fails; 0: none (a pass) */
+	const char *exceeded; /* which bound, once past one */
 };
+
+/* Starts a budget: a request's (with its deadline) or a pass's. */
+static void budget_start(struct mount_guard_tables *tt, bool request)
+{
+	tt->steps = 0;
+	tt->exceeded = NULL;
+	tt->deadline = request ? now_usec() + MOUNT_BUDGET_USEC : 0;
+}
+
+int mount_guard_step(const struct mount_guard *g, unsigned int n)
+{
+	struct mount_guard_tables *tt = g ? g->tables : NULL;
+
+	if (!tt)
+		return 0;
+	if (tt->exceeded)
+		return -MOUNT_BUDGET_ERRNO;
+	/* The clock is read once in 256 steps: a step is a few system calls. */
+	if (tt->deadline && (tt->steps ^ (tt->steps + n)) >= 256 && now_usec() > tt->deadline)
+		tt->exceeded = "time";
+	tt->steps += n;
+	if (tt->steps > MOUNT_BUDGET_STEPS)
+		tt->exceeded = "steps";
+	return tt->exceeded ? -MOUNT_BUDGET_ERRNO : 0;
+}
+
+char *mount_guard_budget_text(const struct mount_guard *g, const char *path)
+{
+	bool time = g && g->tables && g->tables->exceeded && !strcmp(g->tables->exceeded, "time");
+	char *text = NULL;
+	int r;
+
+	if (time)
+		r = asprintf(&text,
+			     "past umbrellad's budget for one request (%llu s of work in the "
+			     "caller's mounts): too many or too deep mounts below fs:%s",
+			     MOUNT_BUDGET_USEC / USEC_PER_SEC, path);
+	else
+		r = asprintf(&text,
+			     "past umbrellad's budget for one request (%u steps: mounts read, "
+			     "names looked up): too many or too deep mounts below fs:%s",
+			     MOUNT_BUDGET_STEPS, path);
+	return r < 0 ? NULL : text;
+}
 
 static FILE *open_mountinfo(const struct mount_guard *g)
 {
@@ -170,18 +221,24 @@ static void table_clear(struct mount_table *t)
 }
 
 /* Reads the mountinfo @f (closed) into @t, replacing what it held, with the mount points
- * if @keep_points. 0 or -errno. */
-static int table_read(struct mount_table *t, FILE *f, bool keep_points)
+ * if @keep_points, each line a step of @g's budget. 0 or -errno. */
+static int table_read(const struct mount_guard *g, struct mount_table *t, FILE *f, bool keep_points)
 {
 	struct mount_entry e, *grown;
 	char *line = NULL;
 	size_t size = 0;
+	ssize_t len;
 	int r = 0;
 
 	if (!f)
 		return -errno;
 	table_clear(t);
-	while (r == 0 && getline(&line, &size, f) > 0) {
+	while (r == 0 && (len = getline(&line, &size, f)) > 0) {
+		/* A step a line, and one more per 256 bytes of it: the mount points are
+		 * kept, and their length is the caller's to choose too. */
+		r = mount_guard_step(g, 1 + (unsigned int)len / 256);
+		if (r < 0)
+			break;
 		r = parse_line(line, &e, keep_points);
 		if (r == -EINVAL) {
 			r = 0;
@@ -246,7 +303,8 @@ static const struct mount_entry *lookup(const struct mount_guard *g, bool ours, 
 	tt->reads++;
 	if (!ours) /* @first, once read, stays: a pass may be walking it */
 		t = tt->first.read ? &tt->again : &tt->first;
-	*ret = table_read(t, ours ? fopen("/proc/self/mountinfo", "re") : open_mountinfo(g), false);
+	*ret = table_read(g, t, ours ? fopen("/proc/self/mountinfo", "re") : open_mountinfo(g),
+			  !ours);
 	return *ret < 0 ? NULL : table_find_id(t, id);
 }
 
@@ -255,16 +313,20 @@ int mount_guard_open(struct mount_guard *g, int proc_fd, int peer, int mountinfo
 	int r;
 
 	*g = (struct mount_guard){ .proc_fd = proc_fd, .mountinfo_fd = mountinfo_fd };
-	if (proc_fd < 0 && peer <= 0)
-		return 0;
-	r = ns_foreign(proc_fd, peer);
-	if (r <= 0)
-		return r;
+	if (proc_fd >= 0 || peer > 0) {
+		r = ns_foreign(proc_fd, peer);
+		if (r < 0)
+			return r;
+		g->active = r;
+		snprintf(g->mountinfo, sizeof(g->mountinfo), "/proc/%d/mountinfo", peer);
+	} else {
+		snprintf(g->mountinfo, sizeof(g->mountinfo), "/proc/self/mountinfo");
+	}
+	/* Inactive too: the tables are the request's one read of its mounts. */
 	g->tables = calloc(1, sizeof(*g->tables));
 	if (!g->tables)
 		return -ENOMEM;
-	g->active = true;
-	snprintf(g->mountinfo, sizeof(g->mountinfo), "/proc/%d/mountinfo", peer);
+	budget_start(g->tables, true);
 	return 0;
 }
 
@@ -282,7 +344,8 @@ int mount_guard_read(struct mount_guard *g, const struct mount_entry **ret, size
 	table_clear(&tt->again);
 	table_clear(&tt->ours); /* umbrellad's mounts may have changed too */
 	tt->reads = 1;
-	r = table_read(&tt->first, open_mountinfo(g), true);
+	budget_start(tt, false);
+	r = table_read(g, &tt->first, open_mountinfo(g), true);
 	if (r < 0)
 		return r;
 	*ret = tt->first.v;
@@ -297,6 +360,7 @@ void mount_guard_close(struct mount_guard *g)
 	if (tt) {
 		table_clear(&tt->first);
 		table_clear(&tt->again);
+		table_clear(&tt->ours);
 		free(tt->first.v);
 		free(tt->again.v);
 		free(tt->ours.v);
@@ -304,6 +368,71 @@ void mount_guard_close(struct mount_guard *g)
 		g->tables = NULL;
 	}
 	g->active = false;
+}
+
+int mount_guard_mounts(const struct mount_guard *g, const struct mount_entry **ret,
+		       size_t *ret_count)
+{
+	struct mount_guard_tables *tt = g->tables;
+	int r;
+
+	if (!tt)
+		return -EINVAL; /* not opened: cannot happen */
+	if (!tt->first.read) {
+		tt->reads++;
+		r = table_read(g, &tt->first, open_mountinfo(g), true);
+		if (r < 0)
+			return r;
+	}
+	*ret = tt->first.v;
+	*ret_count = tt->first.n;
+	return 0;
+}
+
+int mount_guard_mount(const struct mount_guard *g, int fd, int peer, struct mount_entry *ret,
+		      uint64_t *ret_ino)
+{
+	struct mount_guard_tables *tt = g ? g->tables : NULL;
+	const struct mount_table *t;
+	const struct mount_entry *e = NULL;
+	uint64_t v[2];
+	int r;
+
+	if (!tt) {
+		struct fd_mount m;
+
+		r = fd_mount_read(fd, peer, &m);
+		if (r == 0 && ret_ino)
+			r = umb_kernel_inode(fd, peer, &(uint32_t){ 0 }, ret_ino);
+		if (r < 0)
+			return r;
+		*ret = (struct mount_entry){ .id = m.id, .dev = m.dev };
+		snprintf(ret->fstype, sizeof(ret->fstype), "%.*s", (int)sizeof(ret->fstype) - 1,
+			 m.fstype);
+		return 0;
+	}
+	r = fdinfo_read(fd, ret_ino ? 2 : 1, (const char *const[]){ "mnt_id", "ino" }, v);
+	if (r < 0)
+		return r;
+	/* What is read already, before reading again: either namespace may list it. */
+	t = tt->again.read ? &tt->again : &tt->first;
+	if (t->read)
+		e = table_find_id(t, (int)v[0]);
+	if (!e && tt->ours.read)
+		e = table_find_id(&tt->ours, (int)v[0]);
+	if (!e)
+		e = lookup(g, false, (int)v[0], &r);
+	if (!e && r == 0)
+		e = lookup(g, true, (int)v[0], &r);
+	if (r < 0)
+		return r;
+	if (!e)
+		return -ENOENT;
+	*ret = *e;
+	ret->point = NULL; /* the table's: not the caller's to keep */
+	if (ret_ino)
+		*ret_ino = v[1];
+	return 0;
 }
 
 /* Read after the descriptor was opened, which holds its mount: a mount id names one
@@ -330,7 +459,7 @@ int mount_guard_check(const struct mount_guard *g, int fd)
 		return 0;
 	/* The same super block as a mount of umbrellad's namespace: root made it. */
 	if (!g->tables->ours.read) {
-		r = table_read(&g->tables->ours, fopen("/proc/self/mountinfo", "re"), false);
+		r = table_read(g, &g->tables->ours, fopen("/proc/self/mountinfo", "re"), false);
 		if (r < 0)
 			return r;
 	}
@@ -358,7 +487,10 @@ int mount_guard_openat(const struct mount_guard *g, int dir_fd, const char *path
 	snprintf(names, sizeof(names), "%s", path);
 	save = NULL;
 	for (name = strtok_r(names, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
-		int r = mount_guard_check(g, cur);
+		int r = mount_guard_step(g, 1);
+
+		if (r == 0)
+			r = mount_guard_check(g, cur);
 
 		if (r < 0) {
 			fd = r;
@@ -448,6 +580,9 @@ static int walk_in_root(const struct mount_guard *g, int *dirs, const char *path
 				close(dirs[depth--]);
 			continue;
 		}
+		r = mount_guard_step(g, 1);
+		if (r < 0)
+			break;
 		fd = (int)syscall(SYS_openat2, dirs[depth], name, &how, sizeof(how));
 		if (fd < 0) {
 			r = -errno;

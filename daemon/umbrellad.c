@@ -482,7 +482,8 @@ static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si,
  * in which order a turn serves them. The watchdog is sd-event's: it pets systemd at
  * half of WatchdogSec= (sd_event_set_watchdog(3)).
  */
-static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, sd_event **ret)
+static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, int budget_fd,
+		    sd_event **ret)
 {
 	static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
 	_cleanup_(sd_event_unrefp) sd_event *e = NULL;
@@ -515,7 +516,7 @@ static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, 
 	r = sd_event_set_watchdog(e, 1);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the watchdog: %m");
-	r = events_attach(events, stats_fd, e);
+	r = events_attach(events, stats_fd, budget_fd, e);
 	if (r < 0)
 		return r;
 	if (s->gate) {
@@ -676,7 +677,8 @@ int main(int argc, char *argv[])
 		log_error_errno(r, "failed to listen on %s: %m", arg_socket);
 		goto out;
 	}
-	r = loop_new(&server, events, bpf_map__fd(skel->maps.umb_stats), &loop);
+	r = loop_new(&server, events, bpf_map__fd(skel->maps.umb_stats),
+		     bpf_map__fd(skel->maps.umb_event_budget), &loop);
 	if (r < 0)
 		goto out;
 

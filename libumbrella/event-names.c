@@ -66,6 +66,7 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_KERNEL_LOAD_DATA] = "kernel_load_data",
 	[UMB_HOOK_KEY_ALLOC] = "key_alloc",
 	[UMB_HOOK_KEY_PERMISSION] = "key_permission",
+	[UMB_HOOK_INODE_READLINK] = "inode_readlink",
 };
 
 static const char *const item_kind_names[] = {

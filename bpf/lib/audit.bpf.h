@@ -45,27 +45,90 @@ static __always_inline __u32 umb_layer_deny_flags(__u32 layer)
 	return umb_deny_flags() | (umb_layer_permissive(layer) ? UMB_EVENT_PERMISSIVE : 0);
 }
 
+#define UMB_EVENT_INTERVAL_NS  (1000000000ULL / UMB_EVENT_RATE)
+#define UMB_EVENT_TOLERANCE_NS (UMB_EVENT_BURST * UMB_EVENT_INTERVAL_NS)
+
+/* The uid whose budget a denial by @layer (0: none) takes (bpf-abi.h): the layer's,
+ * else the task's effective uid. */
+static __always_inline __u32 umb_event_uid(__u32 layer)
+{
+	const struct umb_layer *l = umb_layer_get(layer);
+	struct task_struct *task;
+
+	if (l)
+		return l->uid;
+	task = bpf_get_current_task_btf();
+	return BPF_CORE_READ(task, cred, euid.val);
+}
+
+/*
+ * umb_event_budget_take() - take a record's place from @uid's budget (struct
+ * umb_event_budget). Returns the uid's entry (for a drop to count) in *@ret, NULL if
+ * there is none. Return: true if the record may be made; false when the budget is
+ * spent, the drop counted for the uid. A uid without an entry that the map cannot take
+ * gets no record: nothing would bound its records.
+ */
+static __always_inline bool umb_event_budget_take(__u32 uid, struct umb_event_budget **ret)
+{
+	struct umb_event_budget *b, fresh = {};
+	__u64 now = bpf_ktime_get_ns(), from;
+
+	*ret = NULL;
+	b = bpf_map_lookup_elem(&umb_event_budget, &uid);
+	if (!b) {
+		/* Whole, unless the ring is half full: then a new uid is more likely one of
+		 * many churning the map than one that had been quiet (bpf-abi.h). */
+		fresh.spent_until = now;
+		if (bpf_ringbuf_query(&umb_events, BPF_RB_AVAIL_DATA) > UMB_EVENTS_RING_SIZE / 2)
+			fresh.spent_until = now + UMB_EVENT_TOLERANCE_NS;
+		bpf_map_update_elem(&umb_event_budget, &uid, &fresh, BPF_NOEXIST);
+		b = bpf_map_lookup_elem(&umb_event_budget, &uid);
+		if (!b)
+			return false;
+	}
+	*ret = b;
+	from = b->spent_until > now ? b->spent_until : now;
+	if (from + UMB_EVENT_INTERVAL_NS - now > UMB_EVENT_TOLERANCE_NS) {
+		__sync_fetch_and_add(&b->dropped, 1);
+		return false;
+	}
+	b->spent_until = from + UMB_EVENT_INTERVAL_NS;
+	return true;
+}
+
 /*
  * umb_event_begin() - start the record of a denial
  * @flags: UMB_EVENT_*, from umb_deny_flags() (0 for a denial enforced in any mode)
  *
  * Counts the denial and reserves its record with the common fields filled in. The
  * caller adds the object (path, inode, target) and calls umb_event_submit(). Returns
- * NULL when the ring buffer is full: the drop is counted, and the verdict stands.
+ * NULL when the uid's budget is spent or the ring buffer is full: the drop is counted
+ * (in all and for the uid), and the verdict stands.
  */
 static __always_inline struct umb_event *umb_event_begin(__u32 hook, __u32 layer, __u32 item_kind,
 							 __u64 item, __u32 flags)
 {
+	struct umb_event_budget *budget;
 	struct umb_event *e;
 	__u64 pid_tgid;
+	__u32 uid;
 
 	umb_stat_inc(UMB_STAT_DENIALS);
 	umb_counter_inc(umb_counter_denials(hook, item_kind));
-	e = bpf_ringbuf_reserve(&umb_events, sizeof(*e), 0);
-	if (!e) {
+	uid = umb_event_uid(layer);
+	if (!umb_event_budget_take(uid, &budget)) {
 		umb_stat_inc(UMB_STAT_EVENTS_DROPPED);
 		return NULL;
 	}
+	e = bpf_ringbuf_reserve(&umb_events, sizeof(*e), 0);
+	if (!e) {
+		if (budget)
+			__sync_fetch_and_add(&budget->dropped, 1);
+		umb_stat_inc(UMB_STAT_EVENTS_DROPPED);
+		return NULL;
+	}
+	e->uid = uid;
+	e->__pad0 = 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	e->pid = pid_tgid >> 32;
 	e->tid = (__u32)pid_tgid;

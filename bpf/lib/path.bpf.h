@@ -62,14 +62,14 @@ static __always_inline int umb_fs_walk(const struct umb_task_state *state, __u32
 	} else {
 		umb_fs_walk_up(w, state);
 	}
-	if (w->deny_layer && !w->permissive)
-		return 1;
+	if (w->deny_layer && (!w->permissive || (requested & UMB_FS_WALK_FIRST)))
+		return 1; /* an enforcing layer's match; with UMB_FS_WALK_FIRST, any */
 	if (w->done != UMB_WALK_DONE) {
 		/* Deeper than UMB_WALK_MAX, an unreadable mount, a disconnected dentry, or
 		 * bpf_loop() failed: deny (fail closed). The record names no layer; only
 		 * permissive layers with fs rules (umb_fs_layer()) only record it. */
 		w->deny_layer = 0;
-		w->deny_access = requested;
+		w->deny_access = requested & UMB_FS_ALL;
 		w->permissive = umb_fs_unfinished_permissive(state);
 		return 1;
 	}

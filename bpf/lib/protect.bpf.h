@@ -71,7 +71,8 @@ static __always_inline bool umb_is_our_map(const void *map)
 	       map == (const void *)&umb_counters || map == (const void *)&umb_gate_stats ||
 	       map == (const void *)&umb_policies || map == (const void *)&umb_daemon_sock ||
 	       map == (const void *)&umb_conn_full || map == (const void *)&umb_backing_exec ||
-	       map == (const void *)&umb_exec_pins || map == (const void *)&umb_protected;
+	       map == (const void *)&umb_exec_pins || map == (const void *)&umb_event_budget ||
+	       map == (const void *)&umb_protected;
 }
 
 /* Whether the program @prog uses one of Umbrella's maps. */

@@ -26,8 +26,9 @@
  * must not adopt layers that carry it. 8: umb_layer grew flags (UMB_LAYER_PERMISSIVE): an
  * older umbrellad's programs would enforce a layer that is only to be recorded; and the
  * map umb_policies (struct umb_policy_key): the layers of signed policies are found
- * again by their ids, not by umb_layer_desc's text. */
-#define UMB_ABI_VERSION 8
+ * again by their ids, not by umb_layer_desc's text. 9: umb_event grew uid (whose budget
+ * the record took), umb_events grew to UMB_EVENTS_RING_SIZE, the map umb_event_budget. */
+#define UMB_ABI_VERSION 9
 
 /* The uid that a root process carrying layers is charged as (umbrellad's per-user
  * limits; the key of umb_conn_full): not exempt like root. */
@@ -553,6 +554,7 @@ enum umb_hook {
 	UMB_HOOK_KERNEL_LOAD_DATA,     /* module: init_module(2) */
 	UMB_HOOK_KEY_ALLOC,	       /* the scope: request_key(2)'s call to /sbin/request-key */
 	UMB_HOOK_KEY_PERMISSION,       /* keys; the scope: KEYCTL_SESSION_TO_PARENT */
+	UMB_HOOK_INODE_READLINK,       /* fs: readlink(2) */
 	UMB_HOOK_MAX,
 };
 
@@ -605,7 +607,8 @@ enum umb_scope {
 /*
  * A denial, sent on the ring buffer umb_events. Producer: every enforcement hook
  * (bpf/lib/audit.bpf.h). Consumer: umbrellad, which logs it to the journal.
- * Records that do not fit are counted in umb_stats[UMB_STAT_EVENTS_DROPPED].
+ * Records beyond their uid's budget or that do not fit are counted in
+ * umb_stats[UMB_STAT_EVENTS_DROPPED] and in their uid's umb_event_budget entry.
  */
 struct umb_event {
 	__u32 pid;	 /* tgid of the denied task */
@@ -623,9 +626,50 @@ struct umb_event {
 	__u64 ino;
 	char comm[UMB_COMM_LEN];
 	char path[UMB_EVENT_PATH_MAX]; /* fs: the object's path, as far as known */
+	__u32 uid;		       /* the uid charged (struct umb_event_budget) */
+	__u32 __pad0;		       /* must be zero */
 };
 
-_Static_assert(sizeof(struct umb_event) == 320, "struct umb_event is ABI");
+_Static_assert(sizeof(struct umb_event) == 328, "struct umb_event is ABI");
+
+/* The size of the ring buffer umb_events: 12,000 records and more, room for the whole
+ * budgets (UMB_EVENT_BURST) of 24 uids at once before umbrellad reads any. */
+#define UMB_EVENTS_RING_SIZE (4U << 20)
+
+/*
+ * Each uid's budget of records on umb_events, so that one uid's flood of denials loses
+ * its own records, never another uid's: UMB_EVENT_BURST at once, then UMB_EVENT_RATE a
+ * second (a token bucket). A denial beyond it is still enforced; only its record is
+ * dropped, and counted for that uid. The uid charged is the one whose layer denied
+ * (umb_layer.uid: the records that user reads with "umbrella-cli events"); for a denial
+ * by no layer (the scope, self-protection), the task's effective uid.
+ */
+#define UMB_EVENT_BURST	      512
+#define UMB_EVENT_RATE	      256 /* records a second */
+#define UMB_EVENT_BUDGET_UIDS 4096
+
+/*
+ * Value of the LRU hash map umb_event_budget, keyed by the __u32 uid charged.
+ * Producer: lib/audit.bpf.h, at each denial (never on an allowed access). Consumers:
+ * umbrellad (the dropped counts, to the journal), umbrella-cli status.
+ *
+ * spent_until is the virtual time at which the uid's budget is whole again: each record
+ * moves it on by NSEC_PER_SEC / UMB_EVENT_RATE from now or from where it was, whichever
+ * is later, and a record that would move it past now + UMB_EVENT_BURST records' worth is
+ * dropped. Updated without a lock: CPUs that race may each take the same record's place
+ * (at most one more record per CPU). An entry the map evicts for a new uid (more than
+ * UMB_EVENT_BUDGET_UIDS uids made denials since it last did) comes back whole, and its
+ * dropped count goes (umbrellad has reported it within a second; umb_stats keeps the
+ * total). While umb_events is more than half full, a new entry starts empty instead: a
+ * flood by more uids than the map holds, churning its entries, then gets UMB_EVENT_RATE
+ * records a second per new uid, and a uid that keeps its entry keeps its budget.
+ */
+struct umb_event_budget {
+	__u64 spent_until; /* CLOCK_MONOTONIC (bpf_ktime_get_ns()), ns */
+	__u64 dropped;	   /* records of this uid dropped since the entry was made */
+};
+
+_Static_assert(sizeof(struct umb_event_budget) == 16, "struct umb_event_budget is ABI");
 
 /* umb_event.flags */
 enum umb_event_flags {
@@ -646,7 +690,7 @@ enum umb_event_flags {
 
 /* Indexes of the per-CPU counter array umb_stats. */
 enum umb_stat {
-	UMB_STAT_EVENTS_DROPPED = 0,	    /* denials that found the ring buffer full */
+	UMB_STAT_EVENTS_DROPPED = 0,	    /* denial records dropped: over budget, ring full */
 	UMB_STAT_DENIALS = 1,		    /* all denials */
 	UMB_STAT_INVALIDATIONS_DROPPED = 2, /* umb_invalidated records that found it full */
 	UMB_STAT_RELEASES_DROPPED = 3,	    /* umb_released records that found it full */

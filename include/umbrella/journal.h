@@ -13,9 +13,12 @@
  */
 /* One denial: a task was refused an access by one of its layers (PRIORITY 5, notice). */
 #define UMB_MESSAGE_DENIED     "cd38e43964fc4b82908acab493662f3c"
-/* The rate limit held back UMB_FIELD_SUPPRESSED denials in the interval that ended. */
+/* The rate limit held back UMB_FIELD_SUPPRESSED denials of UMB_FIELD_UID (absent: of the
+ * uids beyond those counted one by one) in the interval that ended. */
 #define UMB_MESSAGE_SUPPRESSED "06564f98d4134ce4a9fc2a6baa5bb2ab"
-/* The ring buffer was full: UMB_FIELD_DROPPED denial records never reached umbrellad. */
+/* UMB_FIELD_DROPPED denial records of UMB_FIELD_UID never reached umbrellad: beyond that
+ * uid's budget, or the ring buffer was full. Without UMB_FIELD_UID: records whose uid's
+ * count was lost (an evicted budget entry). */
 #define UMB_MESSAGE_DROPPED    "8b542c777e544da9ba210aa33ff995d1"
 
 /* umbrellad's exec gate refused a binary (PRIORITY 4, warning): a signature section
@@ -36,6 +39,10 @@
 #define UMB_FIELD_TARGET_PID  "UMBRELLA_TARGET_PID" /* signal, ptrace: the target's pid */
 /* "1" in permissive mode: the access was allowed, enforcing would have denied it. */
 #define UMB_FIELD_PERMISSIVE  "UMBRELLA_PERMISSIVE"
+/* The uid whose record budget and rate limit the denial took (struct umb_event.uid): the
+ * uid of the layer that denied, or the task's for a denial by no layer. Also in the
+ * UMB_MESSAGE_SUPPRESSED and UMB_MESSAGE_DROPPED entries of one uid. */
+#define UMB_FIELD_UID	      "UMBRELLA_UID"
 
 /* Fields of an UMB_MESSAGE_REFUSED_BINARY entry, with UMB_FIELD_PID (the process whose
  * exec was refused) and UMB_FIELD_OBJECT (the binary's path). */

@@ -181,8 +181,9 @@ enum umb_rfork_flags {
  * Return: like fork(2): the child's pid in the parent, 0 in the child, -1 with errno
  * set on failure: EINVAL (an item umbrellad refused; see umb_last_error()), ENOENT (an
  * fs path whose directory does not exist), ECONNREFUSED or ENOENT (umbrellad is not
- * running), EPERM (the stack already has 16 layers, the most a task carries), or
- * fork(2)'s errors.
+ * running), EPERM (the stack already has 16 layers, the most a task carries), E2BIG
+ * (too many fs items, or more or deeper mounts below them than one request may make
+ * umbrellad look up; see umb_last_error()), or fork(2)'s errors.
  */
 pid_t umb_rfork(const struct umb_restrictions *r, unsigned int flags);
 

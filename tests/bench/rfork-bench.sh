@@ -106,7 +106,7 @@ else
 	echo "rfork-soak-settled $done_ $(occupancy) $(rss_kb) $(since)"
 fi
 # One line per layer armed and per denial (at most 200 per 5 s): counted, not shown.
-routine='armed for its next child|: denied: |denials suppressed'
+routine='armed for its next child|: denied: |denials (of uid [0-9]+ )?suppressed'
 echo "rfork-bench.sh: umbrellad's log: $(grep -Ec "$routine" "$dir/umbrellad.log") lines" \
 	"of armed layers and denials; the last 20 others:"
 grep -Ev "$routine" "$dir/umbrellad.log" | tail -n 20 | sed 's/^/  /'

@@ -45,6 +45,21 @@ __attribute__((format(printf, 4, 5))) static inline bool tap_result(bool ok, con
 		_ok;                                                              \
 	})
 
+/* TAP_SKIP("why", ...): a check that cannot run here, as the line "ok N - # SKIP why".
+ * Never a silent return: tests/run counts skips apart and fails on one that
+ * tests/skips-allowed does not name. */
+__attribute__((format(printf, 1, 2))) static inline void TAP_SKIP(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %u - # SKIP ", ++tap_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
 /* Prints a diagnostic line that TAP consumers show but do not count. */
 #define TAP_DIAG(...)                \
 	do {                         \

@@ -7,6 +7,11 @@
 #                                RESULT is 0, else "not ok N - DESCRIPTION", the last
 #                                $TAP_CONTEXT lines (default 20) of $out as "# output: "
 #                                lines, and failed=1. Put what explains a failure in $out.
+#   skip REASON...               a check that cannot run here: "ok N - # SKIP REASON"
+#                                (tests/run counts it apart, and fails on a skip that
+#                                tests/skips-allowed does not name).
+#   need_siglib_prog             ends the test at once unless siglib-prog was built: a
+#                                skip where it cannot be (not x86-64), else a failure.
 #   tap_done                     prints the plan "1..N" and exits with $failed.
 #   wait_socket PATH [PID]       waits until PATH is a socket, at most 30 s; fails at
 #                                once if process PID (when given) has exited.
@@ -51,6 +56,24 @@ check() { # RESULT DESCRIPTION...
 		printf '%s\n' "$out" | tail -n "${TAP_CONTEXT:-20}" | sed 's/^/# output: /'
 		failed=1
 	fi
+}
+
+skip() { # REASON...
+	n=$((n + 1))
+	echo "ok $n - # SKIP $*"
+}
+
+need_siglib_prog() {
+	[ -x "$build/tests/integration/siglib-prog" ] && return 0
+	# meson.build builds it on x86-64 (its PT_INTERP is x86-64's ld.so): missing there
+	# is a broken build, not a reason to test nothing.
+	if [ "$(uname -m)" = x86_64 ]; then
+		out="no $build/tests/integration/siglib-prog"
+		check 1 "siglib-prog is built (on x86-64, meson.build builds it)"
+	else
+		skip "siglib-prog is built on x86-64 only ($(uname -m) here)"
+	fi
+	tap_done
 }
 
 tap_done() {

@@ -245,7 +245,7 @@ out="denials made: $((1000 + extra)), logged: $logged, suppressed: $(echo $count
 	[ $((logged + counts + lost)) = $((1000 + extra)) ]
 check $? "1000 denials with a limit of $burst per 20 s: $burst logged and one entry counting the rest ($out)"
 out=$(entries "$start" "$suppressed" | jq -c '{PRIORITY, MESSAGE, UMBRELLA_SUPPRESSED}')
-"$cli" events -n 1 | grep -qE "^[0-9-]+ [0-9:]+ -- $counts denials not logged \(rate limit\)$"
+"$cli" events -n 1 | grep -qE "^[0-9-]+ [0-9:]+ -- $counts denials of uid 0 not logged \(rate limit\)$"
 check $? "umbrella-cli events shows the suppressed count ($out)"
 out=$(unit_messages "$start" | grep 'denied:')
 lines=$(printf '%s\n' "$out" | grep -c 'denied:')

@@ -29,11 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ ! -x "$build/tests/integration/siglib-prog" ]; then
-	echo "ok 1 - # SKIP siglib-prog is built on x86-64 only"
-	echo "1..1"
-	exit 0
-fi
+need_siglib_prog
 
 run() { # [-u] CMD...: CMD (under "run -r exec-unsigned" with -u) into $out, $rc
 	if [ "$1" = -u ]; then

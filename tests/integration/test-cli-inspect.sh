@@ -39,18 +39,18 @@ check $? "umbrellad starts and listens"
 
 cli status
 [ "$rc" = 0 ] && [[ "$out" == *"umbrellad: running (pid $daemon)"* ]] &&
-	[[ "$out" == *"programs: "*" attached"*"file_open"* ]] && [[ "$out" == *"ABI version 8"* ]]
+	[[ "$out" == *"programs: "*" attached"*"file_open"* ]] && [[ "$out" == *"ABI version 9"* ]]
 check $? "status with umbrellad up: running, programs attached, exit 0 (exit $rc)"
 
 cli status --json
-[ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['umbrellad']['pid'] == $daemon and j['programs']['attached'] > 10 and 'file_open' in j['programs']['hooks'] and j['abi_version'] == 8"
+[ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['umbrellad']['pid'] == $daemon and j['programs']['attached'] > 10 and 'file_open' in j['programs']['hooks'] and j['abi_version'] == 9"
 check $? "status --json parses and says the same"
 
 # What status says of the configuration: the mode, unsigned, the verdict epoch, the
 # versions and the key ring; the hooks wrapped to 80 columns.
 cli --keyring "$tmp/ring" status
 [ "$rc" = 0 ] && [[ "$out" == *"mode: enforcing; unsigned = allow"*"verdict epoch "[0-9]* ]] &&
-	[[ "$out" == *"umbrella-cli "*", ABI 8)"* ]] && [[ "$out" == *"key ring: $tmp/ring: 0 keys"* ]] &&
+	[[ "$out" == *"umbrella-cli "*", ABI 9)"* ]] && [[ "$out" == *"key ring: $tmp/ring: 0 keys"* ]] &&
 	[ -z "$(printf '%s\n' "$out" | grep '^  ' | awk 'length > 80')" ] &&
 	[ "$(printf '%s\n' "$out" | grep -c '^  ')" -gt 1 ]
 check $? "status: mode, unsigned, epoch, versions, key ring; hooks on lines of 80 columns"

@@ -221,6 +221,38 @@ out="$out1"$'\n'"$out"
 	[ "$rc" = 125 ] && [[ "$out" == *"missing: No such file"* ]]
 check $? "--profile refuses a name with a slash and a profile that does not exist"
 
+# run's last read of the denials, once CMD has exited, is bounded: with umbrellad
+# stopped then (SIGSTOP, by unrestricted root: the scope keeps CMD from signalling it),
+# run returns CMD's status after DAEMON_SOCKET_TIMEOUT_SEC and says what may be missing.
+# Only builtins run while umbrellad is stopped: an exec could wait for the exec gate.
+mkfifo "$tmp/started" "$tmp/go"
+ticks=$(seq 120)
+"$cli" run -r net:inet6 -- bash -c \
+	'echo >"$0"; read -r _ <"$1"; exit 7' "$tmp/started" "$tmp/go" >"$tmp/last-read" 2>&1 &
+runner=$!
+read -r _ <"$tmp/started"
+kill -STOP "$daemon"
+echo >"$tmp/go"
+# A bound on the wait of the test itself (the old code waited for ever): 60 s of
+# builtin sleeps, then umbrellad continues either way and run ends with it.
+for _ in $ticks; do
+	kill -0 "$runner" 2>/dev/null || break
+	read -r -t 0.5 _ <>"$tmp/started" || true
+done
+kill -0 "$runner" 2>/dev/null
+still_waiting=$?
+kill -CONT "$daemon"
+wait "$runner"
+rc=$?
+out=$(cat "$tmp/last-read")
+[ "$still_waiting" != 0 ] && [ "$rc" = 7 ] &&
+	[[ "$out" == *"did not end the list of denials within 10 s: some may be missing"* ]]
+check $? "a stopped umbrellad holds run's last read of denials at most 10 s: CMD's status, and what may be missing (exit $rc, $out)"
+
+run -r net:inet6 -- bash -c 'exit 7'
+[ "$rc" = 7 ] && [[ "$out" != *"may be missing"* ]]
+check $? "control: with umbrellad running, run returns CMD's status and misses nothing (exit $rc)"
+
 kill "$daemon"
 wait "$daemon"
 run -r fs:/etc -- cat /etc/hostname

@@ -7,7 +7,10 @@
  * restricted path created after the rule, io_uring opens, inotify watches (they tell
  * the names created in a directory), a file received over SCM_RIGHTS from an
  * unrestricted process, and unix sockets bound to a path (connect(2), sendto(2)), also
- * at the walk's limit of 64 levels.
+ * at the walk's limit of 64 levels. And the routes around rules without w: a hard
+ * link or a rename out of a rule's reach, or planted at a name a rule covers (a unix
+ * socket bound there too), by a user and by root (lib/reach.bpf.h); readlink(2) under
+ * r; inode flags under w.
  *
  * The test process (unrestricted) sets each route up in a scratch tmpfs; a child that
  * carries the layer tries it. Every denial is EACCES, next to a positive control.
@@ -15,7 +18,9 @@
  */
 #include <linux/io_uring.h>
 #include <linux/openat2.h>
+#include <grp.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -676,7 +681,7 @@ static void test_io_uring(struct umbrella_bpf *skel, __u32 r)
 	int ok = test_probe(skel, r, probe_io_uring_open, OP(fs_path("%s/ok/f", t)));
 
 	if (ok == IO_URING_UNAVAILABLE) {
-		TAP_DIAG("io_uring is not available on this kernel: io_uring checks skipped");
+		TAP_SKIP("io_uring IORING_OP_OPENAT: io_uring is not available on this kernel");
 		return;
 	}
 	TAP_EQ(ok, 0, "io_uring IORING_OP_OPENAT of ok/f works");
@@ -688,6 +693,286 @@ static void test_io_uring(struct umbrella_bpf *skel, __u32 r)
 	TAP_EQ(test_probe(skel, r, probe_io_uring_open,
 			  OP(fs_path("%s/ok/f", t), .flags = IOSQE_ASYNC)),
 	       0, "io_uring IORING_OP_OPENAT of ok/f in an io-wq worker works");
+}
+
+enum reach_op {
+	REACH_LINK,
+	REACH_RENAME,
+	REACH_SYMLINK,
+	REACH_BIND,
+	REACH_READLINK,
+	REACH_SETFLAGS,
+	REACH_FSSETXATTR
+};
+#define AS_USER 0x100 /* the probe drops to USER_ID first */
+#define USER_ID 1000
+
+/* Sets the immutable flag of @path through a read-only descriptor, with FS_IOC_SETFLAGS
+ * or (@fsx) FS_IOC_FSSETXATTR, and takes it off again when that worked. */
+static int set_immutable(const char *path, bool fsx)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+	struct fsxattr fa;
+	int flags;
+
+	if (fd < 0 || ioctl(fd, fsx ? FS_IOC_FSGETXATTR : FS_IOC_GETFLAGS,
+			    fsx ? (void *)&fa : (void *)&flags) < 0)
+		return PROBE_SETUP_FAILED;
+	fa.fsx_xflags |= FS_XFLAG_IMMUTABLE;
+	flags |= FS_IMMUTABLE_FL;
+	r = ioctl(fd, fsx ? FS_IOC_FSSETXATTR : FS_IOC_SETFLAGS,
+		  fsx ? (void *)&fa : (void *)&flags);
+	if (r < 0) {
+		r = errno;
+	} else {
+		fa.fsx_xflags &= ~FS_XFLAG_IMMUTABLE;
+		flags &= ~FS_IMMUTABLE_FL;
+		(void)ioctl(fd, fsx ? FS_IOC_FSSETXATTR : FS_IOC_SETFLAGS,
+			    fsx ? (void *)&fa : (void *)&flags);
+	}
+	close(fd);
+	return r;
+}
+
+/* op->flags: enum reach_op, with AS_USER. */
+static int probe_reach(void *arg)
+{
+	const struct fs_op *op = arg;
+	char buf[PATH_MAX];
+	int r;
+
+	if ((op->flags & AS_USER) &&
+	    (setgroups(0, NULL) < 0 || setresgid(USER_ID, USER_ID, USER_ID) < 0 ||
+	     setresuid(USER_ID, USER_ID, USER_ID) < 0))
+		return PROBE_SETUP_FAILED;
+	switch (op->flags & ~AS_USER) {
+	case REACH_LINK:
+		r = link(op->path, op->path2);
+		break;
+	case REACH_RENAME:
+		r = rename(op->path, op->path2);
+		break;
+	case REACH_SYMLINK:
+		r = symlink(op->path, op->path2);
+		break;
+	case REACH_BIND: /* a unix stream socket bound at op->path, then the name freed */
+		r = unix_bound(op->path, SOCK_STREAM);
+		if (r >= 0)
+			r = close(r) < 0 || unlink(op->path) < 0 ? -1 : 0;
+		break;
+	case REACH_READLINK:
+		r = readlink(op->path, buf, sizeof(buf)) < 0 ? -1 : 0;
+		break;
+	case REACH_SETFLAGS:
+	case REACH_FSSETXATTR:
+		return set_immutable(op->path, (op->flags & ~AS_USER) == REACH_FSSETXATTR);
+	default:
+		return PROBE_SETUP_FAILED;
+	}
+	return r < 0 ? errno : 0;
+}
+
+/* The record looked for by on_reach_event(): a path_link denial of @layer on a path
+ * ending in @suffix, permissive or not. */
+static struct {
+	__u32 layer, permissive;
+	const char *suffix;
+	bool found;
+} reach_event;
+
+static int on_reach_event(void *ctx __attribute__((unused)), void *data, size_t size)
+{
+	const struct umb_event *e = data;
+	size_t len, n = strlen(reach_event.suffix);
+
+	if (size < sizeof(*e) || e->hook != UMB_HOOK_PATH_LINK || e->item_kind != UMB_ITEM_FS ||
+	    e->layer != reach_event.layer ||
+	    !!(e->flags & UMB_EVENT_PERMISSIVE) != reach_event.permissive)
+		return 0;
+	len = strnlen(e->path, sizeof(e->path));
+	if (len >= n && strcmp(e->path + len - n, reach_event.suffix) == 0)
+		reach_event.found = true;
+	return 0;
+}
+
+#define RD(name)   fs_path("%s/rd/%s", t, name)
+#define FREE(name) fs_path("%s/free/%s", t, name)
+
+/* Whether a hard link of rd/f to free/@name by a user under @layer (@permissive: made
+ * so) gives @expected, and a record of it. */
+static void check_reach_record(struct umbrella_bpf *skel, __u32 layer, bool permissive,
+			       const char *name, int expected)
+{
+	struct ring_buffer *rb =
+		ring_buffer__new(bpf_map__fd(skel->maps.umb_events), on_reach_event, NULL, NULL);
+	int fd = bpf_map__fd(skel->maps.umb_layers);
+	__u32 slot = umb_layer_slot(layer);
+	struct umb_layer l;
+	const char *how = permissive ? "permissive" : "enforcing";
+
+	if (permissive) { /* as an arm with UMB_ARM_PERMISSIVE makes it (run --permissive) */
+		if (bpf_map_lookup_elem(fd, &slot, &l) < 0)
+			layer = 0;
+		l.flags |= UMB_LAYER_PERMISSIVE;
+		if (layer && bpf_map_update_elem(fd, &slot, &l, BPF_EXIST) < 0)
+			layer = 0;
+	}
+	if (!TAP_OK(rb && layer, "setup: the ring buffer, the layer fs:rd:r, %s", how))
+		goto out;
+	reach_event.layer = layer;
+	reach_event.permissive = permissive;
+	reach_event.suffix = "/rd/f";
+	(void)ring_buffer__consume(rb); /* what earlier checks left */
+	reach_event.found = false;
+	TAP_EQ(test_probe(skel, layer, probe_reach,
+			  OP(RD("f"), .path2 = FREE(name), .flags = REACH_LINK | AS_USER)),
+	       expected, "fs:rd:r, %s, a user: a hard link of rd/f in free %s", how,
+	       expected ? "fails with EACCES" : "works (recorded only)");
+	(void)ring_buffer__consume(rb);
+	TAP_OK(reach_event.found, "the %s record: path_link, the layer, rd/f", how);
+out:
+	ring_buffer__free(rb);
+}
+
+/*
+ * Rules without w: under fs:rd:r (and :x) neither a user nor root may give what is in rd
+ * a name outside it (a hard link, a rename of a file or a directory), nor, under a name
+ * rule on nd/token that names nothing yet, plant a file of its own there (link, rename,
+ * symlink) and read what a program writes there later, or bind a unix socket there
+ * that a client connects to. Beside each: the same operation where no rule is, or
+ * within rd (the same rules at both names), works.
+ */
+static void test_reach(struct umbrella_bpf *skel)
+{
+	static const char *const dirs[] = { "rd", "rd/sub", "rd/sub2", "free", "free/d", "nd" };
+	static const char *const files[] = { "rd/f",	  "rd/a",	"rd/sub2/x",
+					     "free/mine", "free/mine2", "free/mine3" };
+	__u32 r = 0, x = 0, w = 0, n = 0, xs = 0;
+	bool ready = true;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		ready &= mkdir(fs_path("%s/%s", t, dirs[i]), 0755) == 0 &&
+			 chown(fs_path("%s/%s", t, dirs[i]), USER_ID, USER_ID) == 0;
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		ready &= fs_write(fs_path("%s/%s", t, files[i]), "data\n", 0600) == 0 &&
+			 chown(fs_path("%s/%s", t, files[i]), USER_ID, USER_ID) == 0;
+	ready &= fs_write(RD("rootf"), "data\n", 0600) == 0 &&
+		 fs_write(FREE("rootf"), "data\n", 0600) == 0 && symlink("f", RD("lnk")) == 0 &&
+		 symlink("mine", FREE("lnk")) == 0;
+	if (ready) { /* the rules on what exists now */
+		r = test_layer(skel, fs_path("fs:%s/rd:r", t));
+		x = test_layer(skel, fs_path("fs:%s/rd:x", t));
+		w = test_layer(skel, fs_path("fs:%s/rd:w", t));
+		n = test_layer(skel, fs_path("fs:%s/nd/token:r", t));
+		xs = test_layer(skel, fs_path("fs:%s/rd:x,fs:%s/rd/secret:r", t, t));
+		ready = r && x && w && n && xs;
+	}
+	if (!TAP_OK(ready,
+		    "setup: rd, free and nd, files of uid %d, layers fs:rd:r, :x, :w and "
+		    "fs:nd/token:r",
+		    USER_ID))
+		return;
+
+	TAP_EQ(test_probe(skel, r, probe_read, OP(RD("f"))), EACCES,
+	       "fs:rd:r: reading rd/f fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_reach,
+			  OP(RD("f"), .path2 = FREE("l1"), .flags = REACH_LINK | AS_USER)),
+	       EACCES, "fs:rd:r, a user: a hard link of rd/f in free fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_reach,
+			  OP(FREE("mine"), .path2 = FREE("l2"), .flags = REACH_LINK | AS_USER)),
+	       0, "fs:rd:r, a user: a hard link of free/mine in free works");
+	TAP_EQ(test_probe(skel, r, probe_reach,
+			  OP(RD("sub"), .path2 = FREE("sub"), .flags = REACH_RENAME | AS_USER)),
+	       EACCES, "fs:rd:r, a user: renaming rd/sub to free/sub fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_reach,
+			  OP(FREE("d"), .path2 = FREE("d2"), .flags = REACH_RENAME | AS_USER)),
+	       0, "fs:rd:r, a user: renaming free/d to free/d2 works");
+	TAP_EQ(test_probe(skel, r, probe_reach,
+			  OP(RD("a"), .path2 = RD("b"), .flags = REACH_RENAME | AS_USER)),
+	       0, "fs:rd:r, a user: renaming rd/a to rd/b (the same rules) works");
+	TAP_EQ(test_probe(skel, r, probe_reach,
+			  OP(RD("sub2/x"), .path2 = RD("x"), .flags = REACH_RENAME | AS_USER)),
+	       0, "fs:rd:r, a user: renaming rd/sub2/x to rd/x (the same rules) works");
+	TAP_EQ(test_probe(skel, r, probe_reach,
+			  OP(FREE("mine3"), .path2 = RD("in"), .flags = REACH_RENAME | AS_USER)),
+	       EACCES, "fs:rd:r, a user: renaming free/mine3 into rd fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_reach,
+			  OP(RD("rootf"), .path2 = FREE("l3"), .flags = REACH_LINK)),
+	       EACCES, "fs:rd:r, root: a hard link of rd/rootf (root's) in free fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_reach,
+			  OP(FREE("rootf"), .path2 = FREE("l4"), .flags = REACH_LINK)),
+	       0, "fs:rd:r, root: a hard link of free/rootf in free works");
+	TAP_EQ(test_probe(skel, x, probe_reach,
+			  OP(RD("f"), .path2 = FREE("l5"), .flags = REACH_LINK | AS_USER)),
+	       EACCES, "fs:rd:x, a user: a hard link of rd/f in free fails with EACCES");
+
+	/* The same directory, but a name there that a rule of its own covers: a link of rd/f
+	 * at rd/secret would let the task read, through rd/f, what is written there. */
+	TAP_EQ(test_probe(skel, xs, probe_reach,
+			  OP(RD("f"), .path2 = RD("secret"), .flags = REACH_LINK | AS_USER)),
+	       EACCES,
+	       "fs:rd:x,fs:rd/secret:r, a user: a hard link of rd/f at rd/secret fails "
+	       "with EACCES");
+	TAP_EQ(test_probe(skel, xs, probe_reach,
+			  OP(RD("f"), .path2 = RD("f2"), .flags = REACH_LINK | AS_USER)),
+	       0, "fs:rd:x,fs:rd/secret:r, a user: a hard link of rd/f at rd/f2 works");
+
+	check_reach_record(skel, r, false, "l6", EACCES);
+	check_reach_record(skel, test_layer(skel, fs_path("fs:%s/rd:r", t)), true, "l7", 0);
+
+	/* The plant: nd/token names nothing yet. */
+	TAP_EQ(test_probe(skel, n, probe_reach,
+			  OP(FREE("mine"), .path2 = fs_path("%s/nd/token", t),
+			     .flags = REACH_LINK | AS_USER)),
+	       EACCES,
+	       "fs:nd/token:r, a user: a hard link of its file at nd/token fails with EACCES");
+	TAP_EQ(test_probe(skel, n, probe_reach,
+			  OP(FREE("mine"), .path2 = fs_path("%s/nd/other", t),
+			     .flags = REACH_LINK | AS_USER)),
+	       0, "fs:nd/token:r, a user: a hard link of its file at nd/other works");
+	TAP_EQ(test_probe(skel, n, probe_reach,
+			  OP(FREE("mine2"), .path2 = fs_path("%s/nd/token", t),
+			     .flags = REACH_RENAME | AS_USER)),
+	       EACCES, "fs:nd/token:r, a user: renaming its file to nd/token fails with EACCES");
+	TAP_EQ(test_probe(skel, n, probe_reach,
+			  OP(FREE("mine"), .path2 = fs_path("%s/nd/token", t),
+			     .flags = REACH_SYMLINK | AS_USER)),
+	       EACCES, "fs:nd/token:r, a user: a symlink at nd/token fails with EACCES");
+	TAP_EQ(test_probe(skel, n, probe_reach,
+			  OP(FREE("mine"), .path2 = fs_path("%s/nd/sym", t),
+			     .flags = REACH_SYMLINK | AS_USER)),
+	       0, "fs:nd/token:r, a user: a symlink at nd/sym works");
+	/* A unix socket at nd/token would answer a client that expects another service. */
+	TAP_EQ(test_probe(skel, n, probe_reach,
+			  OP(fs_path("%s/nd/token", t), .flags = REACH_BIND | AS_USER)),
+	       EACCES,
+	       "fs:nd/token:r, a user: bind() of a unix socket at nd/token fails with EACCES");
+	TAP_EQ(test_probe(skel, n, probe_reach, OP(fs_path("%s/nd/token", t), .flags = REACH_BIND)),
+	       EACCES,
+	       "fs:nd/token:r, root: bind() of a unix socket at nd/token fails with EACCES");
+	TAP_EQ(test_probe(skel, n, probe_reach,
+			  OP(fs_path("%s/nd/sock", t), .flags = REACH_BIND | AS_USER)),
+	       0, "fs:nd/token:r, a user: bind() of a unix socket at nd/sock works");
+	TAP_EQ(test_probe(skel, n, probe_reach, OP(fs_path("%s/nd/sock2", t), .flags = REACH_BIND)),
+	       0, "fs:nd/token:r, root: bind() of a unix socket at nd/sock2 works");
+
+	/* readlink(2) tells the target: r. */
+	TAP_EQ(test_probe(skel, r, probe_reach, OP(RD("lnk"), .flags = REACH_READLINK | AS_USER)),
+	       EACCES, "fs:rd:r: readlink of rd/lnk fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_reach, OP(FREE("lnk"), .flags = REACH_READLINK | AS_USER)),
+	       0, "fs:rd:r: readlink of free/lnk works");
+
+	/* Inode flags through a read-only descriptor: w (tmpfs has them since 6.0). */
+	TAP_EQ(test_probe(skel, w, probe_read, OP(RD("rootf"))), 0,
+	       "fs:rd:w, root: reading rd/rootf works");
+	TAP_EQ(test_probe(skel, w, probe_reach, OP(RD("rootf"), .flags = REACH_SETFLAGS)), EACCES,
+	       "fs:rd:w, root: FS_IOC_SETFLAGS (immutable) of rd/rootf fails with EACCES");
+	TAP_EQ(test_probe(skel, w, probe_reach, OP(FREE("rootf"), .flags = REACH_SETFLAGS)), 0,
+	       "fs:rd:w, root: FS_IOC_SETFLAGS (immutable) of free/rootf works");
+	TAP_EQ(test_probe(skel, w, probe_reach, OP(RD("rootf"), .flags = REACH_FSSETXATTR)), EACCES,
+	       "fs:rd:w, root: FS_IOC_FSSETXATTR (immutable) of rd/rootf fails with EACCES");
+	TAP_EQ(test_probe(skel, w, probe_reach, OP(FREE("rootf"), .flags = REACH_FSSETXATTR)), 0,
+	       "fs:rd:w, root: FS_IOC_FSSETXATTR (immutable) of free/rootf works");
 }
 
 int main(void)
@@ -723,6 +1008,7 @@ int main(void)
 	test_unix_sockets(skel, r);
 	test_unix_deep(skel);
 	test_handles(skel);
+	test_reach(skel);
 
 out_scratch:
 	(void)umount2(fs_path("%s/bind", t), MNT_DETACH);

@@ -18,10 +18,7 @@ fifo=/tmp/umbrella-debounce-fifo # where nobody may open it ($tmp is root's)
 cleanup_last() { rm -rf "$dir" "$fifo"; }
 trap vm_cleanup EXIT
 
-if [ ! -x "$build/tests/integration/siglib-prog" ]; then
-	echo "ok 1 - # SKIP siglib-prog is built on x86-64 only"
-	exit 0
-fi
+need_siglib_prog
 
 flushes() { grep -c "libraries changed" "$tmp/d.log"; }
 

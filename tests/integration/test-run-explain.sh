@@ -11,6 +11,8 @@ umbrellad=$build/daemon/umbrellad
 cli=$build/cli/umbrella-cli
 export UMBRELLA_SOCKET=/run/umbrella-test/umbrellad.sock
 log=$(mktemp)
+# The helper scripts below live here, not in the build tree: the other kernel's VM runs
+# this test at the same time on the same build tree. 755: nobody runs some of them.
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 
@@ -22,7 +24,7 @@ run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "
 # for from now on) on one connection and prints each reply's error; with FLAG set in
 # the environment, it then prints "ready", waits for the file FLAG, ends the stream and
 # prints "records=N end=1".
-cat >"$build/follow-client" <<'PY'
+cat >"$tmp/follow-client" <<'PY'
 #!/usr/bin/python3
 import os, socket, struct, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -50,8 +52,8 @@ if flag:
         records += 1
     print("records=%d end=%d" % (records, end), flush=True)
 PY
-chmod 755 "$build/follow-client"
-follow=$build/follow-client
+chmod 755 "$tmp/follow-client"
+follow=$tmp/follow-client
 
 start_daemon "$log"
 rc=$?
@@ -104,7 +106,7 @@ check $? "unlink: denied as path_unlink, a file outside the rule is removed"
 # The records of the path hooks (where the kernel lets no BPF program call bpf_d_path)
 # name the whole path, on 6.1 and 6.12 alike (lib/dpath.bpf.h): each call denied on an
 # object two levels below the restricted directory, the same call allowed beside it.
-cat >"$build/path-call" <<'PY'
+cat >"$tmp/path-call" <<'PY'
 #!/usr/bin/python3
 # path-call CALL PATH: truncate(2) or setxattr(2) of PATH; prints "denied" or "allowed".
 import os, sys
@@ -117,7 +119,7 @@ try:
 except OSError:
     print("denied")
 PY
-chmod 755 "$build/path-call"
+chmod 755 "$tmp/path-call"
 w=$tmp/wr/a/b   # under the rule
 f=$tmp/free/a/b # beside it
 mkdir -p "$w/gone" "$f/gone"
@@ -146,11 +148,11 @@ check $? "chmod: the record names the whole path" "$err"
 path_op path_chown "$w/file" 'chown 1:1 "$1/file"' &&
 	[ "$(stat -c %u "$w/file")" = 0 ] && [ "$(stat -c %u "$f/file")" = 1 ]
 check $? "chown: the record names the whole path" "$err"
-path_op path_truncate "$w/file" "[ \$($build/path-call truncate \"\$1/file\") = allowed ]" &&
+path_op path_truncate "$w/file" "[ \$($tmp/path-call truncate \"\$1/file\") = allowed ]" &&
 	[ -s "$w/file" ] && [ ! -s "$f/file" ]
 check $? "truncate(2): the record names the whole path" "$err"
 # A hook that gives no mount: the path is found through the file system's mount.
-path_op inode_setxattr "$w/file" "[ \$($build/path-call setxattr \"\$1/file\") = allowed ]"
+path_op inode_setxattr "$w/file" "[ \$($tmp/path-call setxattr \"\$1/file\") = allowed ]"
 check $? "setxattr (a hook without the mount): the record names the whole path" "$err"
 path_op path_unlink "$w/file" 'rm "$1/file"' && [ -e "$w/file" ] && [ ! -e "$f/file" ]
 check $? "unlink: the record names the directory's path and the name" "$err"
@@ -173,13 +175,13 @@ check $? "an unlinked object is named with ' (deleted)', as d_path() does" "$err
 mkdir -p "$tmp/m1" "$tmp/m2"
 mount -t tmpfs umbrella-test "$tmp/m1" && mount --bind "$tmp/m1" "$tmp/m2" &&
 	touch "$tmp/m1/file"
-run "$cli" run -r "fs:$tmp/m1:w" -- "$build/path-call" setxattr "$tmp/m2/file"
+run "$cli" run -r "fs:$tmp/m1:w" -- "$tmp/path-call" setxattr "$tmp/m2/file"
 [ "$out" = denied ] &&
 	[[ "$err" == *"umbrella: denied setxattr $tmp/m"[12]"/file (via one of several mounts) (fs:"* ]] &&
 	logged inode_setxattr fs:w "$tmp/m" && [[ "$out" == *"/file (via one of several mounts)"* ]]
 check $? "setxattr on a file system mounted twice: the record says 'via one of several mounts'" "$err"
 umount "$tmp/m2"
-run "$cli" run -r "fs:$tmp/m1:w" -- "$build/path-call" setxattr "$tmp/m1/file"
+run "$cli" run -r "fs:$tmp/m1:w" -- "$tmp/path-call" setxattr "$tmp/m1/file"
 [ "$out" = denied ] && [[ "$err" == *"umbrella: denied setxattr $tmp/m1/file (fs:$tmp/m1:w, layer "* ]]
 check $? "the control: mounted once, the record names it through that mount, unmarked" "$err"
 umount "$tmp/m1"
@@ -201,7 +203,7 @@ run "$cli" run -r "fs:$tmp/wr:w" -- mkdir "$long/new"
 	logged path_mkdir fs:w ".../l"
 check $? "a path too long for the record begins with '...'" "$err"
 
-cat >"$build/explain-calls" <<'PY'
+cat >"$tmp/explain-calls" <<'PY'
 #!/usr/bin/python3
 # explain-calls CALL: makes the call CALL, then the same kind of call that is allowed;
 # prints "denied" or "allowed" for each.
@@ -225,8 +227,8 @@ calls = {
 for f in calls[sys.argv[1]]:
     attempt(f)
 PY
-chmod 755 "$build/explain-calls"
-calls=$build/explain-calls
+chmod 755 "$tmp/explain-calls"
+calls=$tmp/explain-calls
 
 run "$cli" run -r signal -- "$calls" fcntl
 [ "$out" = "$(printf 'denied\nallowed')" ] &&
@@ -300,5 +302,5 @@ check $? "another user's follow connection gets none of root's denials: $(tr '\n
 
 kill "$daemon"
 wait "$daemon"
-rm -rf "$log" "$tmp" "$follow" "$calls" "$build/path-call"
+rm -rf "$log" "$tmp"
 tap_done

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit test: the layout of the structs shared with the BPF programs does not drift */
+/*
+ * Unit test: the structs shared with the BPF programs (bpf-abi.h) have the layout the
+ * BPF compiler gave them (abi-btf.h, made by abi-btf-gen from the objects' BTF), and a
+ * change of that layout comes with a new UMB_ABI_VERSION: abi-fingerprints lists the
+ * fingerprint of each version's layout. Also the constants the ABI fixes.
+ */
 #include <elf.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <umbrella/bpf-abi.h>
@@ -10,8 +16,71 @@
 
 #include "tap.h"
 
-#define TAP_OFFSET(type, field, offset) \
-	TAP_EQ(offsetof(type, field), offset, #type "." #field " at offset " #offset)
+/* One check per struct: its size and every member's offset, as BPF lays them out. */
+static void abi_layout_matches_btf(void)
+{
+	bool ok;
+	int members;
+
+#define ABI_STRUCT(s, size)              \
+	ok = sizeof(struct s) == (size); \
+	members = 0;                     \
+	if (!ok)                         \
+		TAP_DIAG("struct " #s ": %zu bytes here, %d in BPF", sizeof(struct s), size);
+#define ABI_MEMBER(s, m, offset)                                             \
+	members++;                                                           \
+	if (offsetof(struct s, m) != (offset)) {                             \
+		ok = false;                                                  \
+		TAP_DIAG("struct " #s "." #m ": offset %zu here, %d in BPF", \
+			 offsetof(struct s, m), offset);                     \
+	}
+#define ABI_STRUCT_END(s)                                                                        \
+	TAP_OK(ok,                                                                               \
+	       "struct " #s ": its size and the offsets of its %d members as BPF lays them out", \
+	       members);
+#include "abi-btf.h"
+#undef ABI_STRUCT
+#undef ABI_MEMBER
+#undef ABI_STRUCT_END
+	TAP_OK(ABI_STRUCTS >= 20, "every struct of bpf-abi.h is compared (%d)", ABI_STRUCTS);
+}
+
+/*
+ * The layout's fingerprint is listed in abi-fingerprints with UMB_ABI_VERSION: a pinned
+ * map of an older layout must never be adopted as this one (umbrellad compares the
+ * versions), so a change of layout needs a new version, and a version has one layout.
+ */
+static void abi_version_matches_layout(void)
+{
+	FILE *f = fopen(ABI_FINGERPRINTS, "re");
+	char line[256], fingerprint[64];
+	int version, listed_as = -1, same_version = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || sscanf(line, "%d %63s", &version, fingerprint) != 2)
+			continue;
+		if (!strcmp(fingerprint, ABI_FINGERPRINT))
+			listed_as = version;
+		if (version == UMB_ABI_VERSION)
+			same_version++;
+	}
+	if (f)
+		fclose(f);
+	if (listed_as != UMB_ABI_VERSION && same_version == 0)
+		TAP_DIAG("UMB_ABI_VERSION %d has no layout in %s: add the line \"%d %s\"",
+			 UMB_ABI_VERSION, ABI_FINGERPRINTS, UMB_ABI_VERSION, ABI_FINGERPRINT);
+	else if (listed_as != UMB_ABI_VERSION)
+		TAP_DIAG(
+			"the layout's fingerprint %s is %s: a changed layout needs UMB_ABI_VERSION "
+			"%d and the line \"%d %s\" in %s",
+			ABI_FINGERPRINT,
+			listed_as < 0 ? "not listed" : "listed for another version",
+			UMB_ABI_VERSION + 1, UMB_ABI_VERSION + 1, ABI_FINGERPRINT,
+			ABI_FINGERPRINTS);
+	TAP_OK(f && listed_as == UMB_ABI_VERSION && same_version == 1,
+	       "the layout is UMB_ABI_VERSION %d's, the one abi-fingerprints lists for it",
+	       UMB_ABI_VERSION);
+}
 
 int main(void)
 {
@@ -23,81 +92,15 @@ int main(void)
 	unsigned long long seen = 0;
 	bool single = true, distinct = true;
 
-	TAP_EQ(sizeof(struct umb_task_state), 112, "struct umb_task_state is 112 bytes");
-	TAP_OFFSET(struct umb_task_state, layer_count, 0);
-	TAP_OFFSET(struct umb_task_state, pending_layer, 4);
-	TAP_OFFSET(struct umb_task_state, denied_caps, 8);
-	TAP_OFFSET(struct umb_task_state, denied_families, 16);
-	TAP_OFFSET(struct umb_task_state, denied_capabilities, 24);
-	TAP_OFFSET(struct umb_task_state, fs_access, 32);
-	TAP_OFFSET(struct umb_task_state, fs_layers, 36);
-	TAP_OFFSET(struct umb_task_state, flags, 40);
-	TAP_OFFSET(struct umb_task_state, layers, 48);
-
-	TAP_EQ(sizeof(struct umb_layer), 64, "struct umb_layer is 64 bytes");
-	TAP_OFFSET(struct umb_layer, denied_families, 8);
-	TAP_OFFSET(struct umb_layer, denied_capabilities, 16);
-	TAP_OFFSET(struct umb_layer, fs_access, 24);
-	TAP_OFFSET(struct umb_layer, origin, 36);
-	TAP_OFFSET(struct umb_layer, id, 40);
-	TAP_OFFSET(struct umb_layer, refs, 44);
-	TAP_OFFSET(struct umb_layer, gen, 52);
-	TAP_OFFSET(struct umb_layer, flags, 56);
+	abi_layout_matches_btf();
+	abi_version_matches_layout();
 	TAP_OK(umb_layer_slot(5u << UMB_LAYER_SLOT_BITS | 77) == 77,
 	       "a layer id names its slot in the low bits");
 	TAP_OK((UMB_LAYER_GEN_MAX << UMB_LAYER_SLOT_BITS >> UMB_LAYER_SLOT_BITS) ==
 		       UMB_LAYER_GEN_MAX,
 	       "the largest generation fits in a layer id");
 
-	TAP_EQ(sizeof(struct umb_fs_rule), 8, "struct umb_fs_rule is 8 bytes");
-	TAP_EQ(sizeof(struct umb_inode_key), 16, "struct umb_inode_key is 16 bytes");
-	TAP_EQ(sizeof(struct umb_fs_key), 16, "struct umb_fs_key is 16 bytes");
-	TAP_OFFSET(struct umb_fs_key, layer, 4);
-	TAP_EQ(sizeof(struct umb_fs_name_key), 24, "struct umb_fs_name_key is 24 bytes");
-	TAP_OFFSET(struct umb_fs_name_key, name_hash, 16);
-	TAP_EQ(sizeof(struct umb_protect_key), 24, "struct umb_protect_key is 24 bytes");
-	TAP_OFFSET(struct umb_protect_key, ino, 8);
-	TAP_OFFSET(struct umb_protect_key, name_hash, 16);
-	TAP_EQ(sizeof(struct umb_arm), 24, "struct umb_arm is 24 bytes");
-	TAP_OFFSET(struct umb_arm, state, 12);
-	TAP_OFFSET(struct umb_arm, start, 16);
-	TAP_EQ(sizeof(struct umb_live), 8, "struct umb_live is 8 bytes");
-	TAP_EQ(sizeof(struct umb_release), 8, "struct umb_release is 8 bytes");
-	TAP_EQ(sizeof(struct umb_ctl), 32, "struct umb_ctl is 32 bytes");
-	TAP_OFFSET(struct umb_ctl, flags, 8);
-	TAP_OFFSET(struct umb_ctl, pin_ino, 16);
-	TAP_OFFSET(struct umb_ctl, verdict_epoch, 24);
-	TAP_EQ(sizeof(struct umb_verdict), 16, "struct umb_verdict is 16 bytes");
-	TAP_OFFSET(struct umb_verdict, state, 0);
-	TAP_OFFSET(struct umb_verdict, layer, 4);
-	TAP_OFFSET(struct umb_verdict, epoch, 8);
-	TAP_EQ(sizeof(struct umb_invalidation), 16, "struct umb_invalidation is 16 bytes");
-	TAP_OFFSET(struct umb_invalidation, inode.ino, 8);
-	TAP_EQ(sizeof(struct umb_verdict_record), 384, "struct umb_verdict_record is 384 bytes");
-	TAP_OFFSET(struct umb_verdict_record, state, 8);
-	TAP_OFFSET(struct umb_verdict_record, flags, 24);
-	TAP_OFFSET(struct umb_verdict_record, key_id, 32);
-	TAP_OFFSET(struct umb_verdict_record, path, 64);
-	TAP_OFFSET(struct umb_verdict_record, reason, 320);
-	TAP_EQ(sizeof(struct umb_meta), 16, "struct umb_meta is 16 bytes");
-	TAP_OFFSET(struct umb_meta, abi_version, 0);
-	TAP_OFFSET(struct umb_meta, next_layer, 4);
-	TAP_OFFSET(struct umb_meta, layers_freed, 8);
-	TAP_EQ(sizeof(struct umb_layer_desc), 2376, "struct umb_layer_desc is 2376 bytes");
-	TAP_OFFSET(struct umb_layer_desc, creator_pid, 8);
-	TAP_OFFSET(struct umb_layer_desc, flags, 16);
-	TAP_OFFSET(struct umb_layer_desc, key_id, 24);
-	TAP_OFFSET(struct umb_layer_desc, creator_comm, 56);
-	TAP_OFFSET(struct umb_layer_desc, origin_path, 72);
-	TAP_OFFSET(struct umb_layer_desc, text, 328);
-
-	TAP_EQ(sizeof(struct umb_event), 320, "struct umb_event is 320 bytes");
-	TAP_OFFSET(struct umb_event, item, 24);
-	TAP_OFFSET(struct umb_event, flags, 36);
-	TAP_OFFSET(struct umb_event, ino, 40);
-	TAP_OFFSET(struct umb_event, comm, 48);
-	TAP_OFFSET(struct umb_event, path, 64);
-
+	/* The socket protocol's messages: user space on both ends, a format of its own. */
 	TAP_EQ(sizeof(struct umb_request), 16, "struct umb_request is 16 bytes");
 	TAP_EQ(sizeof(struct umb_reply), 16, "struct umb_reply is 16 bytes");
 

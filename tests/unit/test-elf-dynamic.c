@@ -5,7 +5,9 @@
  * own executable (a PIE program: PT_INTERP, libc.so.6 needed, no soname) and libc (a
  * shared library with a soname, and PT_INTERP too) are read; then copies cut short or
  * with a bad program header table, and a file that is not ELF, give errors, never a
- * crash (meson setup -Db_sanitize=address,undefined runs this under ASan).
+ * crash (meson setup -Db_sanitize=address,undefined runs this under ASan). The host's
+ * /etc/ld.so.cache is searched as the gate searches a process's (signing/ldso-cache.c),
+ * and a cache whose offsets leave it gives no entry.
  */
 #include <elf.h>
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "elf-dynamic.h"
+#include "ldso-cache.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/test-elf-dynamic.XXXXXX";
@@ -59,6 +62,61 @@ static bool has_needed(const struct elf_dynamic *d, const char *name)
 		if (!strcmp(d->needed[i], name))
 			return true;
 	return false;
+}
+
+/* The host's ld.so cache in @buf: its length, or 0. */
+static size_t read_cache(char *buf, size_t size)
+{
+	FILE *f = fopen("/etc/ld.so.cache", "rb");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, size, f);
+		fclose(f);
+	}
+	return n;
+}
+
+static void test_ldso_cache(void)
+{
+	static char cache[LDSO_CACHE_MAX];
+	const char *path = NULL;
+	uint64_t iter = 0, i;
+	size_t len = read_cache(cache, sizeof(cache));
+	uint32_t nlibs, past;
+	bool found;
+
+	if (!ldso_cache_valid(cache, len)) {
+		TAP_OK(true, "# SKIP the host's /etc/ld.so.cache is not glibc-ld.so.cache1.1");
+		return;
+	}
+	found = ldso_cache_next(cache, len, "libc.so.6", &iter, &path);
+	TAP_OK(found && path[0] == '/' && strstr(path, "/libc.so.6") && access(path, R_OK) == 0,
+	       "libc.so.6 is found in the host's ld.so cache (%s)", found ? path : "none");
+	iter = 0;
+	TAP_OK(!ldso_cache_next(cache, len, "libumbrella-none.so.0", &iter, &path),
+	       "a name the cache does not hold is not found");
+	TAP_OK(!ldso_cache_valid(cache, 47), "a copy shorter than the header is no cache");
+	cache[0] ^= 1;
+	TAP_OK(!ldso_cache_valid(cache, len), "a cache with another magic is no cache");
+	cache[0] ^= 1;
+
+	/* Every entry's key and value moved past the end of the copy. */
+	memcpy(&nlibs, cache + 20, sizeof(nlibs));
+	past = (uint32_t)len;
+	for (i = 0; i < nlibs && 48 + (i + 1) * 24 <= len; i++) {
+		memcpy(cache + 48 + i * 24 + 4, &past, sizeof(past));
+		memcpy(cache + 48 + i * 24 + 8, &past, sizeof(past));
+	}
+	iter = 0;
+	TAP_OK(!ldso_cache_next(cache, len, "libc.so.6", &iter, &path),
+	       "entries whose offsets leave the cache are skipped");
+	/* A count of entries beyond the copy stops at its end. */
+	nlibs = UINT32_MAX;
+	memcpy(cache + 20, &nlibs, sizeof(nlibs));
+	iter = 0;
+	TAP_OK(!ldso_cache_next(cache, len, "libc.so.6", &iter, &path) && 48 + iter * 24 <= len,
+	       "a count of 2^32-1 entries reads no further than the copy");
 }
 
 int main(void)
@@ -118,6 +176,8 @@ int main(void)
 		copy_patched(self, copy, 0, offsetof(Elf64_Ehdr, e_phoff), &phoff, sizeof(phoff));
 		TAP_EQ(read_path(copy, &d), -EBADMSG, "program headers past the end: -EBADMSG");
 	}
+
+	test_ldso_cache();
 
 	unlink(copy);
 	unlink(text);

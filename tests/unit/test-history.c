@@ -57,15 +57,37 @@ int main(void)
 	TAP_EQ(n, UMB_EVENTS_MAX, "all uids: the newest UMB_EVENTS_MAX");
 	TAP_OK(out[n - 1].denial.layer == 1000 && out[n - 2].denial.layer == 2000, "merged by seq");
 
-	/* More uids than kept: the one whose newest record is the oldest goes. */
-	for (uint32_t uid = 1; uid < HISTORY_UIDS; uid++)
+	/* Many uids, each with a record: all kept (the old table kept 64). */
+	for (uint32_t uid = 1; uid <= 1000; uid++)
 		add(&h, 10000 + uid, uid);
-	TAP_EQ(h.count, HISTORY_UIDS, "HISTORY_UIDS kept");
-	TAP_EQ(history_get(&h, 2000, false, out), 0, "uid 2000 (its newest the oldest) forgotten");
-	TAP_EQ(history_get(&h, 1000, false, out), 3, "uid 1000 kept");
-	TAP_OK(history_get(&h, 10000 + HISTORY_UIDS - 1, false, out) == 1 &&
-		       all_of(1, 10000 + HISTORY_UIDS - 1),
-	       "the newest uid has its record, and only it");
+	TAP_EQ(h.count, 1002, "1000 more uids: every uid kept");
+	TAP_OK(history_get(&h, 10001, false, out) == 1 && all_of(1, 10001),
+	       "the first of them has its record, and only it");
+	TAP_EQ(history_get(&h, 2000, false, out), UMB_EVENTS_MAX, "uid 2000 keeps its records");
+
+	/* The total: full histories of new uids until it is reached; the uids whose newest
+	 * records are the oldest go, whole, and uid 1000, active again, stays. */
+	add(&h, 1000, 6);
+	for (uint32_t uid = 0; uid < HISTORY_RECORDS_MAX / UMB_EVENTS_MAX; uid++) {
+		for (uint32_t i = 0; i < UMB_EVENTS_MAX; i++)
+			add(&h, 50000 + uid, i);
+		if (uid == HISTORY_RECORDS_MAX / UMB_EVENTS_MAX / 2)
+			add(&h, 1000, 7);
+	}
+	TAP_OK(h.records <= HISTORY_RECORDS_MAX, "at most HISTORY_RECORDS_MAX records in all (%zu)",
+	       h.records);
+	TAP_EQ(history_get(&h, 2000, false, out), 0,
+	       "uid 2000 (its newest among the oldest) forgotten");
+	TAP_EQ(history_get(&h, 10001, false, out), 0, "and the 1000 uids of one record");
+	n = history_get(&h, 1000, false, out);
+	TAP_OK(n == 5 && out[n - 1].denial.pid == 7,
+	       "uid 1000, active meanwhile, kept all five (%zu)", n);
+	n = history_get(&h, 50000 + HISTORY_RECORDS_MAX / UMB_EVENTS_MAX - 1, false, out);
+	TAP_EQ(n, UMB_EVENTS_MAX, "the newest uid has its full history");
+	n = history_get(&h, 0, true, out);
+	TAP_OK(n == UMB_EVENTS_MAX &&
+		       out[n - 1].denial.layer == 50000 + HISTORY_RECORDS_MAX / UMB_EVENTS_MAX - 1,
+	       "all uids: the newest UMB_EVENTS_MAX");
 	history_free(&h);
 	return tap_finish();
 }

@@ -101,7 +101,7 @@ if cc -static -I "$source_root/include" -o "$tmp/prog" "$tmp/prog.c" 2>"$tmp/cc.
 	check $? "sign -r replaces the macro's policy: one .umbrella.policy, runs"
 else
 	echo "# cc -static failed: $(head -n 1 "$tmp/cc.log")"
-	echo "ok $((n += 1)) # SKIP no static C toolchain"
+	skip "no static C toolchain"
 fi
 
 # Text a file's author wrote (its policy, the reason it is refused, its name in a tree)
@@ -118,7 +118,7 @@ if cc -I "$source_root/include" -o "$tmp/esc" "$tmp/esc.c" 2>"$tmp/cc.log"; then
 	check $? "binary inspect: a policy's escape sequences and newline shown as \\xNN"
 else
 	echo "# cc failed: $(head -n 1 "$tmp/cc.log")"
-	echo "ok $((n += 1)) # SKIP no C toolchain"
+	skip "no C toolchain"
 fi
 mkdir "$tmp/tree"
 cp /bin/true "$tmp/tree/a$(printf '\033')[2Jb"
