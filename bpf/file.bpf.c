@@ -192,6 +192,34 @@ __noinline int umb_protect_files_hit(const struct umb_protect_query *q)
 	return 0;
 }
 
+/* How many tasks up from the current one umb_protect_mount_counts() looks for PID 1. */
+#define UMB_INIT_SEARCH 64
+
+/*
+ * umb_protect_mount_counts() - (lib/protect.bpf.h) The initial mount namespace is PID
+ * 1's, found up the current task's parents (every task descends from it, or from
+ * PID 0, which has the same). Fails closed: a mount counts when its group is shared
+ * (mnt_group_id, peers that may be in the initial namespace), when PID 1 is not found
+ * within UMB_INIT_SEARCH parents, or when it is in the initial namespace.
+ */
+__noinline int umb_protect_mount_counts(__u64 mnt)
+{
+	struct mount *m = (struct mount *)(mnt - bpf_core_field_offset(struct mount, mnt));
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	__u64 init_ns = 0;
+
+	if (!mnt || BPF_CORE_READ(m, mnt_group_id))
+		return 1;
+	for (__u32 i = 0; i < UMB_INIT_SEARCH && t; i++) {
+		if (BPF_CORE_READ(t, pid) <= 1) {
+			init_ns = (__u64)BPF_CORE_READ(t, nsproxy, mnt_ns);
+			break;
+		}
+		t = BPF_CORE_READ(t, real_parent);
+	}
+	return !init_ns || (__u64)BPF_CORE_READ(m, mnt_ns) == init_ns;
+}
+
 /* The restriction state of the current task if some layer restricts @requested on
  * files, else NULL: the quick return of every hook. */
 static __always_inline const struct umb_task_state *fs_state(__u32 requested)
@@ -989,7 +1017,8 @@ static __always_inline int sb_mount_fs(const struct umb_task_state *state, const
  * Self-protection of Umbrella's files at mount(2), before the "mount" item and the fs
  * rules, for every task that carries a layer: no mount attached over one of them or a
  * directory above one (lib/protect-files.bpf.h), and no MS_MOVE, whose source is a
- * string here and may be the mount that holds them.
+ * string here and may be the mount that holds them; in the initial mount namespace, or
+ * on a shared mount (umb_protect_mount_counts()).
  */
 static __always_inline int sb_mount_protect(const struct umb_task_state *state,
 					    const struct path *path, unsigned long flags)
@@ -997,6 +1026,10 @@ static __always_inline int sb_mount_protect(const struct umb_task_state *state,
 	if (!umb_is_restricted(state))
 		return 0;
 	if ((flags & UMB_MS_REMOUNT) || (!(flags & UMB_MS_BIND) && (flags & UMB_MS_PROPAGATION)))
+		return 0;
+	/* Another namespace's private or slave mount: not what systemd and umbrellad see
+	 * (the source of a move is in the task's namespace too). */
+	if (!umb_protect_mount_counts((__u64)path->mnt))
 		return 0;
 	if (flags & UMB_MS_MOVE)
 		return umb_protect_path_deny(path->dentry, path->mnt, UMB_HOOK_SB_MOUNT);
@@ -1028,10 +1061,13 @@ int BPF_PROG(umb_move_mount, const struct path *from_path, const struct path *to
 	if (ret)
 		return ret;
 	state = umb_current_state();
-	/* Umbrella's files: neither the mount moved away nor the place it goes. */
-	ret = umb_protect_files(state, from_path->dentry, from_path->mnt, UMB_HOOK_MOVE_MOUNT,
-				true);
-	if (!ret)
+	/* Umbrella's files: neither the mount moved away nor the place it goes, where
+	 * they count (umb_protect_mount_counts()). */
+	ret = 0;
+	if (umb_is_restricted(state) && umb_protect_mount_counts((__u64)from_path->mnt))
+		ret = umb_protect_files(state, from_path->dentry, from_path->mnt,
+					UMB_HOOK_MOVE_MOUNT, true);
+	if (!ret && umb_is_restricted(state) && umb_protect_mount_counts((__u64)to_path->mnt))
 		ret = umb_protect_files(state, to_path->dentry, to_path->mnt, UMB_HOOK_MOVE_MOUNT,
 					true);
 	if (!ret)
@@ -1057,7 +1093,9 @@ int BPF_PROG(umb_sb_umount, struct vfsmount *mnt, int flags, int ret)
 		return ret;
 	state = umb_current_state();
 	ret = umb_umount_protect(state, mnt);
-	if (!ret) /* a mount rooted at one of Umbrella's files or a directory above one */
+	/* a mount rooted at one of Umbrella's files or a directory above one, where it
+	 * counts (umb_protect_mount_counts(): a container's old root goes) */
+	if (!ret && umb_is_restricted(state) && umb_protect_mount_counts((__u64)mnt))
 		ret = umb_protect_files(state, mnt->mnt_root, mnt, UMB_HOOK_SB_UMOUNT, true);
 	if (!ret)
 		ret = umb_mount_item(state, UMB_HOOK_SB_UMOUNT);

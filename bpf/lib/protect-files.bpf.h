@@ -16,7 +16,10 @@
  * name keeps it protected when unrestricted root replaces it (an editor's rename, an
  * upgrade) and covers names that do not exist yet (a drop-in directory). A directory
  * marked UMB_PROTECT_TREE protects what is below it, UMB_PROTECT_LEVELS - 1 levels deep
- * (/etc/umbrella/keys/revoked is two). Also called from system.bpf.c (pivot_root) and
+ * (/etc/umbrella/keys/revoked is two). The refusals of mounts (over, move, umount,
+ * pivot_root) hold where a change reaches PID 1's mount namespace, not on a container's
+ * private mounts (umb_protect_mount_counts(), lib/protect.bpf.h): bwrap, runc, nspawn
+ * pivot_root and unmount the old root. Also called from system.bpf.c (pivot_root) and
  * proc.bpf.c (chattr through file_ioctl) as umb_protect_files_ask(), recorded there
  * without the path (lib/dpath.bpf.h is file.bpf.c's alone).
  */

@@ -205,6 +205,16 @@ struct umb_protect_query {
  * unit: one verification. */
 extern int umb_protect_files_hit(const struct umb_protect_query *q);
 
+/*
+ * Whether the mount @mnt (a struct vfsmount *, as a number) counts for the protection
+ * of mounts (mount over, MS_MOVE, move_mount, umount, pivot_root): what systemd and
+ * umbrellad read is PID 1's mount namespace (umbrellad's own is its slave), so a mount
+ * of another namespace counts only when it is shared, where a change propagates to its
+ * peers, which may be there. Containers (unshare -m, bwrap, runc, nspawn) make their
+ * mounts private or slaves and pivot_root. Global, in file.bpf.c's unit.
+ */
+extern int umb_protect_mount_counts(__u64 mnt);
+
 /* umb_protect_files_hit() of @dentry (a struct dentry *, as a number). */
 static __always_inline int umb_protect_files_ask(__u64 dentry, bool removal)
 {

@@ -14,8 +14,12 @@ source_root='@SOURCE_ROOT@'
 vm_test /run/umbrella-protect-files/umbrellad.sock /sys/fs/bpf/umbrella-protect-files
 trap vm_cleanup EXIT
 log=$tmp/umbrellad.log
-# The configuration as /etc/umbrella lays it out (/etc is read-only in the test VM).
-etc=$tmp/etc-umbrella
+# The configuration as /etc/umbrella lays it out (/etc is read-only in the test VM), on
+# a shared mount as on a systemd host, whose peers a new mount namespace keeps.
+shared=$tmp/shared
+mkdir "$shared"
+mount -t tmpfs none "$shared" && mount --make-shared "$shared"
+etc=$shared/etc-umbrella
 dropin=/run/systemd/system/umbrellad.service.d
 made_run_systemd=
 [ -e /run/systemd ] || made_run_systemd=1
@@ -23,6 +27,7 @@ made_run_systemd=
 mkdir -p /run/systemd/system
 cleanup_last() {
 	umount "$etc" "$tmp/mv1" "$tmp/mv2" 2>/dev/null
+	umount -l "$shared" 2>/dev/null
 	rm -f "$umbrellad.new"
 	rm -rf "$dropin"
 	[ -n "$made_run_systemd" ] && rm -rf /run/systemd
@@ -80,6 +85,22 @@ mount -t tmpfs none "$tmp/mv1"
 restricted "mount --move '$tmp/mv1' '$tmp/mv2'"
 [ "$rc" != 0 ] && findmnt "$tmp/mv1" >/dev/null && ! findmnt "$tmp/mv2" >/dev/null
 check $? "... nor move a mount (MS_MOVE) ($out)"
+
+# Containers: a mount namespace whose mounts are private (unshare -m, bwrap, runc) is
+# not what umbrellad and systemd read; pivot_root and umount of the old root work there,
+# and so does a mount over the configuration, which the initial namespace never sees.
+mkdir "$tmp/newroot"
+restricted "unshare -m --propagation private sh -c \"mount -t tmpfs none '$etc' && \
+	mount --bind / '$tmp/newroot' && cd '$tmp/newroot' && pivot_root . mnt && \
+	umount -l /mnt && ! [ -e '$etc' ]\""
+[ "$rc" = 0 ] && ! findmnt "$etc" >/dev/null && [ -f "$etc/umbrella.conf" ]
+check $? "a restricted root pivots the root of a private mount namespace and unmounts the old one ($out)"
+
+# A new namespace keeps the shared mounts' peers (unshare(CLONE_NEWNS) as it is): a
+# mount there would propagate to the initial one.
+restricted "unshare -m --propagation unchanged mount -t tmpfs none '$etc'"
+[ "$rc" != 0 ] && ! findmnt "$etc" >/dev/null && [ -f "$etc/umbrella.conf" ]
+check $? "... but mounts over the configuration on a mount shared with the initial namespace are refused ($out)"
 
 # One that root made after umbrellad started: protected by its name.
 mkdir "$dropin"
