@@ -772,6 +772,94 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 	return umb_fs_check(state, UMB_FS_WRITE, new_dentry, new_dir->mnt, UMB_HOOK_PATH_RENAME);
 }
 
+/*
+ * The inode hooks of a directory's changes: the protection of Umbrella's files again,
+ * for the callers that reach no path hook. overlayfs creates, links, unlinks, renames
+ * and whites out in its upper directory through vfs_*() in the task's own context (an
+ * rm through the overlay, a copy-up): an overlay whose upperdir is /etc/umbrella/keys
+ * would remove or replace the files (lib/protect-files.bpf.h). The ordinary system calls
+ * reach these after their path hook, which already allowed them.
+ */
+SEC("lsm/inode_create")
+int BPF_PROG(umb_inode_create, struct inode *dir, struct dentry *dentry, umode_t mode, int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_CREATE, true);
+}
+
+SEC("lsm/inode_mknod")
+int BPF_PROG(umb_inode_mknod, struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_MKNOD, true);
+}
+
+SEC("lsm/inode_mkdir")
+int BPF_PROG(umb_inode_mkdir, struct inode *dir, struct dentry *dentry, umode_t mode, int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_MKDIR, true);
+}
+
+SEC("lsm/inode_symlink")
+int BPF_PROG(umb_inode_symlink, struct inode *dir, struct dentry *dentry, const char *old_name,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_SYMLINK, true);
+}
+
+SEC("lsm/inode_link")
+int BPF_PROG(umb_inode_link, struct dentry *old_dentry, struct inode *dir,
+	     struct dentry *new_dentry, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	ret = umb_protect_files(state, old_dentry, NULL, UMB_HOOK_INODE_LINK, false);
+	if (!ret)
+		ret = umb_protect_files(state, new_dentry, NULL, UMB_HOOK_INODE_LINK, true);
+	return ret;
+}
+
+SEC("lsm/inode_unlink")
+int BPF_PROG(umb_inode_unlink, struct inode *dir, struct dentry *dentry, int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_UNLINK, true);
+}
+
+SEC("lsm/inode_rmdir")
+int BPF_PROG(umb_inode_rmdir, struct inode *dir, struct dentry *dentry, int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_RMDIR, true);
+}
+
+SEC("lsm/inode_rename")
+int BPF_PROG(umb_inode_rename, struct inode *old_dir, struct dentry *old_dentry,
+	     struct inode *new_dir, struct dentry *new_dentry, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	ret = umb_protect_files(state, old_dentry, NULL, UMB_HOOK_INODE_RENAME, true);
+	if (!ret)
+		ret = umb_protect_files(state, new_dentry, NULL, UMB_HOOK_INODE_RENAME, true);
+	return ret;
+}
+
 SEC("lsm/path_truncate")
 int BPF_PROG(umb_path_truncate, const struct path *path, int ret)
 {

@@ -497,7 +497,7 @@ enum umb_hook {
 	UMB_HOOK_FILE_OPEN = 1,
 	UMB_HOOK_MMAP_FILE,
 	UMB_HOOK_FILE_MPROTECT,
-	UMB_HOOK_INODE_CREATE, /* no program reports it any more: path_mknod has open(O_CREAT) */
+	UMB_HOOK_INODE_CREATE, /* self-protection: a file made by overlayfs (path_mknod: open) */
 	UMB_HOOK_PATH_LINK,
 	UMB_HOOK_PATH_UNLINK,
 	UMB_HOOK_PATH_SYMLINK,
@@ -555,6 +555,15 @@ enum umb_hook {
 	UMB_HOOK_KEY_ALLOC,	       /* the scope: request_key(2)'s call to /sbin/request-key */
 	UMB_HOOK_KEY_PERMISSION,       /* keys; the scope: KEYCTL_SESSION_TO_PARENT */
 	UMB_HOOK_INODE_READLINK,       /* fs: readlink(2) */
+	/* self-protection: what overlayfs does in its upper directory, which reaches no
+	 * path hook (bpf/lib/protect-files.bpf.h) */
+	UMB_HOOK_INODE_MKNOD,
+	UMB_HOOK_INODE_MKDIR,
+	UMB_HOOK_INODE_SYMLINK,
+	UMB_HOOK_INODE_LINK,
+	UMB_HOOK_INODE_UNLINK,
+	UMB_HOOK_INODE_RMDIR,
+	UMB_HOOK_INODE_RENAME,
 	UMB_HOOK_MAX,
 };
 
@@ -712,7 +721,7 @@ enum umb_counter {
 	UMB_COUNTER_DENIALS = 64, /* the first of UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS */
 };
 
-#define UMB_COUNTER_HOOKS      64
+#define UMB_COUNTER_HOOKS      80
 #define UMB_COUNTER_ITEM_KINDS 16
 #define UMB_COUNTER_MAX	       (UMB_COUNTER_DENIALS + UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS)
 

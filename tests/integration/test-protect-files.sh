@@ -26,7 +26,7 @@ made_run_systemd=
 # As on a systemd host: the drop-in's directory exists, the drop-in does not.
 mkdir -p /run/systemd/system
 cleanup_last() {
-	umount "$etc" "$tmp/mv1" "$tmp/mv2" 2>/dev/null
+	umount "$etc" "$tmp/mv1" "$tmp/mv2" "$tmp/ovl" 2>/dev/null
 	umount -l "$shared" 2>/dev/null
 	rm -f "$umbrellad.new"
 	rm -rf "$dropin"
@@ -102,6 +102,20 @@ restricted "unshare -m --propagation unchanged mount -t tmpfs none '$etc'"
 [ "$rc" != 0 ] && ! findmnt "$etc" >/dev/null && [ -f "$etc/umbrella.conf" ]
 check $? "... but mounts over the configuration on a mount shared with the initial namespace are refused ($out)"
 
+# overlayfs changes its upper directory through vfs_unlink() & co., which reach the
+# inode hooks only: with the key ring as upperdir, an rm through the overlay would
+# remove the real file.
+mkdir "$tmp/lower" "$tmp/ovl" "$shared/work" "$shared/upper" "$shared/work2"
+touch "$shared/upper/plain"
+restricted "mount -t overlay overlay -o 'lowerdir=$tmp/lower,upperdir=$etc/keys,workdir=$shared/work' '$tmp/ovl' && rm -f '$tmp/ovl/revoked'"
+umount "$tmp/ovl" 2>/dev/null
+[ "$rc" != 0 ] && cmp -s "$etc/keys/revoked" "$tmp/revoked.orig"
+check $? "... nor remove revoked through an overlay whose upperdir is the key ring ($out)"
+restricted "mount -t overlay overlay -o 'lowerdir=$tmp/lower,upperdir=$shared/upper,workdir=$shared/work2' '$tmp/ovl' && rm -f '$tmp/ovl/plain'"
+umount "$tmp/ovl" 2>/dev/null
+[ "$rc" = 0 ] && [ ! -e "$shared/upper/plain" ]
+check $? "the same overlay over a directory of its own removes a file ($out)"
+
 # One that root made after umbrellad started: protected by its name.
 mkdir "$dropin"
 restricted "echo '[Service]' >'$dropin/weak.conf'"
@@ -125,6 +139,8 @@ done
 out=$(cat "$log")
 grep -q "hook=file_open restriction=self:0 layer=0 object=$etc/umbrella.conf" "$log"
 check $? "the refusals are recorded as self-protection, naming the file"
+grep -q "hook=inode_unlink restriction=self:0" "$log"
+check $? "... the overlay's unlink as inode_unlink"
 
 restricted "echo written >'$tmp/elsewhere'"
 [ "$rc" = 0 ] && [ "$(cat "$tmp/elsewhere")" = written ]
