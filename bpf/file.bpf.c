@@ -196,19 +196,22 @@ __noinline int umb_protect_files_hit(const struct umb_protect_query *q)
 #define UMB_INIT_SEARCH 64
 
 /*
- * umb_protect_mount_counts() - (lib/protect.bpf.h) The initial mount namespace is PID
- * 1's, found up the current task's parents (every task descends from it, or from
- * PID 0, which has the same). Fails closed: a mount counts when its group is shared
+ * umb_protect_mount_hit() - umb_protect_mount_counts() (lib/protect.bpf.h) of *@mnt.
+ * The initial mount namespace is PID 1's, found up the current task's parents (every
+ * task descends from it, or from PID 0, which has the same). Fails closed: a mount counts when its group is shared
  * (mnt_group_id, peers that may be in the initial namespace), when PID 1 is not found
  * within UMB_INIT_SEARCH parents, or when it is in the initial namespace.
  */
-__noinline int umb_protect_mount_counts(__u64 mnt)
+__noinline int umb_protect_mount_hit(const __u64 *mnt)
 {
-	struct mount *m = (struct mount *)(mnt - bpf_core_field_offset(struct mount, mnt));
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct mount *m;
 	__u64 init_ns = 0;
 
-	if (!mnt || BPF_CORE_READ(m, mnt_group_id))
+	if (!mnt || !*mnt)
+		return 1;
+	m = (struct mount *)(*mnt - bpf_core_field_offset(struct mount, mnt));
+	if (BPF_CORE_READ(m, mnt_group_id))
 		return 1;
 	for (__u32 i = 0; i < UMB_INIT_SEARCH && t; i++) {
 		if (BPF_CORE_READ(t, pid) <= 1) {

@@ -211,9 +211,17 @@ extern int umb_protect_files_hit(const struct umb_protect_query *q);
  * umbrellad read is PID 1's mount namespace (umbrellad's own is its slave), so a mount
  * of another namespace counts only when it is shared, where a change propagates to its
  * peers, which may be there. Containers (unshare -m, bwrap, runc, nspawn) make their
- * mounts private or slaves and pivot_root. Global, in file.bpf.c's unit.
+ * mounts private or slaves and pivot_root. Global, in file.bpf.c's unit; the mount goes
+ * in the caller's stack, as umb_protect_query's dentry.
  */
-extern int umb_protect_mount_counts(__u64 mnt);
+extern int umb_protect_mount_hit(const __u64 *mnt);
+
+static __always_inline int umb_protect_mount_counts(__u64 mnt)
+{
+	__u64 m = mnt;
+
+	return umb_protect_mount_hit(&m);
+}
 
 /* umb_protect_files_hit() of @dentry (a struct dentry *, as a number). */
 static __always_inline int umb_protect_files_ask(__u64 dentry, bool removal)

@@ -11,6 +11,7 @@
 set -u
 source_root='@SOURCE_ROOT@'
 . "$source_root/tests/helpers/tap.sh"
+. "$source_root/tests/helpers/vm-modules.sh"
 vm_test /run/umbrella-protect-files/umbrellad.sock /sys/fs/bpf/umbrella-protect-files
 trap vm_cleanup EXIT
 log=$tmp/umbrellad.log
@@ -92,7 +93,7 @@ check $? "... nor move a mount (MS_MOVE) ($out)"
 mkdir "$tmp/newroot"
 restricted "unshare -m --propagation private sh -c \"mount -t tmpfs none '$etc' && \
 	mount --bind / '$tmp/newroot' && cd '$tmp/newroot' && pivot_root . mnt && \
-	umount -l /mnt && ! [ -e '$etc' ]\""
+	mount -t proc proc /proc && umount -l /mnt\""
 [ "$rc" = 0 ] && ! findmnt "$etc" >/dev/null && [ -f "$etc/umbrella.conf" ]
 check $? "a restricted root pivots the root of a private mount namespace and unmounts the old one ($out)"
 
@@ -105,6 +106,7 @@ check $? "... but mounts over the configuration on a mount shared with the initi
 # overlayfs changes its upper directory through vfs_unlink() & co., which reach the
 # inode hooks only: with the key ring as upperdir, an rm through the overlay would
 # remove the real file.
+load_module overlay || echo "# overlayfs: $out"
 mkdir "$tmp/lower" "$tmp/ovl" "$shared/work" "$shared/upper" "$shared/work2"
 touch "$shared/upper/plain"
 restricted "mount -t overlay overlay -o 'lowerdir=$tmp/lower,upperdir=$etc/keys,workdir=$shared/work' '$tmp/ovl' && rm -f '$tmp/ovl/revoked'"
