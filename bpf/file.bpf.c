@@ -1183,11 +1183,17 @@ int BPF_PROG(umb_sb_umount, struct vfsmount *mnt, int flags, int ret)
 	if (ret)
 		return ret;
 	state = umb_current_state();
-	ret = umb_umount_protect(state, mnt);
-	/* a mount rooted at one of Umbrella's files or a directory above one, where it
-	 * counts (umb_protect_mount_counts(): a container's old root goes) */
-	if (!ret && umb_is_restricted(state) && umb_protect_mount_counts((__u64)mnt))
-		ret = umb_protect_files(state, mnt->mnt_root, mnt, UMB_HOOK_SB_UMOUNT, true);
+	/* Both protections where the mount counts (umb_protect_mount_counts()): a
+	 * container unmounts its old root, with its copies of /sys/fs/bpf (the pins stay
+	 * in PID 1's namespace, their file system with them) and of Umbrella's files. */
+	ret = 0;
+	if (umb_is_restricted(state) && umb_protect_mount_counts((__u64)mnt)) {
+		ret = umb_umount_protect(state, mnt);
+		/* a mount rooted at one of Umbrella's files or a directory above one */
+		if (!ret)
+			ret = umb_protect_files(state, mnt->mnt_root, mnt, UMB_HOOK_SB_UMOUNT,
+						true);
+	}
 	if (!ret)
 		ret = umb_mount_item(state, UMB_HOOK_SB_UMOUNT);
 	if (ret || !state || !(state->fs_access & UMB_FS_ALL))
