@@ -63,6 +63,12 @@ restricted "chattr +i '$etc/umbrella.conf'"
 denied && [[ "$(lsattr "$etc/umbrella.conf" | cut -d" " -f1)" != *i* ]]
 check $? "... nor make it immutable (chattr +i) ($out)"
 
+# Every inode-flag ioctl of lib/fsattr.bpf.h: FS_IOC_SETVERSION too, refused before the
+# file system (tmpfs has none: ENOTTY otherwise).
+restricted "chattr -v 7 '$etc/umbrella.conf'"
+denied
+check $? "... nor set its generation (chattr -v: FS_IOC_SETVERSION) ($out)"
+
 restricted "echo 0123 >>'$etc/keys/revoked'"
 denied && cmp -s "$etc/keys/revoked" "$tmp/revoked.orig"
 check $? "... nor write revoked ($out)"
