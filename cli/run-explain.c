@@ -11,7 +11,6 @@
  * record says which access was denied ("fs:r"), the list says where.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,27 +208,21 @@ static void print_denial(struct run_explain *x, struct umb_denial *d)
  */
 static int read_records(struct run_explain *x, bool wait, uint32_t *ret_dropped)
 {
-	uint64_t deadline = now_usec() + DAEMON_SOCKET_TIMEOUT_SEC * USEC_PER_SEC, now;
-	struct pollfd p = { .fd = x->fd, .events = POLLIN };
+	uint64_t deadline = now_usec() + DAEMON_SOCKET_TIMEOUT_SEC * USEC_PER_SEC;
 	struct umb_denial d;
 	ssize_t n;
 
 	for (;;) {
 		if (wait) {
-			now = now_usec();
-			if (now >= deadline)
+			n = daemon_socket_recv_until(x->fd, &d, sizeof(d), deadline);
+			if (n == -ETIMEDOUT)
 				return -ETIMEDOUT;
-			/* Rounded up: a wait cut short by rounding would spin. */
-			if (poll(&p, 1, (int)((deadline - now + 999) / 1000)) <= 0)
-				continue; /* EINTR, or the deadline: checked above */
-		}
-		n = recv(x->fd, &d, sizeof(d), MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN) {
-			if (wait)
+		} else {
+			n = recv(x->fd, &d, sizeof(d), MSG_DONTWAIT);
+			if (n < 0 && errno == EINTR)
 				continue;
-			return 0;
+			if (n < 0 && errno == EAGAIN)
+				return 0;
 		}
 		if (n <= 0)
 			return -1;

@@ -86,15 +86,16 @@ static inline int daemon_socket_connect(const char **ret_path, const char **ret_
 }
 
 /*
- * daemon_socket_recv() - receive umbrellad's reply on @fd into @buf (@size bytes), waiting
- * at most DAEMON_SOCKET_TIMEOUT_SEC for it (signals do not extend the wait)
+ * daemon_socket_recv_until() - receive one message from umbrellad on @fd into @buf
+ * (@size bytes), waiting until @deadline (now_usec()) at the latest (signals do not
+ * extend the wait)
  *
- * Return: its length, or -errno (-ETIMEDOUT: no reply in time).
+ * Return: its length, or -errno (-ETIMEDOUT: none by the deadline).
  */
-static inline ssize_t daemon_socket_recv(int fd, void *buf, size_t size)
+static inline ssize_t daemon_socket_recv_until(int fd, void *buf, size_t size, uint64_t deadline)
 {
-	uint64_t deadline = now_usec() + DAEMON_SOCKET_TIMEOUT_SEC * USEC_PER_SEC, now;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint64_t now;
 	ssize_t n;
 	int r;
 
@@ -115,6 +116,18 @@ static inline ssize_t daemon_socket_recv(int fd, void *buf, size_t size)
 		if (errno != EAGAIN && errno != EINTR)
 			return -errno;
 	}
+}
+
+/*
+ * daemon_socket_recv() - receive umbrellad's reply on @fd into @buf (@size bytes), waiting
+ * at most DAEMON_SOCKET_TIMEOUT_SEC for it
+ *
+ * Return: its length, or -errno (-ETIMEDOUT: no reply in time).
+ */
+static inline ssize_t daemon_socket_recv(int fd, void *buf, size_t size)
+{
+	return daemon_socket_recv_until(fd, buf, size,
+					now_usec() + DAEMON_SOCKET_TIMEOUT_SEC * USEC_PER_SEC);
 }
 
 #endif /* UMBRELLA_COMMON_DAEMON_SOCKET_H */
