@@ -98,6 +98,10 @@
  * Self-protection (lib/protect-pins.bpf.h): path_unlink, path_rmdir, path_rename and
  * path_mknod also keep everyone but umbrellad out of its pin directory while it is up,
  * and restricted tasks out of it always.
+ * Self-protection of Umbrella's files (lib/protect-files.bpf.h): file_open (write), the
+ * path hooks, inode_setattr, the xattr writes and the mount hooks keep every task that
+ * carries a layer from changing Umbrella's configuration, key ring, unit and binary,
+ * or moving the directories above them away.
  * No hook that fires once per path component (inode_permission) carries a check: such a
  * hook runs up to once per directory of every lookup of every task, restricted or not,
  * and costs each one a BPF trampoline. What it alone could decide is chdir and fchdir
@@ -117,11 +121,107 @@
 #include "lib/layers.bpf.h"
 #include "lib/mount.bpf.h"
 #include "lib/path.bpf.h"
+#include "lib/protect-files.bpf.h"
 #include "lib/protect-pins.bpf.h"
 #include "lib/protect.bpf.h"
 #include "lib/reach.bpf.h"
 #include "lib/scope.bpf.h"
 #include "lib/verdict.bpf.h"
+
+/* The umb_protected entry of (@dev, @ino, @name_hash): its flags, or 0. */
+static __always_inline __u32 protected_flags(__u32 dev, __u64 ino, __u64 name_hash)
+{
+	struct umb_protect_key key = { .dev = dev, .ino = ino, .name_hash = name_hash };
+	const __u32 *v;
+
+	if (!ino)
+		return 0;
+	v = bpf_map_lookup_elem(&umb_protected, &key);
+	return v ? *v : 0;
+}
+
+/*
+ * umb_protect_files_hit() - (lib/protect-files.bpf.h) Up from the object, one level at a
+ * time: the object's inode and name give what is protected of it, each directory above
+ * (UMB_PROTECT_LEVELS - 1 of them) whether it protects its whole tree. A directory's
+ * own entry, read once, serves both as the level above and to tell whether its
+ * children's names are worth hashing. A mount's root ends the walk: what is protected
+ * is on the file systems where umbrellad found it (each has an entry of its own, for
+ * the dentries that end disconnected).
+ */
+__noinline int umb_protect_files_hit(const struct umb_protect_query *q)
+{
+	__u64 d, parent;
+	__u32 dev, self, up, deny;
+
+	if (!q)
+		return 0;
+	d = q->dentry;
+	dev = BPF_CORE_READ((struct dentry *)d, d_sb, s_dev);
+
+	self = protected_flags(dev, BPF_CORE_READ((struct dentry *)d, d_inode, i_ino), 0);
+	deny = UMB_PROTECT_OBJECT | UMB_PROTECT_TREE | (q->removal ? UMB_PROTECT_ANCESTOR : 0);
+	for (__u32 i = 0; i < UMB_PROTECT_LEVELS; i++) {
+		parent = (__u64)BPF_CORE_READ((struct dentry *)d, d_parent);
+		up = 0;
+		if (parent && parent != d) {
+			__u64 pino = BPF_CORE_READ((struct dentry *)parent, d_inode, i_ino);
+
+			up = protected_flags(dev, pino, 0);
+			if (up & UMB_PROTECT_NAMES) {
+				__u64 hash = umb_fs_name_hash(d);
+
+				if (hash)
+					self |= protected_flags(dev, pino, hash);
+			}
+		}
+		if (self & deny)
+			return 1;
+		if (!parent || parent == d) {
+			/* Disconnected (open_by_handle_at()): the directories above are
+			 * unknown; on a file system with protected objects, refused. */
+			if (BPF_CORE_READ((struct dentry *)d, d_flags) & UMB_DCACHE_DISCONNECTED)
+				return protected_flags(dev, UMB_PROTECT_FS_INO, 0) != 0;
+			break;
+		}
+		/* Above the object, only a protected tree counts. */
+		deny = UMB_PROTECT_TREE;
+		self = up;
+		d = parent;
+	}
+	return 0;
+}
+
+/* How many tasks up from the current one umb_protect_mount_counts() looks for PID 1. */
+#define UMB_INIT_SEARCH 64
+
+/*
+ * umb_protect_mount_hit() - umb_protect_mount_counts() (lib/protect.bpf.h) of *@mnt.
+ * The initial mount namespace is PID 1's, found up the current task's parents (every
+ * task descends from it, or from PID 0, which has the same). Fails closed: a mount counts when its group is shared
+ * (mnt_group_id, peers that may be in the initial namespace), when PID 1 is not found
+ * within UMB_INIT_SEARCH parents, or when it is in the initial namespace.
+ */
+__noinline int umb_protect_mount_hit(const __u64 *mnt)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct mount *m;
+	__u64 init_ns = 0;
+
+	if (!mnt || !*mnt)
+		return 1;
+	m = (struct mount *)(*mnt - bpf_core_field_offset(struct mount, mnt));
+	if (BPF_CORE_READ(m, mnt_group_id))
+		return 1;
+	for (__u32 i = 0; i < UMB_INIT_SEARCH && t; i++) {
+		if (BPF_CORE_READ(t, pid) <= 1) {
+			init_ns = (__u64)BPF_CORE_READ(t, nsproxy, mnt_ns);
+			break;
+		}
+		t = BPF_CORE_READ(t, real_parent);
+	}
+	return !init_ns || (__u64)BPF_CORE_READ(m, mnt_ns) == init_ns;
+}
 
 /* The restriction state of the current task if some layer restricts @requested on
  * files, else NULL: the quick return of every hook. */
@@ -164,7 +264,10 @@ int BPF_PROG(umb_file_open, struct file *file, int ret)
 	if (ret)
 		return ret;
 	if (mode & FMODE_WRITE) {
-		ret = umb_scope_file_write(file, UMB_HOOK_FILE_OPEN); /* the scope */
+		ret = umb_protect_files(state, file->f_path.dentry, file->f_path.mnt,
+					UMB_HOOK_FILE_OPEN, false);
+		if (!ret)
+			ret = umb_scope_file_write(file, UMB_HOOK_FILE_OPEN); /* the scope */
 		if (ret)
 			return ret;
 	}
@@ -504,6 +607,9 @@ int BPF_PROG(umb_path_mknod, const struct path *dir, struct dentry *dentry, umod
 	if (ret)
 		return ret;
 	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_MKNOD); /* BPF_OBJ_PIN too */
+	if (!ret)
+		ret = umb_protect_files(umb_current_state(), dentry, dir->mnt, UMB_HOOK_PATH_MKNOD,
+					true);
 	if (ret)
 		return ret;
 	/* The scope: a new node of a device would reach it around the rules on its
@@ -528,6 +634,9 @@ int BPF_PROG(umb_path_mkdir, const struct path *dir, struct dentry *dentry, umod
 
 	if (ret)
 		return ret;
+	ret = umb_protect_files(umb_current_state(), dentry, dir->mnt, UMB_HOOK_PATH_MKDIR, true);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -540,6 +649,9 @@ int BPF_PROG(umb_path_symlink, const struct path *dir, struct dentry *dentry, co
 {
 	const struct umb_task_state *state;
 
+	if (ret)
+		return ret;
+	ret = umb_protect_files(umb_current_state(), dentry, dir->mnt, UMB_HOOK_PATH_SYMLINK, true);
 	if (ret)
 		return ret;
 	/* r too: a link at a name a rule denies r on would point it at what the task may
@@ -557,6 +669,12 @@ int BPF_PROG(umb_path_link, struct dentry *old_dentry, const struct path *new_di
 {
 	const struct umb_task_state *state;
 
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	ret = umb_protect_files(state, old_dentry, new_dir->mnt, UMB_HOOK_PATH_LINK, false);
+	if (!ret)
+		ret = umb_protect_files(state, new_dentry, new_dir->mnt, UMB_HOOK_PATH_LINK, true);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_ALL);
@@ -581,6 +699,9 @@ int BPF_PROG(umb_path_unlink, const struct path *dir, struct dentry *dentry, int
 	if (ret)
 		return ret;
 	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_UNLINK);
+	if (!ret)
+		ret = umb_protect_files(umb_current_state(), dentry, dir->mnt, UMB_HOOK_PATH_UNLINK,
+					true);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);
@@ -597,6 +718,9 @@ int BPF_PROG(umb_path_rmdir, const struct path *dir, struct dentry *dentry, int 
 	if (ret)
 		return ret;
 	ret = umb_protect_pins(dentry, dir->mnt, UMB_HOOK_PATH_RMDIR);
+	if (!ret)
+		ret = umb_protect_files(umb_current_state(), dentry, dir->mnt, UMB_HOOK_PATH_RMDIR,
+					true);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_ALL);
@@ -619,6 +743,13 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 	ret = umb_protect_pins(old_dentry, old_dir->mnt, UMB_HOOK_PATH_RENAME);
 	if (!ret)
 		ret = umb_protect_pins(new_dentry, new_dir->mnt, UMB_HOOK_PATH_RENAME);
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	ret = umb_protect_files(state, old_dentry, old_dir->mnt, UMB_HOOK_PATH_RENAME, true);
+	if (!ret)
+		ret = umb_protect_files(state, new_dentry, new_dir->mnt, UMB_HOOK_PATH_RENAME,
+					true);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_ALL);
@@ -644,6 +775,94 @@ int BPF_PROG(umb_path_rename, const struct path *old_dir, struct dentry *old_den
 	return umb_fs_check(state, UMB_FS_WRITE, new_dentry, new_dir->mnt, UMB_HOOK_PATH_RENAME);
 }
 
+/*
+ * The inode hooks of a directory's changes: the protection of Umbrella's files again,
+ * for the callers that reach no path hook. overlayfs creates, links, unlinks, renames
+ * and whites out in its upper directory through vfs_*() in the task's own context (an
+ * rm through the overlay, a copy-up): an overlay whose upperdir is /etc/umbrella/keys
+ * would remove or replace the files (lib/protect-files.bpf.h). The ordinary system calls
+ * reach these after their path hook, which already allowed them.
+ */
+SEC("lsm/inode_create")
+int BPF_PROG(umb_inode_create, struct inode *dir, struct dentry *dentry, umode_t mode, int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_CREATE, true);
+}
+
+SEC("lsm/inode_mknod")
+int BPF_PROG(umb_inode_mknod, struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_MKNOD, true);
+}
+
+SEC("lsm/inode_mkdir")
+int BPF_PROG(umb_inode_mkdir, struct inode *dir, struct dentry *dentry, umode_t mode, int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_MKDIR, true);
+}
+
+SEC("lsm/inode_symlink")
+int BPF_PROG(umb_inode_symlink, struct inode *dir, struct dentry *dentry, const char *old_name,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_SYMLINK, true);
+}
+
+SEC("lsm/inode_link")
+int BPF_PROG(umb_inode_link, struct dentry *old_dentry, struct inode *dir,
+	     struct dentry *new_dentry, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	ret = umb_protect_files(state, old_dentry, NULL, UMB_HOOK_INODE_LINK, false);
+	if (!ret)
+		ret = umb_protect_files(state, new_dentry, NULL, UMB_HOOK_INODE_LINK, true);
+	return ret;
+}
+
+SEC("lsm/inode_unlink")
+int BPF_PROG(umb_inode_unlink, struct inode *dir, struct dentry *dentry, int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_UNLINK, true);
+}
+
+SEC("lsm/inode_rmdir")
+int BPF_PROG(umb_inode_rmdir, struct inode *dir, struct dentry *dentry, int ret)
+{
+	if (ret)
+		return ret;
+	return umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_RMDIR, true);
+}
+
+SEC("lsm/inode_rename")
+int BPF_PROG(umb_inode_rename, struct inode *old_dir, struct dentry *old_dentry,
+	     struct inode *new_dir, struct dentry *new_dentry, int ret)
+{
+	const struct umb_task_state *state;
+
+	if (ret)
+		return ret;
+	state = umb_current_state();
+	ret = umb_protect_files(state, old_dentry, NULL, UMB_HOOK_INODE_RENAME, true);
+	if (!ret)
+		ret = umb_protect_files(state, new_dentry, NULL, UMB_HOOK_INODE_RENAME, true);
+	return ret;
+}
+
 SEC("lsm/path_truncate")
 int BPF_PROG(umb_path_truncate, const struct path *path, int ret)
 {
@@ -655,6 +874,10 @@ int BPF_PROG(umb_path_truncate, const struct path *path, int ret)
 	if (ret)
 		return ret;
 	umb_verdict_invalidate(path->dentry->d_inode);
+	ret = umb_protect_files(umb_current_state(), path->dentry, path->mnt,
+				UMB_HOOK_PATH_TRUNCATE, false);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -666,6 +889,10 @@ int BPF_PROG(umb_path_chmod, const struct path *path, umode_t mode, int ret)
 {
 	const struct umb_task_state *state;
 
+	if (ret)
+		return ret;
+	ret = umb_protect_files(umb_current_state(), path->dentry, path->mnt, UMB_HOOK_PATH_CHMOD,
+				false);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);
@@ -680,6 +907,10 @@ int BPF_PROG(umb_path_chown, const struct path *path, unsigned int uid, unsigned
 {
 	const struct umb_task_state *state;
 
+	if (ret)
+		return ret;
+	ret = umb_protect_files(umb_current_state(), path->dentry, path->mnt, UMB_HOOK_PATH_CHOWN,
+				false);
 	if (ret)
 		return ret;
 	state = fs_state(UMB_FS_WRITE);
@@ -705,6 +936,9 @@ static __always_inline int inode_setattr(struct dentry *dentry, struct iattr *at
 			return ret;
 	}
 	umb_verdict_invalidate(dentry->d_inode); /* chmod, chown, utimes, truncate */
+	ret = umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_SETATTR, false);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -743,6 +977,9 @@ int BPF_PROG(umb_inode_setxattr, void *idmap, struct dentry *dentry, const char 
 	if (ret)
 		return ret;
 	umb_verdict_invalidate(dentry->d_inode);
+	ret = umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_SETXATTR, false);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -757,6 +994,10 @@ int BPF_PROG(umb_inode_removexattr, void *idmap, struct dentry *dentry, const ch
 	if (ret)
 		return ret;
 	umb_verdict_invalidate(dentry->d_inode);
+	ret = umb_protect_files(umb_current_state(), dentry, NULL, UMB_HOOK_INODE_REMOVEXATTR,
+				false);
+	if (ret)
+		return ret;
 	state = fs_state(UMB_FS_WRITE);
 	if (!state)
 		return 0;
@@ -863,6 +1104,29 @@ static __always_inline int sb_mount_fs(const struct umb_task_state *state, const
 	return mount_target_check(state, path, UMB_HOOK_SB_MOUNT);
 }
 
+/*
+ * Self-protection of Umbrella's files at mount(2), before the "mount" item and the fs
+ * rules, for every task that carries a layer: no mount attached over one of them or a
+ * directory above one (lib/protect-files.bpf.h), and no MS_MOVE, whose source is a
+ * string here and may be the mount that holds them; in the initial mount namespace, or
+ * on a shared mount (umb_protect_mount_counts()).
+ */
+static __always_inline int sb_mount_protect(const struct umb_task_state *state,
+					    const struct path *path, unsigned long flags)
+{
+	if (!umb_is_restricted(state))
+		return 0;
+	if ((flags & UMB_MS_REMOUNT) || (!(flags & UMB_MS_BIND) && (flags & UMB_MS_PROPAGATION)))
+		return 0;
+	/* Another namespace's private or slave mount: not what systemd and umbrellad see
+	 * (the source of a move is in the task's namespace too). */
+	if (!umb_protect_mount_counts((__u64)path->mnt))
+		return 0;
+	if (flags & UMB_MS_MOVE)
+		return umb_protect_path_deny(path->dentry, path->mnt, UMB_HOOK_SB_MOUNT);
+	return umb_protect_files(state, path->dentry, path->mnt, UMB_HOOK_SB_MOUNT, true);
+}
+
 SEC("lsm/sb_mount")
 int BPF_PROG(umb_sb_mount, const char *dev_name, const struct path *path, const char *type,
 	     unsigned long flags, void *data, int ret)
@@ -872,7 +1136,9 @@ int BPF_PROG(umb_sb_mount, const char *dev_name, const struct path *path, const 
 	if (ret)
 		return ret;
 	state = umb_current_state();
-	ret = umb_mount_item(state, UMB_HOOK_SB_MOUNT);
+	ret = sb_mount_protect(state, path, flags);
+	if (!ret)
+		ret = umb_mount_item(state, UMB_HOOK_SB_MOUNT);
 	if (ret || !state || !(state->fs_access & UMB_FS_ALL))
 		return ret;
 	return sb_mount_fs(state, path, flags);
@@ -886,7 +1152,17 @@ int BPF_PROG(umb_move_mount, const struct path *from_path, const struct path *to
 	if (ret)
 		return ret;
 	state = umb_current_state();
-	ret = umb_mount_item(state, UMB_HOOK_MOVE_MOUNT);
+	/* Umbrella's files: neither the mount moved away nor the place it goes, where
+	 * they count (umb_protect_mount_counts()). */
+	ret = 0;
+	if (umb_is_restricted(state) && umb_protect_mount_counts((__u64)from_path->mnt))
+		ret = umb_protect_files(state, from_path->dentry, from_path->mnt,
+					UMB_HOOK_MOVE_MOUNT, true);
+	if (!ret && umb_is_restricted(state) && umb_protect_mount_counts((__u64)to_path->mnt))
+		ret = umb_protect_files(state, to_path->dentry, to_path->mnt, UMB_HOOK_MOVE_MOUNT,
+					true);
+	if (!ret)
+		ret = umb_mount_item(state, UMB_HOOK_MOVE_MOUNT);
 	if (ret || !state || !(state->fs_access & UMB_FS_ALL))
 		return ret;
 	/* The mount moved away (from_path is its root) may hold a restricted path's
@@ -907,7 +1183,17 @@ int BPF_PROG(umb_sb_umount, struct vfsmount *mnt, int flags, int ret)
 	if (ret)
 		return ret;
 	state = umb_current_state();
-	ret = umb_umount_protect(state, mnt);
+	/* Both protections where the mount counts (umb_protect_mount_counts()): a
+	 * container unmounts its old root, with its copies of /sys/fs/bpf (the pins stay
+	 * in PID 1's namespace, their file system with them) and of Umbrella's files. */
+	ret = 0;
+	if (umb_is_restricted(state) && umb_protect_mount_counts((__u64)mnt)) {
+		ret = umb_umount_protect(state, mnt);
+		/* a mount rooted at one of Umbrella's files or a directory above one */
+		if (!ret)
+			ret = umb_protect_files(state, mnt->mnt_root, mnt, UMB_HOOK_SB_UMOUNT,
+						true);
+	}
 	if (!ret)
 		ret = umb_mount_item(state, UMB_HOOK_SB_UMOUNT);
 	if (ret || !state || !(state->fs_access & UMB_FS_ALL))

@@ -313,6 +313,20 @@ UMB_MAP struct {
 } umb_conn_full SEC(".maps");
 
 /*
+ * umb_protected: struct umb_protect_key -> __u32 (enum umb_protect_flags), Umbrella's own
+ * files and the directories above them, kept from every task that carries a layer,
+ * also while umbrellad is down. Writer: umbrellad at start (daemon/self-files.c), the
+ * only one (lsm/bpf_map). Reader: lib/protect-files.bpf.h.
+ */
+UMB_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1024);
+	__type(key, struct umb_protect_key);
+	__type(value, __u32);
+} umb_protected SEC(".maps");
+
+/*
  * The state of @task, or NULL when it is unrestricted.
  *
  * Most tasks have no BPF task storage at all (of any map): then task->bpf_storage is

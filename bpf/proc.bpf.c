@@ -13,9 +13,10 @@
  *   lsm/file_ioctl_compat      and the signal or async mode only of a file the task
  *                              owns (see may_own_sigio() for why not the whole domain).
  *                              Any restricted task: no TIOCSTI, TIOCLINUX (the scope,
- *                              lib/scope.bpf.h). fs rules: the inode-flag ioctls
- *                              (FS_IOC_SETFLAGS...) ask w (lib/fsattr.bpf.h). The
- *                              compat hook exists since 6.8.
+ *                              lib/scope.bpf.h); no inode-flag ioctls (chattr +i,
+ *                              lib/fsattr.bpf.h) on Umbrella's files
+ *                              (lib/protect-files.bpf.h). fs rules: those ioctls ask w.
+ *                              The compat hook exists since 6.8.
  *   lsm/file_send_sigiotask    no SIGIO/SIGURG ever reaches umbrellad.
  *   lsm/ptrace_access_check    the scope of every restricted task: PTRACE_ATTACH/SEIZE,
  *   lsm/ptrace_traceme         process_vm_readv/writev, /proc/PID/mem, pidfd_getfd and
@@ -46,6 +47,7 @@
 #include "lib/domain.bpf.h"
 #include "lib/fsattr.bpf.h"
 #include "lib/layers.bpf.h"
+#include "lib/protect.bpf.h"
 #include "lib/scope.bpf.h"
 
 /*
@@ -265,8 +267,8 @@ int BPF_PROG(umb_file_fcntl, struct file *file, unsigned int cmd, unsigned long 
 }
 
 /* The verdict on ioctl(2) @cmd of @file, recorded as @hook: the scope's terminal rule
- * for every restricted task, the fs rules' w on inode flags, and the SIGIO route of
- * "signal". */
+ * for every restricted task, Umbrella's own files and the fs rules' w on inode flags, and
+ * the SIGIO route of "signal". */
 static __always_inline int file_ioctl(struct file *file, unsigned int cmd, __u32 hook)
 {
 	const struct umb_task_state *state;
@@ -278,6 +280,10 @@ static __always_inline int file_ioctl(struct file *file, unsigned int cmd, __u32
 	state = umb_current_state();
 	if (!umb_is_restricted(state))
 		return 0;
+	/* Umbrella's own files: "chattr +i" would keep root from its configuration, "-i" or
+	 * "+a" undo what root set, verity or encryption seal them (lib/protect-files.bpf.h). */
+	if (umb_is_fsattr_ioctl(cmd) && umb_protect_files_ask((__u64)file->f_path.dentry, false))
+		return umb_deny_strict(hook, 0, UMB_ITEM_SELF, 0, 0);
 	if (umb_is_injecting_ioctl(cmd))
 		return umb_scope_deny(hook, UMB_SCOPE_TERMINAL, 0);
 	ret = umb_fs_ioctl_check(state, file, cmd, hook); /* inode flags: w (lib/fsattr.bpf.h) */

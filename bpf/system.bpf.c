@@ -5,7 +5,10 @@
  * the rule that keeps every restricted task away from bpf(). And "keys", the key rings.
  *
  * Architecture:
- *   lsm/sb_pivotroot           "mount": pivot_root(2). The item's other hooks
+ *   lsm/sb_pivotroot           "mount": pivot_root(2); and for any restricted
+ *                              task, none where the root holds Umbrella's files
+ *                              in PID 1's mount namespace or on a shared mount
+ *                              (lib/protect-files.bpf.h). The item's other hooks
  *                              (sb_mount, sb_umount, move_mount, which attaches what
  *                              the new mount API made) are file.bpf.c's programs, one
  *                              per hook with the fs rules, calling lib/mount.bpf.h.
@@ -52,9 +55,21 @@ static __always_inline int check_cap(const struct umb_task_state *state, __u64 c
 SEC("lsm/sb_pivotroot")
 int BPF_PROG(umb_sb_pivotroot, const struct path *old_path, const struct path *new_path, int ret)
 {
+	const struct umb_task_state *state;
+	struct task_struct *task;
+
 	if (ret)
 		return ret;
-	return umb_mount_item(umb_current_state(), UMB_HOOK_SB_PIVOTROOT);
+	state = umb_current_state();
+	/* pivot_root(2) moves the root of every process of the namespace that has the
+	 * current one: where that root holds Umbrella's files (the host's), its path to
+	 * them would change (lib/protect-files.bpf.h). Enforced in permissive mode too.
+	 * Not in a container's private namespace (umb_protect_mount_counts()). */
+	task = bpf_get_current_task_btf();
+	if (umb_is_restricted(state) && umb_protect_mount_counts((__u64)task->fs->root.mnt) &&
+	    umb_protect_files_ask((__u64)task->fs->root.dentry, true))
+		return umb_deny_strict(UMB_HOOK_SB_PIVOTROOT, 0, UMB_ITEM_SELF, 0, 0);
+	return umb_mount_item(state, UMB_HOOK_SB_PIVOTROOT);
 }
 
 SEC("lsm/kernel_read_file")

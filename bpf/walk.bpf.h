@@ -104,6 +104,10 @@ extern int umb_fs_unfinished_permissive(const struct umb_task_state *state);
  */
 extern int umb_fs_walk_up(struct umb_walk *w, const struct umb_task_state *state);
 
+/* The FNV-1a 64 hash of the name of the struct dentry at @dentry (walk.bpf.c), 0 if
+ * unreadable. */
+extern __u64 umb_fs_name_hash(__u64 dentry);
+
 /* umb_fs_names_ruled(): a name rule of an enforcing layer, of a permissive one. */
 #define UMB_NAMES_ENFORCING  1
 #define UMB_NAMES_PERMISSIVE 2

@@ -144,16 +144,21 @@ out:
 }
 
 /*
- * umbrella-cli verdict flush. Root only: a flush costs every binary a verification, so
- * other users may not impose it on the system. A restricted root may: a flush only
- * makes umbrellad check again, it can never let anything run that would not.
+ * umbrella-cli verdict flush. Root that carries no layer only: a flush costs every
+ * binary a verification, and an exec whose answer races it is refused (README, "Still
+ * open"), so a caller that floods flushes makes other users' execs of signed binaries
+ * fail. Neither other users nor a root that Umbrella restricts may impose that.
  */
 static void handle_flush(struct server *s, int fd, const struct peer *peer)
 {
 	int r;
 
-	if (peer->uid != 0) {
-		request_reply(fd, -EPERM, 0, "only root may flush the verdicts");
+	if (!server_unrestricted_root(s, peer)) {
+		log_notice("pid %d: refused to flush the exec verdicts (%s)", peer->pid,
+			   peer->uid ? "not root" : "a root that carries layers");
+		request_reply(fd, -EPERM, 0,
+			      peer->uid ? "only root may flush the verdicts" :
+					  "only root that carries no layer may flush the verdicts");
 		return;
 	}
 	if (!s->gate) {

@@ -108,6 +108,11 @@ static bool restricted(const struct server *s, const struct peer *peer)
 	return errno != ENOENT || !pidfd_alive(peer->pidfd);
 }
 
+bool server_unrestricted_root(const struct server *s, const struct peer *peer)
+{
+	return peer->uid == 0 && !restricted(s, peer);
+}
+
 /*
  * Who pays for a layer under the per-user limits (daemon/layers.c): the caller's uid;
  * but a root that Umbrella restricts pays as LAYER_UID_RESTRICTED_ROOT, with the users:

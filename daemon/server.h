@@ -93,6 +93,10 @@ int server_attach(struct server *s, sd_event *e);
 struct peer;
 size_t server_events(const struct server *s, const struct peer *peer, struct umb_event_record *out);
 
+/* Whether the caller is root that carries no layer (the administrator): a root that
+ * Umbrella restricts, or whose state cannot be read, is not. */
+bool server_unrestricted_root(const struct server *s, const struct peer *peer);
+
 /* Closes every connection and the listening socket (not its path). */
 void server_close(struct server *s);
 

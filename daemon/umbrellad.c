@@ -62,6 +62,7 @@
 #include "macro.h"
 #include "pin.h"
 #include "history.h"
+#include "self-files.h"
 #include "server.h"
 #include "state.h"
 #include "time-util.h"
@@ -597,6 +598,19 @@ int main(int argc, char *argv[])
 		goto out;
 
 	ctl_fd = bpf_map__fd(skel->maps.umb_ctl);
+	/*
+	 * Umbrella's own files, before anything else is read again (the key ring) or can be
+	 * asked for. Fail closed: an umbrellad that cannot keep restricted roots from its
+	 * configuration and key ring would run with them open to "mode = permissive" for
+	 * the next start or a key of their own now; the entries a previous umbrellad made
+	 * stay in force meanwhile (pinned), and systemd says why it failed.
+	 */
+	r = self_files_protect(bpf_map__fd(skel->maps.umb_protected), arg_config, arg_keyring);
+	if (r < 0) {
+		log_error_errno(r, "refusing to run: Umbrella's own files are not protected from "
+				   "restricted tasks: %m");
+		goto out;
+	}
 	r = layers_open(&layers, &(struct layer_maps){ LAYER_MAPS_OF(skel) }, pin.meta_fd);
 	if (r < 0) {
 		log_error_errno(r, "failed to map the layers: %m");

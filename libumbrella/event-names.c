@@ -9,7 +9,7 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_FILE_OPEN] = "file_open",
 	[UMB_HOOK_MMAP_FILE] = "mmap_file",
 	[UMB_HOOK_FILE_MPROTECT] = "file_mprotect",
-	[UMB_HOOK_INODE_CREATE] = "inode_create", /* old programs only */
+	[UMB_HOOK_INODE_CREATE] = "inode_create",
 	[UMB_HOOK_PATH_LINK] = "path_link",
 	[UMB_HOOK_PATH_UNLINK] = "path_unlink",
 	[UMB_HOOK_PATH_SYMLINK] = "path_symlink",
@@ -67,6 +67,13 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_KEY_ALLOC] = "key_alloc",
 	[UMB_HOOK_KEY_PERMISSION] = "key_permission",
 	[UMB_HOOK_INODE_READLINK] = "inode_readlink",
+	[UMB_HOOK_INODE_MKNOD] = "inode_mknod",
+	[UMB_HOOK_INODE_MKDIR] = "inode_mkdir",
+	[UMB_HOOK_INODE_SYMLINK] = "inode_symlink",
+	[UMB_HOOK_INODE_LINK] = "inode_link",
+	[UMB_HOOK_INODE_UNLINK] = "inode_unlink",
+	[UMB_HOOK_INODE_RMDIR] = "inode_rmdir",
+	[UMB_HOOK_INODE_RENAME] = "inode_rename",
 };
 
 static const char *const item_kind_names[] = {

@@ -25,6 +25,32 @@ static __always_inline bool umb_is_pin_dir(const struct dentry *dentry, __u32 de
 }
 
 /*
+ * umb_protect_path_deny() - records a self-protection denial of @hook on @dentry
+ * (reached through @mnt, NULL if unknown) with its inode and whole path (lib/dpath.bpf.h,
+ * as the fs denials), enforced in permissive mode too. Return: -EPERM.
+ */
+static __always_inline int umb_protect_path_deny(struct dentry *dentry, const struct vfsmount *mnt,
+						 __u32 hook)
+{
+	struct umb_event *e;
+	struct umb_walk o;
+
+	e = umb_event_begin(hook, 0, UMB_ITEM_SELF, 0, 0);
+	if (e) {
+		e->dev = BPF_CORE_READ(dentry, d_sb, s_dev);
+		e->ino = BPF_CORE_READ(dentry, d_inode, i_ino);
+		/* The whole path, as the fs records have it: the global function takes the
+		 * object in a walk's state (only dentry and mnt are read). */
+		__builtin_memset(&o, 0, sizeof(o));
+		o.dentry = (__u64)dentry;
+		o.mnt = (__u64)mnt;
+		umb_event_dpath(e, &o);
+	}
+	umb_event_submit(e);
+	return -EPERM;
+}
+
+/*
  * umb_protect_pins() - self-protection of the pin directory: removing, renaming or
  * adding an entry in it or in its links/ subdirectory, or removing or renaming the
  * directory itself, is umbrellad's alone while it is up
@@ -43,8 +69,6 @@ static __always_inline int umb_protect_pins(struct dentry *dentry, const struct 
 {
 	const struct umb_ctl *ctl;
 	struct dentry *parent;
-	struct umb_event *e;
-	struct umb_walk o;
 	__u32 dev;
 	__u64 ino;
 
@@ -66,19 +90,7 @@ static __always_inline int umb_protect_pins(struct dentry *dentry, const struct 
 	if (!umb_is_pin_dir(dentry, dev, ino) && !umb_is_pin_dir(parent, dev, ino) &&
 	    !umb_is_pin_dir(BPF_CORE_READ(parent, d_parent), dev, ino))
 		return 0;
-	e = umb_event_begin(hook, 0, UMB_ITEM_SELF, 0, 0);
-	if (e) {
-		e->dev = BPF_CORE_READ(dentry, d_sb, s_dev);
-		e->ino = BPF_CORE_READ(dentry, d_inode, i_ino);
-		/* The whole path, as the fs records have it: the global function takes the
-		 * object in a walk's state (only dentry and mnt are read). */
-		__builtin_memset(&o, 0, sizeof(o));
-		o.dentry = (__u64)dentry;
-		o.mnt = (__u64)mnt;
-		umb_event_dpath(e, &o);
-	}
-	umb_event_submit(e);
-	return -EPERM;
+	return umb_protect_path_deny(dentry, mnt, hook);
 }
 
 #endif /* UMBRELLA_PROTECT_PINS_BPF_H */

@@ -71,7 +71,8 @@ static __always_inline bool umb_is_our_map(const void *map)
 	       map == (const void *)&umb_counters || map == (const void *)&umb_gate_stats ||
 	       map == (const void *)&umb_policies || map == (const void *)&umb_daemon_sock ||
 	       map == (const void *)&umb_conn_full || map == (const void *)&umb_backing_exec ||
-	       map == (const void *)&umb_exec_pins || map == (const void *)&umb_event_budget;
+	       map == (const void *)&umb_exec_pins || map == (const void *)&umb_event_budget ||
+	       map == (const void *)&umb_protected;
 }
 
 /* Whether the program @prog uses one of Umbrella's maps. */
@@ -189,6 +190,45 @@ static __always_inline int umb_protect_bpf_cmd(int cmd, union bpf_attr *attr)
 	if (!umb_prog_uses_our_maps(prog))
 		return 0;
 	return umb_protect_deny(UMB_HOOK_BPF, BPF_CORE_READ(prog, aux, id));
+}
+
+/* The question to umb_protect_files_hit(): a global function takes no kernel pointer
+ * as an argument on 6.1, so the dentry goes as a number in the caller's stack. */
+struct umb_protect_query {
+	__u64 dentry;  /* struct dentry * */
+	__u32 removal; /* also unlink, rename, mount over: directories above count */
+	__u32 __pad0;
+};
+
+/* Whether umb_protected (Umbrella's own files, lib/protect-files.bpf.h) refuses the
+ * current task, which carries a layer, to change @q->dentry. Global, in file.bpf.c's
+ * unit: one verification. */
+extern int umb_protect_files_hit(const struct umb_protect_query *q);
+
+/*
+ * Whether the mount @mnt (a struct vfsmount *, as a number) counts for the protection
+ * of mounts (mount over, MS_MOVE, move_mount, umount, pivot_root): what systemd and
+ * umbrellad read is PID 1's mount namespace (umbrellad's own is its slave), so a mount
+ * of another namespace counts only when it is shared, where a change propagates to its
+ * peers, which may be there. Containers (unshare -m, bwrap, runc, nspawn) make their
+ * mounts private or slaves and pivot_root. Global, in file.bpf.c's unit; the mount goes
+ * in the caller's stack, as umb_protect_query's dentry.
+ */
+extern int umb_protect_mount_hit(const __u64 *mnt);
+
+static __always_inline int umb_protect_mount_counts(__u64 mnt)
+{
+	__u64 m = mnt;
+
+	return umb_protect_mount_hit(&m);
+}
+
+/* umb_protect_files_hit() of @dentry (a struct dentry *, as a number). */
+static __always_inline int umb_protect_files_ask(__u64 dentry, bool removal)
+{
+	struct umb_protect_query q = { .dentry = dentry, .removal = removal };
+
+	return umb_protect_files_hit(&q);
 }
 
 /* umb_protect_task_free() - at the free of @task: if it is umbrellad's thread group

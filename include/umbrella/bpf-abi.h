@@ -151,6 +151,49 @@ struct umb_inode_key {
 
 _Static_assert(sizeof(struct umb_inode_key) == 16, "struct umb_inode_key is ABI");
 
+/*
+ * Key of umb_protected: one of Umbrella's own files (its configuration, key ring,
+ * profiles, unit and drop-ins, umbrellad's binary) or a directory above one, as an
+ * inode (name_hash 0), or a name in a directory (the FNV-1a 64 hash of the name, as in
+ * struct umb_fs_name_key), which holds for whatever file bears that name, one that does
+ * not exist yet or one put there by rename. Value: __u32, enum umb_protect_flags.
+ * Producer: umbrellad at start (daemon/self-files.c). Consumer: lib/protect-files.bpf.h.
+ */
+struct umb_protect_key {
+	__u32 dev;    /* the super block's s_dev, as struct umb_inode_key */
+	__u32 __pad0; /* must be zero */
+	__u64 ino;
+	__u64 name_hash; /* 0: the inode itself */
+};
+
+_Static_assert(sizeof(struct umb_protect_key) == 24, "struct umb_protect_key is ABI");
+
+/* Value of umb_protected: what no task that carries a layer may do there. */
+enum umb_protect_flags {
+	/* The object: no write, truncate, attribute or xattr change, link, unlink,
+	 * rename, nor a mount over it or the unmount of a mount rooted there. */
+	UMB_PROTECT_OBJECT = 1 << 0,
+	/* As UMB_PROTECT_OBJECT, and the same for everything below the directory (up to
+	 * UMB_PROTECT_LEVELS - 1 levels), no new name in it either. */
+	UMB_PROTECT_TREE = 1 << 1,
+	/* A directory (or symbolic link) on the way to a protected object: no unlink,
+	 * rename, mount over it or unmount of a mount rooted there, which would move the
+	 * object away from the path umbrellad and systemd read. */
+	UMB_PROTECT_ANCESTOR = 1 << 2,
+	/* A directory in which some names have entries of their own: the hooks hash a
+	 * child's name only where it is set. */
+	UMB_PROTECT_NAMES = 1 << 3,
+};
+
+/* The ino of the entry (dev, UMB_PROTECT_FS_INO, 0) that umbrellad adds for each file
+ * system holding a protected object: a disconnected dentry there (open_by_handle_at()
+ * of a file whose dentry was evicted), whose directories are unknown, is refused. No
+ * inode has this number. */
+#define UMB_PROTECT_FS_INO 0xffffffffffffffffULL
+
+/* The levels lib/protect-files.bpf.h looks at: the object and the directories above it. */
+#define UMB_PROTECT_LEVELS 4
+
 /* umb_fs_rule.flags */
 enum umb_fs_rule_flags {
 	/* The object is a directory in which this layer restricts names (umb_fs_names):
@@ -454,7 +497,7 @@ enum umb_hook {
 	UMB_HOOK_FILE_OPEN = 1,
 	UMB_HOOK_MMAP_FILE,
 	UMB_HOOK_FILE_MPROTECT,
-	UMB_HOOK_INODE_CREATE, /* no program reports it any more: path_mknod has open(O_CREAT) */
+	UMB_HOOK_INODE_CREATE, /* self-protection: a file made by overlayfs (path_mknod: open) */
 	UMB_HOOK_PATH_LINK,
 	UMB_HOOK_PATH_UNLINK,
 	UMB_HOOK_PATH_SYMLINK,
@@ -512,6 +555,15 @@ enum umb_hook {
 	UMB_HOOK_KEY_ALLOC,	       /* the scope: request_key(2)'s call to /sbin/request-key */
 	UMB_HOOK_KEY_PERMISSION,       /* keys; the scope: KEYCTL_SESSION_TO_PARENT */
 	UMB_HOOK_INODE_READLINK,       /* fs: readlink(2) */
+	/* self-protection: what overlayfs does in its upper directory, which reaches no
+	 * path hook (bpf/lib/protect-files.bpf.h) */
+	UMB_HOOK_INODE_MKNOD,
+	UMB_HOOK_INODE_MKDIR,
+	UMB_HOOK_INODE_SYMLINK,
+	UMB_HOOK_INODE_LINK,
+	UMB_HOOK_INODE_UNLINK,
+	UMB_HOOK_INODE_RMDIR,
+	UMB_HOOK_INODE_RENAME,
 	UMB_HOOK_MAX,
 };
 
@@ -520,7 +572,8 @@ enum umb_hook {
  * UMB_ITEM_NET_FAMILY, UMB_ITEM_LINUX_CAP), or one that only denial records carry. */
 enum umb_event_item_kind {
 	/* Self-protection (no layer): Umbrella's own maps, programs, links or pins, while
-	 * umbrellad is up. item: the map's or program's id; 0 for a pin (dev, ino, path). */
+	 * umbrellad is up. item: the map's or program's id; 0 for a pin or one of Umbrella's
+	 * files (umb_protected; dev, ino, path). */
 	UMB_ITEM_SELF = 5,
 	/* The exec verdict (signed binaries): item: enum umb_verdict_state of the file, 0
 	 * for none (a miss: no umbrellad, or a file system the gate does not cache),
@@ -668,7 +721,7 @@ enum umb_counter {
 	UMB_COUNTER_DENIALS = 64, /* the first of UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS */
 };
 
-#define UMB_COUNTER_HOOKS      64
+#define UMB_COUNTER_HOOKS      80
 #define UMB_COUNTER_ITEM_KINDS 16
 #define UMB_COUNTER_MAX	       (UMB_COUNTER_DENIALS + UMB_COUNTER_HOOKS * UMB_COUNTER_ITEM_KINDS)
 
