@@ -27,8 +27,10 @@
  * older umbrellad's programs would enforce a layer that is only to be recorded; and the
  * map umb_policies (struct umb_policy_key): the layers of signed policies are found
  * again by their ids, not by umb_layer_desc's text. 9: umb_event grew uid (whose budget
- * the record took), umb_events grew to UMB_EVENTS_RING_SIZE, the map umb_event_budget. */
-#define UMB_ABI_VERSION 9
+ * the record took), umb_events grew to UMB_EVENTS_RING_SIZE, the map umb_event_budget.
+ * 10: the map umb_protected (struct umb_protect_key) and the inode_* hooks that consult
+ * it: an older umbrellad's programs would leave Umbrella's own files unprotected. */
+#define UMB_ABI_VERSION 10
 
 /* The uid that a root process carrying layers is charged as (umbrellad's per-user
  * limits; the key of umb_conn_full): not exempt like root. */
