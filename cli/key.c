@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,12 +305,33 @@ static int key_list(const char *dir)
 	return EXIT_OK;
 }
 
-/* Creates the ring's directory if it is missing (not its parents). */
+/*
+ * Creates the ring's directory and its missing parents (0755: the ring holds public
+ * keys; only root may write there), as "mkdir -p": a fresh /etc without /etc/umbrella
+ * is not a reason to refuse the first "key add".
+ */
 static int ensure_dir(const char *dir)
 {
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		cli_error("%s: %s", dir, strerror(errno));
-		return -errno;
+	char path[PATH_MAX];
+	size_t len = strlen(dir);
+
+	if (len >= sizeof(path)) {
+		cli_error("%s: %s", dir, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	memcpy(path, dir, len + 1);
+	for (char *p = path + 1; p <= path + len; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			int r = -errno;
+
+			cli_error("%s: %s", path, strerror(-r));
+			return r;
+		}
+		if (p < path + len)
+			*p = '/';
 	}
 	return 0;
 }

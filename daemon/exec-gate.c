@@ -334,6 +334,7 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	g->keyring_dir = keyring_dir;
 	gate_stats_open(&g->stats, maps->gate_stats);
 	g->fan_fd = g->mountinfo_fd = g->inotify_fd = g->libs.inotify_fd = -1;
+	g->ring_wd = g->ring_ancestor_wd = -1;
 
 	r = keyring_read(keyring_dir, "", &g->keyring);
 	if (r < 0)

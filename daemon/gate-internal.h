@@ -37,7 +37,12 @@ struct exec_gate {
 	struct keyring *keyring;
 	int fan_fd;	  /* the fanotify group */
 	int mountinfo_fd; /* /proc/self/mountinfo: POLLPRI when the mounts change */
-	int inotify_fd;	  /* the key ring directory; -1 when it does not exist */
+	int inotify_fd;	  /* the key ring directory (or the one above it, below) */
+	int ring_wd;	  /* its watch on the key ring directory; -1: none */
+	/* While the key ring directory does not exist: the watch on the nearest directory
+	 * above it that does, for the name of the next one down (-1: none). */
+	int ring_ancestor_wd;
+	char ring_ancestor_child[NAME_MAX + 1];
 	struct ring_buffer *invalidated;
 	struct gate_mounts mounts; /* as last read from /proc/self/mountinfo */
 	struct gate_marks marks;   /* the ignore marks, by inode */

@@ -4,6 +4,7 @@
  * directory change (or on SIGHUP), each time with a new verdict epoch.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,16 +17,86 @@
 #include "log.h"
 #include "macro.h"
 
-/* Watches the key ring directory, if it exists (a missing one is an empty ring). */
+#define RING_EVENTS                                                                         \
+	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | \
+	 IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+/* What makes a missing directory appear below the one watched in its stead. */
+#define ANCESTOR_EVENTS (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
+/* Replaces the watch *@wd by @new_wd (-1: none), dropping the old one if it differs. */
+static void replace_watch(struct exec_gate *g, int *wd, int new_wd)
+{
+	if (*wd >= 0 && *wd != new_wd)
+		(void)inotify_rm_watch(g->inotify_fd, *wd);
+	*wd = new_wd;
+}
+
+/*
+ * Watches the nearest existing directory above the missing key ring @dir for the name
+ * of the next one down. Return: 1 when that name exists by now (made between the two
+ * looks: watch again), 0 when watched, -errno.
+ */
+static int watch_ancestor(struct exec_gate *g, const char *dir)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(dir);
+
+	if (len >= sizeof(path) || dir[0] != '/')
+		return -EINVAL;
+	memcpy(path, dir, len + 1);
+	for (char *slash; (slash = strrchr(path, '/'));) {
+		int wd;
+
+		snprintf(g->ring_ancestor_child, sizeof(g->ring_ancestor_child), "%s", slash + 1);
+		slash[slash == path] = '\0'; /* "/a" -> "/" */
+		wd = inotify_add_watch(g->inotify_fd, path, ANCESTOR_EVENTS);
+		if (wd >= 0) {
+			replace_watch(g, &g->ring_ancestor_wd, wd);
+			/* The name may have appeared before the watch did. */
+			memcpy(path, dir, len + 1);
+			path[slash - path + strlen(g->ring_ancestor_child) + 1] = '\0';
+			return access(path, F_OK) == 0;
+		}
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -errno;
+		if (slash == path)
+			break;
+	}
+	return -ENOENT;
+}
+
+/*
+ * Watches the key ring directory; while it does not exist, the nearest directory above
+ * it, so that a ring made after umbrellad started ("key add" on a fresh /etc) is read
+ * at once, as a key added to an existing ring is.
+ */
 void keyring_watch(struct exec_gate *g)
 {
 	if (g->inotify_fd < 0)
 		return;
-	if (inotify_add_watch(g->inotify_fd, g->keyring_dir,
-			      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
-				      IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) < 0 &&
-	    errno != ENOENT)
-		log_warning_errno(errno, "cannot watch the key ring %s: %m", g->keyring_dir);
+	/* A few rounds: each one that finds a directory made meanwhile looks again. */
+	for (int round = 0; round < 8; round++) {
+		int wd = inotify_add_watch(g->inotify_fd, g->keyring_dir, RING_EVENTS), r;
+
+		replace_watch(g, &g->ring_wd, wd);
+		if (wd >= 0) {
+			replace_watch(g, &g->ring_ancestor_wd, -1);
+			return;
+		}
+		if (errno != ENOENT && errno != ENOTDIR) {
+			log_warning_errno(errno, "cannot watch the key ring %s: %m",
+					  g->keyring_dir);
+			return;
+		}
+		r = watch_ancestor(g, g->keyring_dir);
+		if (r == 0)
+			return;
+		if (r < 0) {
+			log_warning_errno(r, "cannot watch for the key ring %s to appear: %m",
+					  g->keyring_dir);
+			return;
+		}
+	}
 }
 
 /*
@@ -89,8 +160,19 @@ static int on_keyring_changed(_unused_ sd_event_source *s, _unused_ int fd,
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
-			changed = true;
-			rewatch |= ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF);
+			if (ev->wd == g->ring_wd) {
+				changed = true;
+				rewatch |= ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF);
+			} else if (ev->wd == g->ring_ancestor_wd) {
+				/* Above the missing ring: only the name on the way to it counts
+				 * (anything else made in /etc must not start a new epoch). */
+				bool ours = ev->len && !strcmp(ev->name, g->ring_ancestor_child);
+
+				rewatch |= ours || (ev->mask &
+						    (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF));
+				changed |= ours;
+			}
+			/* Else a watch replaced since (its IN_IGNORED): nothing to do. */
 			p += sizeof(*ev) + ev->len;
 		}
 	}

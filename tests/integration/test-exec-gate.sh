@@ -7,6 +7,7 @@
 #   - unsigned = allow: an unsigned binary and a script run, a signed one runs, a
 #     tampered one is refused with EPERM and a "refused binary" record;
 #   - the key ring: a key added to the directory is picked up without a signal (inotify),
+#     also when the directory itself is made after umbrellad started,
 #     a stray file is logged and not trusted while the valid key is, a bad revocation
 #     list leaves no key trusted;
 #   - verdict list (also with umbrellad down), verdict flush (root only);
@@ -266,6 +267,31 @@ for _ in {1..100}; do
 done
 [ "$rc" = 0 ] && wait_count "$log" "key ring $ring loaded" "$loads"
 check $? "key add into the watched directory: without a signal, the binary signed by the new key runs (exit $rc)"
+
+# A ring directory that appears after umbrellad started (a fresh install: key add makes
+# it) is watched from the directory above it. Probed through the unsigned exec-probe:
+# with no ring, the signed one is refused too.
+next_load
+rm -r "$ring"
+wait_count "$log" "key ring $ring loaded: 0 keys" 1
+out=$("$build/tests/integration/exec-probe" "$bin/stranger" 2>&1)
+rc=$?
+exec_failed "$bin/stranger" EPERM
+check $? "the ring directory removed: the binary signed by its key is refused (EPERM)"
+next_load
+out=$("$cli" key add "$tmp/stranger.pub" 2>&1) && [ -d "$ring" ]
+check $? "key add makes the missing ring directory"
+for _ in {1..100}; do
+	out=$("$build/tests/integration/exec-probe" "$bin/stranger" 2>&1)
+	rc=$?
+	[ "$rc" = 0 ] && break
+	nap
+done
+[ "$rc" = 0 ] && wait_count "$log" "key ring $ring loaded" "$loads"
+check $? "a ring made after umbrellad started: without a signal, its key is in force (exit $rc)"
+next_load
+"$cli" key add "$tmp/gate.pub" >/dev/null && wait_count "$log" "key ring $ring loaded" "$loads"
+check $? "the ring's first key added back"
 
 # --- flush ---
 out=$(setpriv --reuid 65534 --regid 65534 --clear-groups "$cli" verdict flush 2>&1)
