@@ -56,7 +56,9 @@ const char *cli_printable(const char *s, char *buf, size_t size)
 	if (!size)
 		return buf;
 	while (*p) {
-		size_t len = *p == '\\' ? 0 : utf8_printable_len(p);
+		/* A backslash is escaped where it would begin a forged "\\xNN": a lone one
+		 * (a restriction's "\\:") reads as typed. */
+		size_t len = *p == '\\' && p[1] == 'x' ? 0 : utf8_printable_len(p);
 
 		if (len == 0) {
 			if (out + 4 >= size)

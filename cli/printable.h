@@ -12,8 +12,9 @@
  * Any task names itself (comm), and any user names the files and restriction texts that
  * end up in layer descriptions and denial records: printed raw, an escape sequence in
  * one would drive root's terminal. Control characters (C0, DEL, and the C1 range
- * U+0080..U+009F), bytes that are not valid UTF-8, and the backslash are written as
- * \xNN; valid UTF-8 text stays as it is. Truncated to fit, never in the middle of an
+ * U+0080..U+009F), bytes that are not valid UTF-8, and a backslash before an 'x'
+ * are written as \xNN, so that every "\x" shown is an escape; valid UTF-8 text (a
+ * lone backslash included) stays as it is. Truncated to fit, never in the middle of an
  * escape. JSON output needs none of this: the writer escapes control characters.
  * Returns @buf.
  */

@@ -19,6 +19,8 @@ int main(void)
 	check("\x1b]0;pwned\x07\x1b[2J", "\\x1b]0;pwned\\x07\\x1b[2J", 256,
 	      "escape sequences are written as \\xNN");
 	check("a\\x1b", "a\\x5cx1b", 256, "a backslash is escaped (no forged escape)");
+	check("as \"\\:\" a\\", "as \"\\:\" a\\", 256,
+	      "a backslash that begins no \\x stays (the parser's hint \"\\:\")");
 	check("\xc2\x9b"
 	      "31m",
 	      "\\xc2\\x9b31m", 256, "a C1 control in UTF-8 (CSI) is escaped");
