@@ -56,8 +56,8 @@ const char *cli_printable(const char *s, char *buf, size_t size)
 	if (!size)
 		return buf;
 	while (*p) {
-		/* A backslash is escaped where it would begin a forged "\\xNN": a lone one
-		 * (a restriction's "\\:") reads as typed. */
+		/* A backslash is escaped where it would begin a forged "\xNN": a lone one
+		 * (a restriction's "\:") reads as typed. */
 		size_t len = *p == '\\' && p[1] == 'x' ? 0 : utf8_printable_len(p);
 
 		if (len == 0) {
