@@ -121,11 +121,20 @@ int pinned_maps_open(struct pinned_maps *m)
 				   .stats = -1,
 				   .fs_inodes = -1,
 				   .fs_names = -1 };
-	if (!pinned_state_exists()) {
+	r = pinned_state_access();
+	if (r == -ENOENT) {
 		cli_error("%s: nothing pinned (umbrellad has not run since boot, or its pins "
 			  "were reset)",
 			  arg_pin_dir);
-		return -ENOENT;
+		return r;
+	}
+	/* Not "nothing pinned": a user may not look (bpffs is root's), and umbrellad may
+	 * well be enforcing. */
+	if (r < 0) {
+		cli_error("%s: %s as uid %u: the details need root (\"umbrella-cli status\" "
+			  "says whether umbrellad runs)",
+			  arg_pin_dir, strerror(-r), (unsigned)getuid());
+		return r;
 	}
 	r = meta_read(m);
 	if (r < 0)

@@ -72,6 +72,13 @@ check $? "status as a user who cannot read the pins: umbrellad runs, exit 0 (exi
 as_nobody status --json
 [ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['pinned'] is None"
 check $? "... and --json says the same"
+for cmd in "task list" "layer list" "layer show 1" metrics; do
+	# shellcheck disable=SC2086 # the command's words
+	as_nobody $cmd
+	[ "$rc" != 0 ] && [[ "$out" == *"the details need root"* ]] &&
+		[[ "$out" != *"nothing pinned"* ]]
+	check $? "$cmd as that user: the details need root, not \"nothing pinned\" (exit $rc)"
+done
 
 "$build/cli/umbrella-cli" run -r fs:/etc -r net -- sleep 600 &
 runner=$!
