@@ -77,11 +77,14 @@ fail:
 	return ret;
 }
 
-/* Whether @path is @dir or under it (component-wise: "/etc" does not cover "/etcx"). */
+/* Whether @path is @dir or under it (component-wise: "/etc" does not cover "/etcx"),
+ * as the parser reads @dir: "/etc/" is "/etc". */
 static bool covers(const char *dir, const char *path)
 {
 	size_t len = strlen(dir);
 
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
 	if (len == 1 && dir[0] == '/')
 		return path[0] == '/';
 	return strncmp(dir, path, len) == 0 && (path[len] == '\0' || path[len] == '/');

@@ -64,6 +64,10 @@ run "$cli" run -r fs:/etc -- cat /etc/hostname
 [ "$rc" = 1 ] && [[ "$err" =~ "umbrella: denied open /etc/hostname (fs:/etc, layer "[0-9]+")" ]]
 check $? "root: run names the denied open, its path and the rule: $(grep -m1 hostname "$tmp/err")"
 
+run "$cli" run -r fs:/etc/ -- cat /etc/hostname
+[ "$rc" = 1 ] && [[ "$err" =~ "umbrella: denied open /etc/hostname (fs:/etc/, layer "[0-9]+")" ]]
+check $? "a rule written with a trailing slash is named as written"
+
 run "$cli" run -r fs:/etc:w,fs:/etc/hostname:r -- cat /etc/hostname
 [ "$rc" = 1 ] && [[ "$err" == *"umbrella: denied open /etc/hostname (fs:/etc/hostname:r, layer "* ]]
 check $? "the rule named is the deepest item that denies the access"
