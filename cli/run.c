@@ -61,6 +61,8 @@ static int run_help(void)
 		"  --profile NAME      the profile " PROFILE_DIR_DEFAULT "/NAME\n"
 		"  --no-fork           become CMD: the layer takes effect at its exec\n"
 		"  --permissive        record what the layer denies, do not enforce it\n"
+		"  --empty-layer       run CMD under a layer that denies nothing: without\n"
+		"                      it, a run with no restriction given is refused\n"
 		"  --die-with-parent   kill CMD (SIGKILL) when run's parent dies\n"
 		"  -q, --quiet         do not tell on stderr what the layer denied\n"
 		"  -j, --json          run's own errors as JSON on stdout (CMD's output is\n"
@@ -294,12 +296,19 @@ static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool di
 
 int cli_run(int argc, char *argv[])
 {
-	enum { OPT_PROFILE = 0x100, OPT_NO_FORK, OPT_DIE_WITH_PARENT, OPT_PERMISSIVE };
+	enum {
+		OPT_PROFILE = 0x100,
+		OPT_NO_FORK,
+		OPT_DIE_WITH_PARENT,
+		OPT_PERMISSIVE,
+		OPT_EMPTY_LAYER
+	};
 	static const struct option options[] = {
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "no-fork", no_argument, NULL, OPT_NO_FORK },
 		{ "die-with-parent", no_argument, NULL, OPT_DIE_WITH_PARENT },
 		{ "permissive", no_argument, NULL, OPT_PERMISSIVE },
+		{ "empty-layer", no_argument, NULL, OPT_EMPTY_LAYER },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		/* The global options, here too: main() leaves run's arguments alone, since
@@ -309,7 +318,7 @@ int cli_run(int argc, char *argv[])
 		{}
 	};
 	struct umb_restrictions *r = umb_restrictions__new();
-	bool no_fork = false, die_with = false, quiet = false, permissive = false;
+	bool no_fork = false, die_with = false, quiet = false, permissive = false, empty = false;
 	pid_t parent = getppid();
 	int c, ret = EXIT_RUN_FAILED;
 
@@ -339,6 +348,9 @@ int cli_run(int argc, char *argv[])
 		case OPT_PERMISSIVE:
 			permissive = true;
 			break;
+		case OPT_EMPTY_LAYER:
+			empty = true;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -365,6 +377,16 @@ int cli_run(int argc, char *argv[])
 		goto out;
 	}
 
+	/* A forgotten -r, or a profile of comments only, must not look like a sandbox. */
+	if (!empty && umb_restrictions__count(r) == 0) {
+		cli_error("run: no restriction given (-r, --profile): CMD would run with nothing "
+			  "denied (--empty-layer if that is what you want)");
+		goto out;
+	}
+	if (empty && umb_restrictions__count(r) > 0) {
+		cli_error("run: --empty-layer and restrictions (-r, --profile) do not go together");
+		goto out;
+	}
 	/* A permissive layer is for a child (umbrellad refuses it on the caller itself),
 	 * and in place nobody would be left to tell what it would deny. */
 	if (permissive && no_fork) {

@@ -254,7 +254,7 @@ _umbrella_cli()
 			COMPREPLY=($(compgen -W "$(ls "$dir" 2>/dev/null)" -- "$cur"))
 			;;
 		*)
-			COMPREPLY=($(compgen -W '-r --profile --no-fork --die-with-parent --permissive --quiet --help --' \
+			COMPREPLY=($(compgen -W '-r --profile --no-fork --die-with-parent --permissive --empty-layer --quiet --help --' \
 				-- "$cur"))
 			;;
 		esac

@@ -17,7 +17,7 @@
 #   mounts       a chain of 300 nested directories in its own user and mount namespace,
 #                each with three bind mounts (900 mounts), and rforks with a rule on each
 #                level, in a loop
-#   requests     4 loops of rforks (umbrella-cli run -- true)
+#   requests     4 loops of rforks (umbrella-cli run --empty-layer -- true)
 #   execs        execs of new 32 MiB copies of a program (unsigned), in a loop
 #   denials      denial-flood: 2 processes calling socket(AF_INET) under "net"
 #   connections  200 connections to umbrellad that send half a request and stay open
@@ -124,7 +124,7 @@ attack_mounts() {
 
 attack_requests() {
 	for _ in 1 2 3 4; do
-		as "$attacker" bash -c 'while :; do "$1" run -q -- true; done' _ "$cli" \
+		as "$attacker" bash -c 'while :; do "$1" run -q --empty-layer -- true; done' _ "$cli" \
 			>/dev/null 2>&1 &
 		attack_pids+=($!)
 	done

@@ -46,9 +46,17 @@ out=$(grep 'hook=bprm_creds_for_exec restriction=exec ' "$log")
 [[ "$out" == *"object=$(realpath /bin/true) "* || "$out" == *"object=$(realpath /bin/true)" ]]
 check $? "the record of the denied exec names the file (not '-')"
 
-run -- sh -c '/bin/true; echo status=$?'
+run --empty-layer -- sh -c '/bin/true; echo status=$?'
 [ "$rc" = 0 ] && [ "$out" = "status=0" ]
 check $? "without restrictions the same exec works"
+
+printf '# only a comment\n' >"$tmp/empty-profile"
+run -- sh -c 'echo ran'
+[ "$rc" = 125 ] && [[ "$out" == *"no restriction given"* ]] && [[ "$out" != *ran* ]]
+check $? "run with no restriction is refused before CMD runs (exit $rc)"
+run -r "@$tmp/empty-profile" -- sh -c 'echo ran'
+[ "$rc" = 125 ] && [[ "$out" != *ran* ]]
+check $? "... as is a profile with only comments (exit $rc)"
 
 run -r net -- bash -c 'exec 3<>/dev/udp/127.0.0.1/9'
 [ "$rc" != 0 ] && [[ "$out" == *"Operation not permitted"* ]]
@@ -115,12 +123,12 @@ run -r fs:/tmp -- cat /etc/hostname
 check $? "umbrellad still serves after bad requests"
 
 # --- run as env(1) and the sandbox tools do: exit codes, in place, signals, profiles ---
-run -- /nonexistent/command
+run --empty-layer -- /nonexistent/command
 [ "$rc" = 127 ] && [[ "$out" == *"/nonexistent/command: No such file or directory"* ]]
 check $? "a command that is not found exits 127 (exit $rc)"
 
 printf 'data\n' >"$tmp/not-executable"
-run -- "$tmp/not-executable"
+run --empty-layer -- "$tmp/not-executable"
 [ "$rc" = 126 ] && [[ "$out" == *"Permission denied"* ]]
 check $? "a command that cannot be executed exits 126 (exit $rc)"
 
@@ -132,9 +140,9 @@ run help
 [ "$rc" = 0 ] && [[ "$out" == "Usage: umbrella-cli run"* ]]
 check $? "run help prints run's usage and runs nothing"
 
-run -- help
+run --empty-layer -- help
 [ "$rc" = 127 ]
-check $? "run -- help runs a program named help (exit $rc)"
+check $? "run --empty-layer -- help runs a program named help (exit $rc)"
 
 out=$("$cli" run --no-fork -r fs:/etc -- sh -c 'echo $$; cat /etc/hostname' 2>&1 &
 	echo "cli=$!"; wait $!; echo "rc=$?")
@@ -147,7 +155,7 @@ run --no-fork -r exec -- sh -c '/bin/true; echo status=$?'
 [ "$rc" = 0 ] && [[ "$out" == *"/bin/true: Operation not permitted"*"status=126" ]]
 check $? "run --no-fork -r exec: the layer takes effect at the exec, so sh starts and its exec is denied"
 
-run --no-fork -- sh -c 'cat /etc/hostname'
+run --no-fork --empty-layer -- sh -c 'cat /etc/hostname'
 [ "$rc" = 0 ] && [ "$out" = "$(cat /etc/hostname)" ]
 check $? "run --no-fork with no restriction: the command runs and reads /etc/hostname"
 

@@ -174,7 +174,7 @@ run -r "$data,mount" -- "$py" -c "$clone" "$t/data/sub"
 [ "$rc" != 0 ] && [[ "$out" == *"Permission denied"* ]] && [[ "$out" != *secret* ]]
 check $? "fs:data,mount: a file in an open_tree() clone of data/sub is not read (EACCES)"
 
-run -- mv "$t/a" "$t/a.old"
+run --empty-layer -- mv "$t/a" "$t/a.old"
 [ "$rc" = 0 ] && [ -f "$t/a.old/b/secret" ]
 check $? "without restrictions renaming a works"
 
