@@ -129,6 +129,11 @@ out=$(cd "$deb" && timeout 300 dpkg -i ./libumbrella-dev_*.deb 2>&1) &&
 	[[ "$out" == *"libumbrella.so.0 => /lib/x86_64-linux-gnu/libumbrella.so.0"* ||
 		"$out" == *"libumbrella.so.0 => /usr/lib/x86_64-linux-gnu/libumbrella.so.0"* ]]
 check $? "libumbrella-dev: the example builds with pkg-config against the installed library"
+out=$(for name in rfork umb_rfork umb_restrict_self umb_restrict_self_on_exec umb_last_error; do
+	man -w 3 "$name" 2>&1 || echo "no page: $name"
+done)
+[[ "$out" != *"no page"* ]]
+check $? "libumbrella-dev: man 3 rfork, umb_restrict_self, ... find their page"
 out=$("$tmp/worker" 2>&1)
 rc=$?
 [ "$rc" = 0 ] && [[ "$out" == *"worker: open /etc/hostname: Permission denied"* ]] &&
