@@ -326,8 +326,14 @@ int cli_run(int argc, char *argv[])
 		cli_error("%s", strerror(errno));
 		return EXIT_RUN_FAILED;
 	}
-	optind = 1;
 	opterr = 0; /* one line of our own for each mistake */
+	/* --json anywhere among run's options shapes every error, one before it too
+	 * ("run -r bad-item --json"): a first pass takes only it. */
+	optind = 0; /* glibc: start afresh */
+	while ((c = getopt_long(argc, argv, "+:r:qhjp", options, NULL)) >= 0)
+		if (c == 'j' || c == 'p')
+			cli_global_option(c, NULL);
+	optind = 0;
 	while ((c = getopt_long(argc, argv, "+:r:qhjp", options, NULL)) >= 0) {
 		switch (c) {
 		case 'r':

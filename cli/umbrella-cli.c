@@ -54,10 +54,7 @@ static void vmessage(bool error, const char *fmt, va_list ap)
 		fputs("umbrella-cli: out of memory\n", stderr);
 		return;
 	}
-	shown = cli_printable_dup(text);
-	fprintf(stderr, "umbrella-cli: %s\n", shown ? shown : "out of memory");
-	free(shown);
-	/* With --json, the first error is on stdout too, as bpftool gives it, so that a
+	/* With --json, the first error is on stdout only, as bpftool gives it, so that a
 	 * script reading stdout sees why there is no answer; once: one object. */
 	if (error && arg_json && !json_error_printed) {
 		json_writer_t *jw = jsonw_new(stdout);
@@ -70,8 +67,13 @@ static void vmessage(bool error, const char *fmt, va_list ap)
 			jsonw_string_field(jw, "error", text);
 			jsonw_end_object(jw);
 			jsonw_destroy(&jw);
+			free(text);
+			return;
 		}
 	}
+	shown = cli_printable_dup(text);
+	fprintf(stderr, "umbrella-cli: %s\n", shown ? shown : "out of memory");
+	free(shown);
 	free(text);
 }
 
@@ -294,10 +296,10 @@ int main(int argc, char *argv[])
 
 	/* "+": stop at the object, whose own options follow it. */
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:jph", global_options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "+:jphV", global_options, NULL)) >= 0) {
 		if (c == 'h')
 			return cmd_help(0, NULL);
-		if (c == OPT_VERSION)
+		if (c == OPT_VERSION || c == 'V')
 			return cmd_version(1, argv);
 		if (!cli_global_option(c, optarg)) {
 			cli_error("%s: %s (try 'umbrella-cli help')", argv[optind - 1],

@@ -102,6 +102,21 @@ check $? "run --json --help: null, run takes the global options before CMD ($out
 run run -j -r no-such-item -- true
 [ $rc = 125 ] && json_is '.error | test("no-such-item")'
 check $? "run -j with a bad item: a JSON error, exit 125 ($out)"
+run run -r no-such-item --json -- true
+[ $rc = 125 ] && json_is '.error | test("no-such-item")' && [ -z "$err" ]
+check $? "run with --json after a bad item: the error is JSON on stdout only ($out | $err)"
+run --json frobnicate
+[ -z "$err" ]
+check $? "--json: the error is not repeated as text on stderr ($err)"
+run stauts
+[ $rc = 2 ] && [[ "$err" == *"stauts: unknown command; did you mean 'status'?"* ]]
+check $? "a mistyped object gets a suggestion ($err)"
+run key lsit
+[ $rc = 2 ] && [[ "$err" == *"key lsit: unknown command; did you mean 'list'?"* ]]
+check $? "a mistyped command gets a suggestion ($err)"
+run -V
+[ $rc = 0 ] && [[ "$out" == "umbrella-cli "[0-9]* ]]
+check $? "-V prints the version ($out)"
 
 # Global options where the man page puts them: before the object, after the command.
 mkdir "$tmp/other"
