@@ -61,9 +61,22 @@ static EVP_PKEY *load_private_key(const char *path)
 {
 	EVP_PKEY *pkey = NULL;
 	FILE *f = fopen(path, "re");
+	struct stat st = {};
 
 	if (!f) {
 		cli_error("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	/* As ssh: a private key others may read (or write) may no longer be the vendor's
+	 * alone, and a signature made with it proves nothing. */
+	if (fstat(fileno(f), &st) < 0 || (st.st_mode & 0077)) {
+		if (st.st_mode & 0077)
+			cli_error("%s: permissions %04o are too open: a private key must be "
+				  "readable by its owner only (chmod 600 %s)",
+				  path, (unsigned)(st.st_mode & 07777), path);
+		else
+			cli_error("%s: %s", path, strerror(errno));
+		fclose(f);
 		return NULL;
 	}
 	pkey = PEM_read_PrivateKey(f, NULL, NULL, NULL);

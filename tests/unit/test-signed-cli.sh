@@ -38,6 +38,13 @@ out=$("$cli" binary verify "$tmp/true" 2>&1)
 [ $? = 5 ] && [[ $out == *"no signature"* ]]
 check $? "binary verify of an unsigned file: exit 5, no signature"
 
+cp -p "$tmp/vendor.key" "$tmp/open.key"
+chmod 640 "$tmp/open.key"
+out=$("$cli" binary sign --key "$tmp/open.key" --no-policy "$tmp/true" 2>&1)
+rc=$?
+[ $rc != 0 ] && [[ $out == *"permissions 0640 are too open"* ]] &&
+	! "$cli" binary verify "$tmp/true" >/dev/null 2>&1
+check $? "binary sign refuses a private key others may read, as ssh does (exit $rc)"
 out=$("$cli" binary sign --key "$tmp/vendor.key" -r fs:/etc/passwd -r net "$tmp/true" 2>&1)
 check $? "binary sign -r fs:/etc/passwd -r net"
 "$tmp/true"
