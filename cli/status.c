@@ -419,7 +419,7 @@ static void print_wrapped(char *const *words, size_t count)
 		putchar('\n');
 }
 
-static void status_text(const struct status *s)
+static void status_text(const struct status *s, bool verbose)
 {
 	if (s->daemon_running)
 		printf("umbrellad: running (pid %u)\n", s->ctl.daemon_tgid);
@@ -438,14 +438,18 @@ static void status_text(const struct status *s)
 	printf("mode: %s%s; unsigned = %s (%s); verdict epoch %u\n", mode_name(s),
 	       s->ctl.flags & UMB_CTL_PERMISSIVE ? " (denials are only recorded)" : "",
 	       unsigned_name(s),
-	       s->ctl.flags & UMB_CTL_UNSIGNED_DENY ? "every exec needs a valid signature" :
-						      "only for tasks with exec-unsigned",
+	       s->ctl.flags & UMB_CTL_UNSIGNED_DENY ?
+		       "every exec needs a valid signature" :
+		       "unsigned programs run, except in tasks restricted with exec-unsigned",
 	       s->ctl.verdict_epoch);
-	if (s->hook_count) {
+	if (s->hook_count && verbose) {
 		printf("programs: %zu attached, on the hooks (LSM, and the exit tracepoint "
 		       "sched_process_exit):\n",
 		       s->hook_count);
 		print_wrapped(s->hooks, s->hook_count);
+	} else if (s->hook_count) {
+		printf("programs: %zu attached (status --verbose names their hooks)\n",
+		       s->hook_count);
 	} else {
 		printf("programs: none attached, nothing enforced\n");
 	}
@@ -465,12 +469,20 @@ static void status_text(const struct status *s)
 int cli_status(int argc, char **argv)
 {
 	struct status s = {};
+	bool verbose = false;
 	int ret;
 
 	if (argc > 1 && (!strcmp(argv[1], "help") || cmd_wants_help(argc, argv)))
-		return cli_help("Usage: umbrella-cli [-j|-p] [--keyring DIR] status\n"
-				"Exit status: 0 when umbrellad runs and programs are attached, 3 "
-				"when not, 1 on error.\n");
+		return cli_help(
+			"Usage: umbrella-cli [-j|-p] [--keyring DIR] status [-v|--verbose]\n"
+			"--verbose also names the hooks of the attached programs (--json "
+			"always does).\n"
+			"Exit status: 0 when umbrellad runs and programs are attached, 3 "
+			"when not, 1 on error.\n");
+	if (argc > 1 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--verbose"))) {
+		verbose = true;
+		argc--, argv++;
+	}
 	if (argc > 1) {
 		cli_error("status %s: unexpected argument (try 'umbrella-cli status help')",
 			  argv[1]);
@@ -488,7 +500,7 @@ int cli_status(int argc, char **argv)
 	if (arg_json)
 		status_json(&s);
 	else
-		status_text(&s);
+		status_text(&s, verbose);
 	ret = s.daemon_running && s.hook_count ? EXIT_OK : EXIT_NOT_RUNNING;
 out:
 	for (size_t i = 0; i < s.hook_count; i++)

@@ -198,7 +198,7 @@ _umbrella_cli()
 		fi
 		;;
 	status)
-		COMPREPLY=($(compgen -W '-j --json -p --pretty help' -- "$cur"))
+		COMPREPLY=($(compgen -W '-v --verbose -j --json -p --pretty help' -- "$cur"))
 		;;
 	verdict)
 		if [[ -z $command ]]; then

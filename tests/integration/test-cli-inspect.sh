@@ -37,20 +37,26 @@ out=$(cat "$tmp/daemon.log")
 [ "$rc" = 0 ]
 check $? "umbrellad starts and listens"
 
-cli status
+# The ABI version this tree builds (not a copy of it that a bump would leave behind).
+abi=$(sed -n 's/^#define UMB_ABI_VERSION \([0-9]*\)$/\1/p' "$source_root/include/umbrella/bpf-abi.h")
+cli status --verbose
 [ "$rc" = 0 ] && [[ "$out" == *"umbrellad: running (pid $daemon)"* ]] &&
-	[[ "$out" == *"programs: "*" attached"*"file_open"* ]] && [[ "$out" == *"ABI version 9"* ]]
-check $? "status with umbrellad up: running, programs attached, exit 0 (exit $rc)"
+	[[ "$out" == *"programs: "*" attached"*"file_open"* ]] && [[ "$out" == *"ABI version $abi"* ]]
+check $? "status --verbose with umbrellad up: running, programs and their hooks, exit 0 (exit $rc)"
+cli status
+[ "$rc" = 0 ] && [[ "$out" == *"programs: "[0-9]*" attached (status --verbose names their hooks)"* ]] &&
+	[[ "$out" != *file_open* ]]
+check $? "status without --verbose counts the programs, names no hook"
 
 cli status --json
-[ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['umbrellad']['pid'] == $daemon and j['programs']['attached'] > 10 and 'file_open' in j['programs']['hooks'] and j['abi_version'] == 9"
+[ "$rc" = 0 ] && json_ok && json_is "j['umbrellad']['running'] and j['umbrellad']['pid'] == $daemon and j['programs']['attached'] > 10 and 'file_open' in j['programs']['hooks'] and j['abi_version'] == $abi"
 check $? "status --json parses and says the same"
 
 # What status says of the configuration: the mode, unsigned, the verdict epoch, the
 # versions and the key ring; the hooks wrapped to 80 columns.
-cli --keyring "$tmp/ring" status
-[ "$rc" = 0 ] && [[ "$out" == *"mode: enforcing; unsigned = allow"*"verdict epoch "[0-9]* ]] &&
-	[[ "$out" == *"umbrella-cli "*", ABI 9)"* ]] && [[ "$out" == *"key ring: $tmp/ring: 0 keys"* ]] &&
+cli --keyring "$tmp/ring" status --verbose
+[ "$rc" = 0 ] && [[ "$out" == *"mode: enforcing; unsigned = allow (unsigned programs run, except in tasks restricted with exec-unsigned)"*"verdict epoch "[0-9]* ]] &&
+	[[ "$out" == *"umbrella-cli "*", ABI $abi)"* ]] && [[ "$out" == *"key ring: $tmp/ring: 0 keys"* ]] &&
 	[ -z "$(printf '%s\n' "$out" | grep '^  ' | awk 'length > 80')" ] &&
 	[ "$(printf '%s\n' "$out" | grep -c '^  ')" -gt 1 ]
 check $? "status: mode, unsigned, epoch, versions, key ring; hooks on lines of 80 columns"
