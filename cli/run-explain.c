@@ -184,6 +184,9 @@ static void print_denial(struct run_explain *x, struct umb_denial *d)
 	d->hook[sizeof(d->hook) - 1] = d->restriction[sizeof(d->restriction) - 1] = '\0';
 	d->object[sizeof(d->object) - 1] = '\0';
 	x->layer = d->layer;
+	if (!(d->flags & UMB_EVENT_PERMISSIVE) &&
+	    (!strcmp(d->hook, "mmap_file") || !strcmp(d->hook, "file_mprotect")))
+		x->mapping_denied = true;
 	if (x->shown >= RUN_EXPLAIN_LINES) {
 		x->more++;
 		return;

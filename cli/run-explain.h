@@ -3,6 +3,7 @@
 #ifndef UMBRELLA_CLI_RUN_EXPLAIN_H
 #define UMBRELLA_CLI_RUN_EXPLAIN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <umbrella/umbrella.h>
@@ -14,6 +15,7 @@ struct run_explain {
 	const struct umb_restrictions *r; /* what the layer denies: names the rule */
 	unsigned int shown, more;	  /* lines kept, denials only counted */
 	uint32_t layer;			  /* the layer of the last record */
+	bool mapping_denied;		  /* an mmap or mprotect of code was denied (enforced) */
 	char *lines[RUN_EXPLAIN_LINES];	  /* printed once CMD has ended (malloc'd) */
 };
 

@@ -291,6 +291,16 @@ static int fork_and_wait(const struct umb_restrictions *r, char *argv[], bool di
 		}
 	}
 	run_explain_finish(&x);
+	/* A program whose code the layer may not map dies at its first instruction there,
+	 * which says nothing to its user on its own. */
+	if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGSEGV || WTERMSIG(status) == SIGBUS) &&
+	    x.mapping_denied)
+		fprintf(stderr,
+			"umbrella: %s was killed (%s) because the layer denied mapping its own "
+			"code (its executable, its loader or a library: the denied mmap above); "
+			"an fs rule with x over it, or exec-unsigned for unsigned code, keeps it "
+			"from starting\n",
+			argv[0], strsignal(WTERMSIG(status)));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

@@ -64,6 +64,16 @@ run "$cli" run -r fs:/etc -- cat /etc/hostname
 [ "$rc" = 1 ] && [[ "$err" =~ "umbrella: denied open /etc/hostname (fs:/etc, layer "[0-9]+")" ]]
 check $? "root: run names the denied open, its path and the rule: $(grep -m1 hostname "$tmp/err")"
 
+# A command that dies because the layer denied mapping its own code is said to, in
+# words; a command that dies of SIGSEGV by itself is not blamed on the layer.
+run "$cli" run -r exec-unsigned -- true
+[ "$rc" = 139 ] && [[ "$err" == *"denied mmap"* ]] &&
+	[[ "$err" == *"true was killed (Segmentation fault) because the layer denied mapping its own code"* ]]
+check $? "a command killed for want of its own code is told why (exit $rc)"
+run "$cli" run -r fs:/nonexistent -- sh -c 'kill -SEGV $$'
+[ "$rc" = 139 ] && [[ "$err" != *"was killed"* ]]
+check $? "control: a command that kills itself with SIGSEGV is not blamed on the layer (exit $rc)"
+
 run "$cli" run -r fs:/etc/ -- cat /etc/hostname
 [ "$rc" = 1 ] && [[ "$err" =~ "umbrella: denied open /etc/hostname (fs:/etc/, layer "[0-9]+")" ]]
 check $? "a rule written with a trailing slash is named as written"
