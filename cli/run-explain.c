@@ -179,6 +179,8 @@ static void print_denial(struct run_explain *x, struct umb_denial *d)
 	/* The command names its files: escapes in them must not reach the terminal. */
 	char object[CLI_PRINTABLE_SIZE(sizeof(d->object))];
 	char rule_shown[CLI_PRINTABLE_SIZE(sizeof(rule))];
+	struct run_explain_group *g;
+	char *line;
 
 	/* Text from the socket: terminated here, whatever it holds. */
 	d->hook[sizeof(d->hook) - 1] = d->restriction[sizeof(d->restriction) - 1] = '\0';
@@ -187,22 +189,59 @@ static void print_denial(struct run_explain *x, struct umb_denial *d)
 	if (!(d->flags & UMB_EVENT_PERMISSIVE) &&
 	    (!strcmp(d->hook, "mmap_file") || !strcmp(d->hook, "file_mprotect")))
 		x->mapping_denied = true;
-	if (x->shown >= RUN_EXPLAIN_LINES) {
-		x->more++;
-		return;
-	}
 	/* Without memory, the line is counted (and its denial in the journal). */
-	if (asprintf(&x->lines[x->shown], "umbrella: %s %s %s (%s, layer %u)",
+	if (asprintf(&line, "umbrella: %s %s %s (%s, layer %u)",
 		     d->flags & UMB_EVENT_PERMISSIVE ? "would deny" : "denied", operation(d->hook),
 		     cli_printable(d->object, object, sizeof(object)),
 		     cli_printable(rule_text(x, d, rule, sizeof(rule)), rule_shown,
 				   sizeof(rule_shown)),
 		     d->layer) < 0) {
-		x->lines[x->shown] = NULL;
 		x->more++;
 		return;
 	}
-	x->shown++;
+	for (unsigned int i = 0; i < x->groups; i++) {
+		if (!strcmp(x->group[i].line, line)) {
+			x->group[i].count++;
+			free(line);
+			return;
+		}
+	}
+	if (x->groups == RUN_EXPLAIN_GROUPS) {
+		x->more++;
+		free(line);
+		return;
+	}
+	g = &x->group[x->groups++];
+	*g = (struct run_explain_group){ .line = line, .count = 1 };
+	snprintf(g->kind, sizeof(g->kind), "%.*s", (int)strcspn(d->restriction, ":"),
+		 d->restriction);
+}
+
+/*
+ * Which groups get a line: the first of each kind of rule, so that one net denial is
+ * not hidden behind many fs ones, then the others as they came, RUN_EXPLAIN_LINES in
+ * all. Sets @chosen[i] for each.
+ */
+static void choose_lines(const struct run_explain *x, bool chosen[RUN_EXPLAIN_GROUPS])
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < x->groups && n < RUN_EXPLAIN_LINES; i++) {
+		bool kind_seen = false;
+
+		for (unsigned int j = 0; j < i && !kind_seen; j++)
+			kind_seen = !strcmp(x->group[j].kind, x->group[i].kind);
+		if (!kind_seen) {
+			chosen[i] = true;
+			n++;
+		}
+	}
+	for (unsigned int i = 0; i < x->groups && n < RUN_EXPLAIN_LINES; i++) {
+		if (!chosen[i]) {
+			chosen[i] = true;
+			n++;
+		}
+	}
 }
 
 /*
@@ -254,6 +293,7 @@ void run_explain_read(struct run_explain *x)
 
 void run_explain_finish(struct run_explain *x)
 {
+	bool chosen[RUN_EXPLAIN_GROUPS] = {};
 	uint32_t dropped = 0;
 	int r = -1;
 
@@ -263,10 +303,17 @@ void run_explain_finish(struct run_explain *x)
 		r = read_records(x, true, &dropped);
 	close(x->fd);
 	x->fd = -1;
-	for (unsigned int i = 0; i < x->shown; i++) {
-		fprintf(stderr, "%s\n", x->lines[i]);
-		free(x->lines[i]);
+	choose_lines(x, chosen);
+	for (unsigned int i = 0; i < x->groups; i++) {
+		if (chosen[i] && x->group[i].count > 1)
+			fprintf(stderr, "%s, %u times\n", x->group[i].line, x->group[i].count);
+		else if (chosen[i])
+			fprintf(stderr, "%s\n", x->group[i].line);
+		else
+			x->more += x->group[i].count;
+		free(x->group[i].line);
 	}
+	x->groups = 0;
 	if (x->more)
 		fprintf(stderr, "umbrella: %u more denial%s, see umbrella-cli events --layer %u\n",
 			x->more, x->more == 1 ? "" : "s", x->layer);

@@ -8,15 +8,25 @@
 
 #include <umbrella/umbrella.h>
 
-#define RUN_EXPLAIN_LINES 5
+#define RUN_EXPLAIN_LINES  5
+/* The distinct denials kept to choose the lines from; beyond, denials are counted. */
+#define RUN_EXPLAIN_GROUPS 64
+
+/* One distinct denial (the same operation, object and rule) and how often it came. */
+struct run_explain_group {
+	char *line;	    /* "umbrella: denied open /etc/hostname (fs:/etc, layer 12)" */
+	char kind[16];	    /* the rule's kind ("fs", "net", "signal"): one line each first */
+	unsigned int count; /* how many times */
+};
 
 struct run_explain {
 	int fd; /* the follow connection (UMB_OP_FOLLOW); -1: nothing to explain */
 	const struct umb_restrictions *r; /* what the layer denies: names the rule */
-	unsigned int shown, more;	  /* lines kept, denials only counted */
+	unsigned int groups, more;	  /* distinct denials kept, the others counted */
 	uint32_t layer;			  /* the layer of the last record */
 	bool mapping_denied;		  /* an mmap or mprotect of code was denied (enforced) */
-	char *lines[RUN_EXPLAIN_LINES];	  /* printed once CMD has ended (malloc'd) */
+	/* printed once CMD has ended, in the order they first came */
+	struct run_explain_group group[RUN_EXPLAIN_GROUPS];
 };
 
 /*
