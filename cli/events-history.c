@@ -139,7 +139,12 @@ int events_history(const struct events_filter *f, bool follow, bool json)
 		cli_error("events: %s", strerror(ENOMEM));
 		return EXIT_ERROR;
 	}
-	if (!json)
+	if (!json && getuid() == 0)
+		fprintf(stderr,
+			"(the journal holds no denial: every uid's, from umbrellad's memory "
+			"since it started (at most %d each))\n",
+			UMB_EVENTS_MAX);
+	else if (!json)
 		fprintf(stderr,
 			"(the denials of your layers, from umbrellad's memory since it started "
 			"(at most %d), not the journal)\n",
