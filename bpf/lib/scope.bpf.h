@@ -7,7 +7,8 @@
  *
  *   UMB_SCOPE_PROCESS   reaching a task outside the domain (proc.bpf.c): tracing it and
  *                       the ptrace access modes; writing the /proc/PID files of another
- *                       process (umb_scope_file_write()).
+ *                       process (umb_scope_file_write()); lowering an OOM score
+ *                       below its floor (umb_in_file_write(), system.bpf.c).
  *   UMB_SCOPE_KERNEL    writing kernel settings: the files of /proc that belong to no
  *                       process (sysctls: core_pattern, modprobe, hotplug...), and every
  *                       file of the kernel's configuration file systems (sysfs:
@@ -20,11 +21,14 @@
  *                       clone3(CLONE_INTO_CGROUP), fanotify permission events (a mark
  *                       that never answers stalls umbrellad and every exec),
  *                       request_key(2)'s call to /sbin/request-key
- *                       (umb_is_request_key_upcall()), and /dev/snapshot
- *                       (umb_scope_file_open()).
+ *                       (umb_is_request_key_upcall()), /dev/snapshot and the
+ *                       machine's devices (umb_scope_file_open()); the host's name
+ *                       (umb_sets_host_name()), the clock (CAP_SYS_TIME), the kernel
+ *                       log (umb_is_shared_syslog_action()).
  *   UMB_SCOPE_TERMINAL  pushing input into a terminal (TIOCSTI, TIOCLINUX, a virtual
  *                       console's keymap) or into every session's input (uinput,
- *                       /dev/input), which a reader outside the layers would act on.
+ *                       uhid, /dev/input, vhci), which a reader outside the layers
+ *                       would act on.
  *   UMB_SCOPE_PRIVILEGE the exec of a set-user-ID, set-group-ID or file-capability
  *                       program under a layer that a user other than root chose
  *                       (proc.bpf.c): the program would gain privilege under
