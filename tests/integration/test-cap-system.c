@@ -442,10 +442,11 @@ int main(void)
 	       "[cap:chown]: chown to another user fails with EPERM");
 	TAP_EQ(cap_run1(skel, C, probe_raw_socket, NULL), 0, "[cap:chown]: raw socket works");
 	TAP_EQ(cap_run1(skel, A, probe_sethostname, NULL), EPERM,
-	       "[cap:sys_admin]: sethostname fails with EPERM");
+	       "[cap:sys_admin]: unshare(CLONE_NEWUTS), sethostname fails with EPERM");
 	TAP_EQ(cap_run1(skel, 0, probe_raw_socket, NULL), 0, "unrestricted: raw socket works");
 	TAP_EQ(cap_run1(skel, 0, probe_chown, NULL), 0, "unrestricted: chown works");
-	TAP_EQ(cap_run1(skel, 0, probe_sethostname, NULL), 0, "unrestricted: sethostname works");
+	TAP_EQ(cap_run1(skel, 0, probe_sethostname, NULL), 0,
+	       "unrestricted: unshare(CLONE_NEWUTS), sethostname works");
 	parsed = test_layer(skel, "cap:net_raw");
 	TAP_EQ(parsed ? cap_run1(skel, parsed, probe_raw_socket, NULL) : -1, EPERM,
 	       "a layer parsed from \"cap:net_raw\": raw socket fails with EPERM");
