@@ -20,7 +20,9 @@
  *   lsm/kernel_module_request  kernel would load on the task's behalf (request_module).
  *   lsm/capable                "cap:NAME": the task using capability NAME. Any
  *                              restricted task: not the capabilities of the scope, nor
- *                              CAP_SYS_ADMIN in swapon(2) and swapoff(2).
+ *                              the ones the scope refuses in some calls: swap, the
+ *                              host's name, the clock, lowering an OOM score
+ *                              (umb_scope_call_capability()).
  *   lsm/key_alloc              any restricted task: no key that request_key(2) would
  *                              have /sbin/request-key make (the scope). "keys": no
  *                              new key or key ring in add_key(2), keyctl(2).
@@ -28,6 +30,8 @@
  *                              searches in add_key(2), request_key(2), keyctl(2).
  *                              Any restricted task: no KEYCTL_SESSION_TO_PARENT (the
  *                              scope: the parent it reaches cannot be checked).
+ *   lsm/syslog                 any restricted task: not clearing or consuming the
+ *                              kernel log, nor its console level (the scope).
  *   lsm/bpf                    every bpf(2) command, for every task with a layer: a
  *                              restricted task must not reach our maps or load
  *                              programs (its inherited map fds included). Enforced
@@ -105,7 +109,40 @@ int BPF_PROG(umb_kernel_module_request, char *kmod_name, int ret)
 }
 
 /* include/uapi/linux/capability.h */
-#define UMB_SYS_ADMIN (1ULL << 21 /* CAP_SYS_ADMIN */)
+#define UMB_SYS_ADMIN		    (1ULL << 21 /* CAP_SYS_ADMIN */)
+#define UMB_SYS_RESOURCE	    (1ULL << 24 /* CAP_SYS_RESOURCE */)
+#define UMB_SYS_TIME		    (1ULL << 25 /* CAP_SYS_TIME */)
+/* The capabilities the scope refuses in some calls only (umb_scope_call_capability()). */
+#define UMB_SCOPE_CALL_CAPABILITIES (UMB_SYS_ADMIN | UMB_SYS_RESOURCE | UMB_SYS_TIME)
+
+/*
+ * umb_scope_call_capability() - the scope of capability @bit, in the initial user
+ * namespace when @initial_ns, for what the current call would do with it
+ *
+ *   CAP_SYS_ADMIN      swapon(2) and swapoff(2) (umb_in_swap_syscall()), and
+ *                      sethostname(2), setdomainname(2) of the host's UTS namespace
+ *                      (umb_sets_host_name()): UMB_SCOPE_KERNEL.
+ *   CAP_SYS_TIME       in the initial user namespace: the system clock
+ *                      (settimeofday(2), clock_settime(2), adjtimex(2) and
+ *                      clock_adjtime(2) of its rate too, the RTC), which the kernel
+ *                      checks there only; settime's LSM hook sees the setting calls but
+ *                      not adjtimex(2)'s other modes. UMB_SCOPE_KERNEL.
+ *   CAP_SYS_RESOURCE   in a write (umb_in_file_write()): lowering an OOM score below
+ *                      its floor, after which the OOM killer picks processes outside
+ *                      the domain first. UMB_SCOPE_PROCESS.
+ *
+ * Return: the enum umb_scope that refuses, 0 for none.
+ */
+static __always_inline enum umb_scope umb_scope_call_capability(__u64 bit, bool initial_ns)
+{
+	if (bit == UMB_SYS_ADMIN && (umb_in_swap_syscall() || umb_sets_host_name()))
+		return UMB_SCOPE_KERNEL;
+	if (bit == UMB_SYS_TIME && initial_ns)
+		return UMB_SCOPE_KERNEL;
+	if (bit == UMB_SYS_RESOURCE && umb_in_file_write())
+		return UMB_SCOPE_PROCESS;
+	return 0;
+}
 
 SEC("lsm/capable")
 int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, int cap,
@@ -113,6 +150,7 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 {
 	const struct umb_task_state *state;
 	struct task_struct *task;
+	enum umb_scope scope;
 	__u64 bit;
 	__u32 layer;
 
@@ -125,7 +163,8 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 	if (cap < 0 || cap >= 64)
 		return 0; /* no such capability (CAP_LAST_CAP is 40) */
 	bit = 1ULL << cap;
-	if (!((state->denied_capabilities | UMB_SCOPE_CAPABILITIES | UMB_SYS_ADMIN) & bit))
+	if (!((state->denied_capabilities | UMB_SCOPE_CAPABILITIES | UMB_SCOPE_CALL_CAPABILITIES) &
+	      bit))
 		return 0;
 	/* Only the task's own credentials: has_capability(other task) and checks of a
 	 * file opener's credentials are not this task using a capability. */
@@ -133,10 +172,16 @@ int BPF_PROG(umb_capable, const struct cred *cred, struct user_namespace *ns, in
 	if ((unsigned long)cred != (unsigned long)BPF_CORE_READ(task, cred) &&
 	    (unsigned long)cred != (unsigned long)BPF_CORE_READ(task, real_cred))
 		return 0;
-	/* The scope: swap is every process's memory (umb_in_swap_syscall()). Whatever
-	 * "cap:sys_admin" says, and before it, so that the record names the scope. */
-	if (bit == UMB_SYS_ADMIN && umb_in_swap_syscall())
-		return umb_deny_strict(UMB_HOOK_CAPABLE, 0, UMB_ITEM_SCOPE, UMB_SCOPE_KERNEL, 0);
+	/* The scope in some calls: swap, the host's name, the clock, an OOM score
+	 * (umb_scope_call_capability()). Whatever "cap:NAME" says, and before it, so that
+	 * the record names the scope. A quiet probe (has_capability_noaudit(), as
+	 * __set_oom_adj() makes after every write) is refused unrecorded. */
+	scope = umb_scope_call_capability(bit, BPF_CORE_READ(ns, level) == 0);
+	if (scope) {
+		if (opts & CAP_OPT_NOAUDIT)
+			return -EPERM;
+		return umb_deny_strict(UMB_HOOK_CAPABLE, 0, UMB_ITEM_SCOPE, scope, 0);
+	}
 	if (!((state->denied_capabilities | UMB_SCOPE_CAPABILITIES) & bit))
 		return 0;
 	/* The scope: refused to every restricted task, in permissive mode too. */
@@ -260,4 +305,20 @@ int BPF_PROG(umb_perf_event_open)
 	if (type == UMB_PERF_SECURITY_OPEN || !umb_is_restricted(umb_current_state()))
 		return 0;
 	return umb_scope_deny(UMB_HOOK_PERF_EVENT_OPEN, UMB_SCOPE_PROCESS, 0);
+}
+
+/*
+ * The scope: syslog(2) clearing the kernel log, consuming it, or setting the console's
+ * log level (umb_is_shared_syslog_action()), which /proc/sys/kernel/printk would set
+ * and is refused as a kernel setting. The hook runs after the kernel's own check
+ * (CAP_SYSLOG, dmesg_restrict); reading the whole log stays.
+ */
+SEC("lsm/syslog")
+int BPF_PROG(umb_syslog, int type, int ret)
+{
+	if (ret)
+		return ret;
+	if (!umb_is_shared_syslog_action(type) || !umb_is_restricted(umb_current_state()))
+		return 0;
+	return umb_scope_deny(UMB_HOOK_SYSLOG, UMB_SCOPE_KERNEL, 0);
 }

@@ -74,6 +74,7 @@ static const char *const hook_names[UMB_HOOK_MAX] = {
 	[UMB_HOOK_INODE_UNLINK] = "inode_unlink",
 	[UMB_HOOK_INODE_RMDIR] = "inode_rmdir",
 	[UMB_HOOK_INODE_RENAME] = "inode_rename",
+	[UMB_HOOK_SYSLOG] = "syslog",
 };
 
 static const char *const item_kind_names[] = {

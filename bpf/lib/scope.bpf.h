@@ -7,7 +7,8 @@
  *
  *   UMB_SCOPE_PROCESS   reaching a task outside the domain (proc.bpf.c): tracing it and
  *                       the ptrace access modes; writing the /proc/PID files of another
- *                       process (umb_scope_file_write()).
+ *                       process (umb_scope_file_write()); lowering an OOM score
+ *                       below its floor (umb_in_file_write(), system.bpf.c).
  *   UMB_SCOPE_KERNEL    writing kernel settings: the files of /proc that belong to no
  *                       process (sysctls: core_pattern, modprobe, hotplug...), and every
  *                       file of the kernel's configuration file systems (sysfs:
@@ -20,11 +21,14 @@
  *                       clone3(CLONE_INTO_CGROUP), fanotify permission events (a mark
  *                       that never answers stalls umbrellad and every exec),
  *                       request_key(2)'s call to /sbin/request-key
- *                       (umb_is_request_key_upcall()), and /dev/snapshot
- *                       (umb_scope_file_open()).
+ *                       (umb_is_request_key_upcall()), /dev/snapshot and the
+ *                       machine's devices (umb_scope_file_open()); the host's name
+ *                       (umb_sets_host_name()), the clock (CAP_SYS_TIME), the kernel
+ *                       log (umb_is_shared_syslog_action()).
  *   UMB_SCOPE_TERMINAL  pushing input into a terminal (TIOCSTI, TIOCLINUX, a virtual
  *                       console's keymap) or into every session's input (uinput,
- *                       /dev/input), which a reader outside the layers would act on.
+ *                       uhid, /dev/input, vhci), which a reader outside the layers
+ *                       would act on.
  *   UMB_SCOPE_PRIVILEGE the exec of a set-user-ID, set-group-ID or file-capability
  *                       program under a layer that a user other than root chose
  *                       (proc.bpf.c): the program would gain privilege under
@@ -116,12 +120,76 @@ static __always_inline bool umb_is_request_key_upcall(const struct key *key)
 	return true;
 }
 
-/* Whether the character device @rdev injects input for everyone: uinput (10:223) and
- * the input event devices (13:*), which every session's keyboard reads. */
+/* include/linux/miscdevice.h, include/uapi/linux/major.h */
+#define UMB_MISC_MAJOR	   10
+#define UMB_INPUT_MAJOR	   13
+#define UMB_I2C_MAJOR	   89
+#define UMB_WATCHDOG_MINOR 130
+#define UMB_VHCI_MINOR	   137
+#define UMB_NVRAM_MINOR	   144
+#define UMB_UINPUT_MINOR   223
+#define UMB_SNAPSHOT_MINOR 231
+#define UMB_UHID_MINOR	   239
+#define UMB_IS_MISC(rdev, minor) \
+	(UMB_KDEV_MAJOR(rdev) == UMB_MISC_MAJOR && UMB_KDEV_MINOR(rdev) == (minor))
+
+/* Whether the character device @rdev, opened for writing, injects input for everyone:
+ * uinput (10:223) and uhid (10:239) make an input device of what the task writes, and
+ * the input event devices (13:*) take events; every session's keyboard reads them, the
+ * console's VT too. hidraw is not here: what is written to it goes to the device (its
+ * output reports), not to the system's input, and its major is dynamic. */
 static __always_inline bool umb_is_input_device(__u32 rdev)
 {
-	return UMB_KDEV_MAJOR(rdev) == 13 ||
-	       (UMB_KDEV_MAJOR(rdev) == 10 && UMB_KDEV_MINOR(rdev) == 223);
+	return UMB_KDEV_MAJOR(rdev) == UMB_INPUT_MAJOR || UMB_IS_MISC(rdev, UMB_UINPUT_MINOR) ||
+	       UMB_IS_MISC(rdev, UMB_UHID_MINOR);
+}
+
+/* include/linux/proc_ns.h: the inode number of the initial UTS namespace */
+#define UMB_PROC_UTS_INIT_INO 0xEFFFFFFEU
+
+/*
+ * umb_sets_host_name() - whether the current task is setting the host's name: in
+ * sethostname(2) or setdomainname(2), in the initial UTS namespace
+ *
+ * Neither call has an LSM hook: the first check each makes is
+ * ns_capable(CAP_SYS_ADMIN) over its UTS namespace, so lsm/capable asks this. A task
+ * in a UTS namespace of its own (unshare(CLONE_NEWUTS)) names only that namespace, and
+ * may: judged by the namespace, not by who made it, so a container's UTS namespace the
+ * task entered counts as its own too (README).
+ */
+static __always_inline bool umb_sets_host_name(void)
+{
+	struct task_struct *task;
+
+	if (!umb_in_syscall(UMB_NR_SETHOSTNAME) && !umb_in_syscall(UMB_NR_SETDOMAINNAME))
+		return false;
+	task = bpf_get_current_task_btf();
+	return BPF_CORE_READ(task, nsproxy, uts_ns, ns.inum) == UMB_PROC_UTS_INIT_INO;
+}
+
+/* include/linux/sched.h */
+#define UMB_PF_IO_WORKER 0x00000010
+
+/*
+ * umb_in_file_write() - whether the current task is writing a file: write(2) and its
+ * kin, or an io_uring request (io_uring_enter(2), or one of the io_uring's own threads)
+ *
+ * Lowering an OOM score (/proc/PID/oom_score_adj below its floor, oom_adj below its
+ * value) asks capable(CAP_SYS_RESOURCE) inside the write: lsm/capable asks this. The
+ * few other writes that ask it (past a disk quota's hard limit, into a file system's
+ * blocks reserved for another user) are refused with it: that space is everyone's too.
+ * splice(2), sendfile(2) and aio cannot write those /proc files (no ->splice_write, no
+ * ->write_iter); io_uring can, hence its calls and threads.
+ */
+static __always_inline bool umb_in_file_write(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return umb_in_syscall(UMB_NR_WRITE) || umb_in_syscall(UMB_NR_PWRITE64) ||
+	       umb_in_syscall(UMB_NR_WRITEV) || umb_in_syscall(UMB_NR_PWRITEV) ||
+	       umb_in_syscall(UMB_NR_PWRITEV2) || umb_in_syscall(UMB_NR_WRITEV_X32) ||
+	       umb_in_syscall(UMB_NR_PWRITEV_X32) || umb_in_syscall(UMB_NR_PWRITEV2_X32) ||
+	       umb_in_syscall(UMB_NR_IO_URING_ENTER) || (task->flags & UMB_PF_IO_WORKER);
 }
 
 static __always_inline int umb_scope_deny(__u32 hook, enum umb_scope scope, __u32 target_pid)
@@ -188,16 +256,30 @@ static __always_inline __s64 umb_proc_inode_tgid(const struct inode *inode)
  * /dev/snapshot (10:231), the hibernation image, opened for reading: SNAPSHOT_FREEZE
  * freezes every other process (umbrellad too, and with it every exec), and the image
  * read back is the whole memory, every process's and the kernel's, with no capability
- * asked beyond the open (kernel/power/user.c). Opened for writing it restores one. One
- * load and a compare for the usual file. Return: 0 or -EPERM.
+ * asked beyond the open (kernel/power/user.c). Opened for writing it restores one.
+ * Devices that act on the machine with any open file, as their ioctls need no write
+ * mode: /dev/nvram (10:144, the firmware's settings; NVRAM_INIT clears them), the
+ * watchdog (10:130: the open starts it, and a stop the task chooses reboots the
+ * machine), the I2C buses (89:*: the hardware's registers, voltages, EEPROMs). The
+ * numbered watchdogs (/dev/watchdogN) have a dynamic major: not judged (README).
+ * And /dev/vhci (10:137), a virtual Bluetooth controller (made by the open itself,
+ * after a second), through which a Bluetooth keyboard would type for every session.
+ * Loads and compares only for the usual file. Return: 0 or -EPERM.
  */
 static __always_inline int umb_scope_file_open(struct file *file, __u32 hook)
 {
 	const struct inode *inode = file->f_inode;
 
-	if ((inode->i_mode & S_IFMT) == S_IFCHR && UMB_KDEV_MAJOR(inode->i_rdev) == 10 &&
-	    UMB_KDEV_MINOR(inode->i_rdev) == 231)
+	__u32 rdev;
+
+	if ((inode->i_mode & S_IFMT) != S_IFCHR)
+		return 0;
+	rdev = inode->i_rdev;
+	if (UMB_IS_MISC(rdev, UMB_SNAPSHOT_MINOR) || UMB_IS_MISC(rdev, UMB_NVRAM_MINOR) ||
+	    UMB_IS_MISC(rdev, UMB_WATCHDOG_MINOR) || UMB_KDEV_MAJOR(rdev) == UMB_I2C_MAJOR)
 		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
+	if (UMB_IS_MISC(rdev, UMB_VHCI_MINOR))
+		return umb_scope_deny(hook, UMB_SCOPE_TERMINAL, 0);
 	return 0;
 }
 
@@ -227,6 +309,24 @@ static __always_inline int umb_scope_file_write(struct file *file, __u32 hook)
 	if (owner != (__s64)(bpf_get_current_pid_tgid() >> 32))
 		return umb_scope_deny(hook, UMB_SCOPE_PROCESS, owner > 0 ? (__u32)owner : 0);
 	return 0;
+}
+
+/* include/linux/syslog.h */
+#define UMB_SYSLOG_ACTION_READ		2
+#define UMB_SYSLOG_ACTION_READ_CLEAR	4
+#define UMB_SYSLOG_ACTION_CLEAR		5
+#define UMB_SYSLOG_ACTION_CONSOLE_OFF	6
+#define UMB_SYSLOG_ACTION_CONSOLE_ON	7
+#define UMB_SYSLOG_ACTION_CONSOLE_LEVEL 8
+
+/* Whether syslog(2) action @type changes the kernel log for everyone: clearing it,
+ * consuming it (the destructive read moves the one position every syslog(2) reader
+ * shares), or the console's log level. Reading it all (dmesg, /dev/kmsg) stays. */
+static __always_inline bool umb_is_shared_syslog_action(int type)
+{
+	return type == UMB_SYSLOG_ACTION_READ || type == UMB_SYSLOG_ACTION_READ_CLEAR ||
+	       type == UMB_SYSLOG_ACTION_CLEAR || type == UMB_SYSLOG_ACTION_CONSOLE_OFF ||
+	       type == UMB_SYSLOG_ACTION_CONSOLE_ON || type == UMB_SYSLOG_ACTION_CONSOLE_LEVEL;
 }
 
 /* umb_is_injecting_ioctl() - whether ioctl(2) @cmd injects input into a terminal or

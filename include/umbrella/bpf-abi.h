@@ -566,6 +566,7 @@ enum umb_hook {
 	UMB_HOOK_INODE_UNLINK,
 	UMB_HOOK_INODE_RMDIR,
 	UMB_HOOK_INODE_RENAME,
+	UMB_HOOK_SYSLOG, /* the scope: syslog(2) clearing or consuming the kernel log */
 	UMB_HOOK_MAX,
 };
 
@@ -593,17 +594,21 @@ enum umb_event_item_kind {
 enum umb_scope {
 	/* Tracing, /proc/PID/mem, process_vm_*(2), pidfd_getfd(2) of a task outside its
 	 * domain (DESIGN.md section 1); writing the /proc/PID files of another process;
-	 * setting another process's resource limits when the layer has "signal". */
+	 * setting another process's resource limits when the layer has "signal";
+	 * lowering an OOM score below its floor (the OOM killer would pick others). */
 	UMB_SCOPE_PROCESS = 1,
 	/* Writing kernel settings: sysctls and the other files of /proc that are not a
 	 * process's, sysfs, cgroupfs, securityfs, debugfs, tracefs, configfs, binfmt_misc,
 	 * efivarfs, pstore. Some make the kernel run a program outside every layer
 	 * (core_pattern, modprobe, uevent_helper, binfmt_misc), and so does
 	 * request_key(2) when the key must be made (/sbin/request-key). swapon(2) and
-	 * swapoff(2): swap holds every process's memory. */
+	 * swapoff(2): swap holds every process's memory. The host's hostname and domain
+	 * name, the system clock, the kernel log's contents and console level, and the
+	 * devices that act on the machine itself (nvram, i2c, the watchdog). */
 	UMB_SCOPE_KERNEL = 2,
 	/* Pushing input into a terminal (TIOCSTI, TIOCLINUX): the next reader of the
-	 * terminal, outside the layers, would run it. */
+	 * terminal, outside the layers, would run it. And making an input device whose
+	 * keys reach every session (uinput, /dev/input, uhid, vhci). */
 	UMB_SCOPE_TERMINAL = 3,
 	/* Gaining privilege by exec (a set-user-ID or set-group-ID program, file
 	 * capabilities) under a layer that a user other than root chose: the privileged

@@ -11,7 +11,8 @@
  *   setid:     setuid, setresuid, setgid, setgroups, and exec of a set-user-ID
  *              program; setuid(0) as root (no change) and other execs still work
  *   cap:NAME:  cap:net_raw (raw sockets), cap:chown (chown to another user),
- *              cap:sys_admin (sethostname), each denying only its own capability
+ *              cap:sys_admin (unshare(CLONE_NEWUTS) and sethostname there), each
+ *              denying only its own capability
  *   keys:      reading a secret root keeps in its user key ring (what [net] and
  *              the control still do), add_key, a new session key ring, request_key
  *   the scope: KEYCTL_SESSION_TO_PARENT to a parent outside the domain (a child of
@@ -177,13 +178,13 @@ static int probe_chown(void *arg UNUSED)
 	return chown(plain_file, 0, -1) < 0 ? PROBE_SETUP_FAILED : 0;
 }
 
+/* CAP_SYS_ADMIN twice: a UTS namespace of its own, named there (the host's name is the
+ * scope's, test-scope). */
 static int probe_sethostname(void *arg UNUSED)
 {
-	char name[256] = "";
-
-	if (gethostname(name, sizeof(name) - 1) < 0)
-		return PROBE_SETUP_FAILED;
-	return cap_errno(sethostname(name, strlen(name)));
+	if (unshare(CLONE_NEWUTS) < 0)
+		return errno;
+	return cap_errno(sethostname("cap-test", strlen("cap-test")));
 }
 
 /* The scratch tree, in a private mount namespace. */
@@ -441,10 +442,11 @@ int main(void)
 	       "[cap:chown]: chown to another user fails with EPERM");
 	TAP_EQ(cap_run1(skel, C, probe_raw_socket, NULL), 0, "[cap:chown]: raw socket works");
 	TAP_EQ(cap_run1(skel, A, probe_sethostname, NULL), EPERM,
-	       "[cap:sys_admin]: sethostname fails with EPERM");
+	       "[cap:sys_admin]: unshare(CLONE_NEWUTS), sethostname fails with EPERM");
 	TAP_EQ(cap_run1(skel, 0, probe_raw_socket, NULL), 0, "unrestricted: raw socket works");
 	TAP_EQ(cap_run1(skel, 0, probe_chown, NULL), 0, "unrestricted: chown works");
-	TAP_EQ(cap_run1(skel, 0, probe_sethostname, NULL), 0, "unrestricted: sethostname works");
+	TAP_EQ(cap_run1(skel, 0, probe_sethostname, NULL), 0,
+	       "unrestricted: unshare(CLONE_NEWUTS), sethostname works");
 	parsed = test_layer(skel, "cap:net_raw");
 	TAP_EQ(parsed ? cap_run1(skel, parsed, probe_raw_socket, NULL) : -1, EPERM,
 	       "a layer parsed from \"cap:net_raw\": raw socket fails with EPERM");

@@ -15,7 +15,17 @@
  *                     task's own stays writable); prlimit(2) of umbrellad, and of any
  *                     process outside the domain under "signal"; setpriority(2) of
  *                     umbrellad.
- *   the terminal      TIOCSTI and TIOCLINUX on a pseudo-terminal.
+ *   the terminal      TIOCSTI and TIOCLINUX on a pseudo-terminal; opening uhid for
+ *                     writing, and vhci (a keyboard that types for every session).
+ *   OOM scores        lowering its own oom_score_adj below its floor, or oom_adj (the
+ *                     OOM killer would pick processes outside the domain first), under
+ *                     "net" and under "signal"; raising it and back stays.
+ *   the system        sethostname(2), setdomainname(2) of the host (in a UTS namespace
+ *                     of its own: allowed), the clock (clock_settime(2), adjtimex(2)'s
+ *                     offset and rate), syslog(2) clearing the kernel log or setting the
+ *                     console level (reading it stays); the machine's devices: nvram,
+ *                     i2c, the watchdog (opened for reading too). The time and the names
+ *                     are set to what they are: nothing changes.
  *   the pins          unlinking a pin of the pin directory while no umbrellad is
  *                     registered; unmounting a bpf file system, or a mount with mounts
  *                     below it (umount -l /sys would take /sys/fs/bpf along).
@@ -24,7 +34,7 @@
  *                     clone3(CLONE_INTO_CGROUP), fanotify permission events.
  *   swap              swapon(2) of a swap file the task made (every process's pages
  *                     would be written where it reads them), swapoff(2) of an active
- *                     one; CAP_SYS_ADMIN elsewhere (sethostname) stays.
+ *                     one; CAP_SYS_ADMIN elsewhere (unshare(CLONE_NEWUTS)) stays.
  *   request-key       request_key(2) with callout information: the kernel runs
  *                     /sbin/request-key as root outside every layer (a script the test
  *                     puts there records each run); keys only stored (add_key) stay.
@@ -34,12 +44,16 @@
 #include <sched.h>
 #include <sys/fanotify.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
+#include <sys/timex.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <linux/keyctl.h>
 
 #include <umbrella/kdev.h>
@@ -455,6 +469,235 @@ static void check_pins(struct umbrella_bpf *skel, __u32 X)
 	(void)rmdir(bpffs);
 }
 
+/* Writes @value to the task's own /proc/self/@arg (oom_score_adj or oom_adj). */
+static int write_own(const char *file, const char *value)
+{
+	char name[64];
+	int fd, r = 0;
+
+	snprintf(name, sizeof(name), "/proc/self/%s", file);
+	fd = open(name, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return PROBE_SETUP_FAILED;
+	if (write(fd, value, strlen(value)) < 0)
+		r = errno;
+	close(fd);
+	return r;
+}
+
+/* The review's route: its own OOM score to the floor (-1000: never chosen). */
+static int probe_oom_lower(void *arg UNUSED)
+{
+	return write_own("oom_score_adj", "-1000");
+}
+
+/* Up to 500 and back to 0: the floor of an unprivileged writer. */
+static int probe_oom_raise_and_back(void *arg UNUSED)
+{
+	int r = write_own("oom_score_adj", "500");
+
+	return r ? r : write_own("oom_score_adj", "0");
+}
+
+/* The legacy file: lowering below the current value. */
+static int probe_oom_adj_lower(void *arg UNUSED)
+{
+	return write_own("oom_adj", "-17");
+}
+
+/* sethostname(2) to the name it has; with @arg, in a new UTS namespace of its own,
+ * to another name that the host must not see. */
+static int probe_sethostname(void *arg)
+{
+	char name[256] = "";
+
+	if (arg) {
+		if (unshare(CLONE_NEWUTS) < 0)
+			return errno;
+		return cap_errno(sethostname("scope-own-uts", strlen("scope-own-uts")));
+	}
+	if (gethostname(name, sizeof(name) - 1) < 0)
+		return PROBE_SETUP_FAILED;
+	return cap_errno(sethostname(name, strlen(name)));
+}
+
+static int probe_setdomainname(void *arg UNUSED)
+{
+	struct utsname uts;
+
+	if (uname(&uts) < 0)
+		return PROBE_SETUP_FAILED;
+	return cap_errno(setdomainname(uts.domainname, strlen(uts.domainname)));
+}
+
+/* clock_settime(2) of CLOCK_REALTIME to what it reads (the microseconds between are
+ * the only change). */
+static int probe_clock_settime(void *arg UNUSED)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return PROBE_SETUP_FAILED;
+	return cap_errno(clock_settime(CLOCK_REALTIME, &now));
+}
+
+/* adjtimex(2): with @arg, the clock's rate set to what it is (no settime hook on the
+ * way); without, an offset of zero (ADJ_SETOFFSET). */
+static int probe_adjtimex(void *arg)
+{
+	struct timex tx = { 0 };
+
+	if (adjtimex(&tx) < 0)
+		return PROBE_SETUP_FAILED;
+	if (arg) {
+		tx.modes = ADJ_FREQUENCY;
+	} else {
+		memset(&tx, 0, sizeof(tx));
+		tx.modes = ADJ_SETOFFSET;
+	}
+	return cap_errno(adjtimex(&tx));
+}
+
+/* adjtimex(2) that only reads: no capability asked. */
+static int probe_adjtimex_read(void *arg UNUSED)
+{
+	struct timex tx = { 0 };
+
+	return cap_errno(adjtimex(&tx));
+}
+
+/* syslog(2) action @arg: clearing the log (5), the console's level (8, set to what
+ * /proc/sys/kernel/printk says it is), reading it all (3). */
+static int probe_syslog(void *arg)
+{
+	int type = (int)(long)arg, level = 0;
+	char buf[64];
+	FILE *f;
+
+	if (type == 8) {
+		f = fopen("/proc/sys/kernel/printk", "re");
+		if (!f || fscanf(f, "%d", &level) != 1) {
+			if (f)
+				fclose(f);
+			return PROBE_SETUP_FAILED;
+		}
+		fclose(f);
+		return cap_errno(klogctl(type, NULL, level));
+	}
+	return cap_errno(klogctl(type, type == 3 ? buf : NULL, type == 3 ? sizeof(buf) : 0));
+}
+
+/* A watchdog stopped as it was started: 'V' before the close (the magic close). */
+static int probe_open_watchdog(void *arg UNUSED)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, "V", 1) != 1) {
+		close(fd);
+		return PROBE_SETUP_FAILED;
+	}
+	close(fd);
+	return 0;
+}
+
+static void check_oom(struct umbrella_bpf *skel, __u32 X, __u32 S)
+{
+	TAP_EQ(cap_run1(skel, 0, probe_oom_lower, NULL), 0,
+	       "unrestricted: lowering its own oom_score_adj to -1000 works");
+	(void)cap_find_event(skel, 0, 0, 0, 0); /* drains the earlier records */
+	TAP_EQ(cap_run1(skel, X, probe_oom_lower, NULL), EACCES,
+	       "[net]: lowering its own oom_score_adj to -1000 fails with EACCES");
+	TAP_OK(cap_find_event(skel, UMB_HOOK_CAPABLE, 0, UMB_SCOPE_PROCESS, 0),
+	       "the lowering is recorded as scope:process");
+	TAP_EQ(cap_run1(skel, S, probe_oom_lower, NULL), EACCES,
+	       "[signal]: lowering its own oom_score_adj to -1000 fails with EACCES");
+	TAP_EQ(cap_run1(skel, S, probe_oom_raise_and_back, NULL), 0,
+	       "[signal]: raising its own oom_score_adj and back to 0 works");
+	TAP_EQ(cap_run1(skel, 0, probe_oom_adj_lower, NULL), 0,
+	       "unrestricted: lowering its own oom_adj works");
+	TAP_EQ(cap_run1(skel, X, probe_oom_adj_lower, NULL), EACCES,
+	       "[net]: lowering its own oom_adj fails with EACCES");
+}
+
+/* Opens the character device @major:@minor through a node of its own in /dev (a
+ * devtmpfs: no nodev), unrestricted then under @X, with @probe. The control passes
+ * the scope: it works, or the driver answers (ENODEV, ENXIO: no such device here). */
+static void check_device(struct umbrella_bpf *skel, __u32 X, unsigned major, unsigned minor,
+			 const char *name, test_probe_fn probe)
+{
+	char node[64];
+	int r;
+
+	snprintf(node, sizeof(node), "/dev/umbrella-scope-%s", name);
+	(void)unlink(node);
+	if (!TAP_EQ(mknod(node, S_IFCHR | 0600, makedev(major, minor)), 0,
+		    "setup: a node for %s (%u:%u)", name, major, minor))
+		return;
+	path = node;
+	r = cap_run1(skel, 0, probe, NULL);
+	TAP_OK(r != EPERM && r != PROBE_SETUP_FAILED, "unrestricted: opening %s passes (%s)", name,
+	       r ? strerror(r) : "opened");
+	TAP_EQ(cap_run1(skel, X, probe, NULL), EPERM, "[net]: opening %s fails with EPERM", name);
+	(void)unlink(node);
+}
+
+static void check_system(struct umbrella_bpf *skel, __u32 X)
+{
+	char before[256] = "", after[256] = "";
+
+	(void)gethostname(before, sizeof(before) - 1);
+	TAP_EQ(cap_run1(skel, 0, probe_sethostname, NULL), 0,
+	       "unrestricted: sethostname of the host works");
+	(void)cap_find_event(skel, 0, 0, 0, 0);
+	TAP_EQ(cap_run1(skel, X, probe_sethostname, NULL), EPERM,
+	       "[net]: sethostname of the host fails with EPERM");
+	TAP_OK(cap_find_event(skel, UMB_HOOK_CAPABLE, 0, UMB_SCOPE_KERNEL, 0),
+	       "the sethostname is recorded as scope:kernel");
+	TAP_EQ(cap_run1(skel, X, probe_sethostname, (void *)1), 0,
+	       "[net]: sethostname in a UTS namespace of its own works");
+	(void)gethostname(after, sizeof(after) - 1);
+	TAP_OK(strcmp(before, after) == 0, "the host's name is still %s", before);
+	TAP_EQ(cap_run1(skel, 0, probe_setdomainname, NULL), 0,
+	       "unrestricted: setdomainname of the host works");
+	TAP_EQ(cap_run1(skel, X, probe_setdomainname, NULL), EPERM,
+	       "[net]: setdomainname of the host fails with EPERM");
+
+	TAP_EQ(cap_run1(skel, 0, probe_clock_settime, NULL), 0,
+	       "unrestricted: clock_settime(CLOCK_REALTIME) works");
+	TAP_EQ(cap_run1(skel, X, probe_clock_settime, NULL), EPERM,
+	       "[net]: clock_settime(CLOCK_REALTIME) fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_adjtimex, NULL), 0,
+	       "unrestricted: adjtimex(ADJ_SETOFFSET) works");
+	TAP_EQ(cap_run1(skel, X, probe_adjtimex, NULL), EPERM,
+	       "[net]: adjtimex(ADJ_SETOFFSET) fails with EPERM");
+	TAP_EQ(cap_run1(skel, 0, probe_adjtimex, (void *)1), 0,
+	       "unrestricted: adjtimex(ADJ_FREQUENCY) works");
+	TAP_EQ(cap_run1(skel, X, probe_adjtimex, (void *)1), EPERM,
+	       "[net]: adjtimex(ADJ_FREQUENCY) fails with EPERM");
+	TAP_EQ(cap_run1(skel, X, probe_adjtimex_read, NULL), 0,
+	       "[net]: adjtimex that only reads works");
+
+	TAP_EQ(cap_run1(skel, 0, probe_syslog, (void *)8L), 0,
+	       "unrestricted: syslog(SYSLOG_ACTION_CONSOLE_LEVEL) works");
+	(void)cap_find_event(skel, 0, 0, 0, 0);
+	TAP_EQ(cap_run1(skel, X, probe_syslog, (void *)8L), EPERM,
+	       "[net]: syslog(SYSLOG_ACTION_CONSOLE_LEVEL) fails with EPERM");
+	TAP_OK(cap_find_event(skel, UMB_HOOK_SYSLOG, 0, UMB_SCOPE_KERNEL, 0),
+	       "the syslog is recorded as scope:kernel");
+	TAP_EQ(cap_run1(skel, X, probe_syslog, (void *)5L), EPERM,
+	       "[net]: syslog(SYSLOG_ACTION_CLEAR) fails with EPERM");
+	TAP_EQ(cap_run1(skel, X, probe_syslog, (void *)3L), 0,
+	       "[net]: syslog(SYSLOG_ACTION_READ_ALL) works");
+
+	check_device(skel, X, 10, 239, "uhid", probe_open_write);
+	check_device(skel, X, 10, 137, "vhci", probe_open_read);
+	check_device(skel, X, 10, 144, "nvram", probe_open_read);
+	check_device(skel, X, 89, 0, "i2c-0", probe_open_read);
+	check_device(skel, X, 10, 130, "watchdog", probe_open_watchdog);
+}
+
 static int probe_swapon(void *arg UNUSED)
 {
 	if (swapon(path, 0) < 0)
@@ -466,16 +709,6 @@ static int probe_swapon(void *arg UNUSED)
 static int probe_swapoff(void *arg UNUSED)
 {
 	return cap_errno(swapoff(path));
-}
-
-/* CAP_SYS_ADMIN outside swapon(2): the hostname, set to what it is. */
-static int probe_sethostname(void *arg UNUSED)
-{
-	char name[256] = "";
-
-	if (gethostname(name, sizeof(name) - 1) < 0)
-		return errno;
-	return cap_errno(sethostname(name, strlen(name)));
 }
 
 static void check_swap(struct umbrella_bpf *skel, __u32 X)
@@ -504,8 +737,8 @@ static void check_swap(struct umbrella_bpf *skel, __u32 X)
 		TAP_EQ(cap_run1(skel, 0, probe_swapoff, NULL), 0,
 		       "unrestricted: swapoff of it works");
 	}
-	TAP_EQ(cap_run1(skel, X, probe_sethostname, NULL), 0,
-	       "[net]: sethostname (CAP_SYS_ADMIN outside swapon) works");
+	TAP_EQ(cap_run1(skel, X, probe_sethostname, (void *)1), 0,
+	       "[net]: unshare(CLONE_NEWUTS) (CAP_SYS_ADMIN outside swapon) works");
 	(void)swapoff(path);
 	(void)umount2(dir, MNT_DETACH);
 }
@@ -604,6 +837,8 @@ int main(void)
 		check_pins(skel, X);
 		check_kernel(skel, X);
 		check_swap(skel, X);
+		check_oom(skel, X, S);
+		check_system(skel, X);
 		check_request_key(skel, X);
 	}
 	umbrella_bpf__destroy(skel);
