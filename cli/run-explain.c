@@ -39,7 +39,7 @@ static int send_follow(int fd, __u32 flags)
 
 int run_explain_start(struct run_explain *x, const struct umb_restrictions *r)
 {
-	char buf[sizeof(struct umb_reply) + 512];
+	char buf[sizeof(struct umb_reply) + UMB_REPLY_TEXT_MAX];
 	struct umb_reply rep;
 	const char *path;
 	ssize_t n = 0;

@@ -184,7 +184,7 @@ out:
 /* Asks umbrellad to forget every verdict (UMB_OP_FLUSH_VERDICTS). */
 static int verdict_flush(void)
 {
-	char buf[sizeof(struct umb_reply) + 512];
+	char buf[sizeof(struct umb_reply) + UMB_REPLY_TEXT_MAX];
 	ssize_t n = cli_daemon_op(UMB_OP_FLUSH_VERDICTS, "verdict flush", buf, sizeof(buf));
 
 	if (n < 0)

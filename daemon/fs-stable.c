@@ -60,11 +60,11 @@
 
 static int refuse(char **ret_error, const char *path, const char *why)
 {
-	if (ret_error)
-		(void)asprintf(
-			ret_error,
-			"fs:%s: a rule there cannot hold: %s (restrict a directory above it)", path,
-			why);
+	if (ret_error &&
+	    asprintf(ret_error,
+		     "fs:%s: a rule there cannot hold: %s (restrict a directory above it)", path,
+		     why) < 0)
+		*ret_error = NULL;
 	return -EINVAL;
 }
 
@@ -153,7 +153,8 @@ static int proc_level(void *arg, int fd, uint64_t ino, bool object)
 }
 
 /* The last name of the path descriptor @fd has, as the kernel tells it (d_path(): no
- * lookup, and not by number, which get_next_ino() may have wrapped to): 0 or -errno. */
+ * lookup, and not by number, which get_next_ino() may have wrapped to): 0 or -errno
+ * (-ENAMETOOLONG when it does not fit @size). */
 static int fd_last_name(int fd, char *name, size_t size)
 {
 	char link[64], target[PATH_MAX];
@@ -168,7 +169,9 @@ static int fd_last_name(int fd, char *name, size_t size)
 		return -ENAMETOOLONG;
 	target[n] = '\0';
 	last = strrchr(target, '/');
-	snprintf(name, size, "%s", last ? last + 1 : target);
+	/* Longer than a name only with d_path()'s " (deleted)": refused, not cut off. */
+	if ((size_t)snprintf(name, size, "%s", last ? last + 1 : target) >= size)
+		return -ENAMETOOLONG;
 	return 0;
 }
 

@@ -422,11 +422,11 @@ static int install_fs(struct install *in, const struct umb_item *item, size_t fs
 	 * would match nothing, and the caller would think the path restricted. */
 	if ((name && (!name[0] || !strcmp(name, ".") || !strcmp(name, "..") || ref->dir_fd < 0)) ||
 	    (!name && (ref->obj_fd < 0 || ref->dir_fd >= 0))) {
-		if (ret_error)
-			(void)asprintf(ret_error,
-				       "fs:%s: not a canonical path, or its descriptors "
-				       "do not match it",
-				       item->path);
+		if (ret_error && asprintf(ret_error,
+					  "fs:%s: not a canonical path, or its descriptors "
+					  "do not match it",
+					  item->path) < 0)
+			*ret_error = NULL;
 		return -EINVAL;
 	}
 	/* Before fs_ref_stable(): on an overlay, it lists the directories on the way up,
@@ -439,13 +439,15 @@ static int install_fs(struct install *in, const struct umb_item *item, size_t fs
 		r = fs_ref_stable(ref, &in->guard, in->peer, item->path, ret_error);
 	if (r == 0)
 		r = install_fs_ref(in, item, ref, item->path, name);
-	if (r == -ENOENT && ret_error && !*ret_error)
-		(void)asprintf(ret_error,
-			       "fs:%s: its mount is in no mount namespace umbrellad "
-			       "can read (a detached mount?)",
-			       item->path);
-	if (r == -EREMOTEIO && ret_error && !*ret_error)
-		(void)asprintf(ret_error, "fs:%s: refused: %s", item->path, MOUNT_GUARD_WHY);
+	if (r == -ENOENT && ret_error && !*ret_error &&
+	    asprintf(ret_error,
+		     "fs:%s: its mount is in no mount namespace umbrellad "
+		     "can read (a detached mount?)",
+		     item->path) < 0)
+		*ret_error = NULL;
+	if (r == -EREMOTEIO && ret_error && !*ret_error &&
+	    asprintf(ret_error, "fs:%s: refused: %s", item->path, MOUNT_GUARD_WHY) < 0)
+		*ret_error = NULL;
 	return r;
 }
 
@@ -548,10 +550,10 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 	/* umbrellad's own namespace too without @refs: the request's tables and budget. */
 	ret = mount_guard_open(&in.guard, refs ? refs->proc_fd : -1, refs ? refs->peer : 0, -1);
 	if (ret < 0) {
-		if (ret_error)
-			(void)asprintf(ret_error,
-				       "cannot tell who made the caller's mount namespace: %s",
-				       strerror(-ret));
+		if (ret_error &&
+		    asprintf(ret_error, "cannot tell who made the caller's mount namespace: %s",
+			     strerror(-ret)) < 0)
+			*ret_error = NULL;
 		return ret;
 	}
 	for (size_t i = 0; i < umb_restrictions__count(r); i++) {
@@ -573,11 +575,12 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 			ret = install_fs(&in, item, fs_index++, ret_error);
 			if (ret == -MOUNT_BUDGET_ERRNO && ret_error && !*ret_error)
 				*ret_error = mount_guard_budget_text(&in.guard, item->path);
-			if (ret < 0 && ret_error && !*ret_error)
-				(void)asprintf(ret_error, "fs:%s: %s", item->path,
-					       ret == -E2BIG ? "the rule map is full (it frees up "
-							       "as restricted processes exit)" :
-							       strerror(-ret));
+			if (ret < 0 && ret_error && !*ret_error &&
+			    asprintf(ret_error, "fs:%s: %s", item->path,
+				     ret == -E2BIG ? "the rule map is full (it frees up "
+						     "as restricted processes exit)" :
+						     strerror(-ret)) < 0)
+				*ret_error = NULL;
 			break;
 		default:
 			ret = -EINVAL;
@@ -589,10 +592,10 @@ int layer_install(const struct layer_maps *maps, struct fs_filter *filter, uint3
 
 	ret = describe(maps, id, r, creator_pid, origin);
 	if (ret < 0) {
-		if (ret_error)
-			(void)asprintf(ret_error, "cannot describe layer %u: %s", id,
-				       ret == -E2BIG ? "the description map is full" :
-						       strerror(-ret));
+		if (ret_error &&
+		    asprintf(ret_error, "cannot describe layer %u: %s", id,
+			     ret == -E2BIG ? "the description map is full" : strerror(-ret)) < 0)
+			*ret_error = NULL;
 		goto out_rollback;
 	}
 	*ret_layer = layer;

@@ -24,7 +24,7 @@
 /* Sends a reply; @message (may be NULL) follows the header for errors. */
 int request_reply(int fd, int error, __u32 layer, const char *message)
 {
-	char buf[sizeof(struct umb_reply) + 512];
+	char buf[sizeof(struct umb_reply) + UMB_REPLY_TEXT_MAX];
 	struct umb_reply *rep = (struct umb_reply *)buf;
 	size_t len = sizeof(*rep);
 

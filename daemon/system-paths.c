@@ -129,18 +129,19 @@ static int dir_check(const struct walk *w, char **ret_error)
 
 	/* Short: the gate's verdict reason (the journal) keeps 160 bytes. */
 	if (st->st_uid != 0) {
-		if (ret_error)
-			(void)asprintf(ret_error,
-				       "fs:%s: %s, a directory on the path, is uid %u's: refused",
-				       w->path, walk_where(w), (unsigned int)st->st_uid);
+		if (ret_error &&
+		    asprintf(ret_error, "fs:%s: %s, a directory on the path, is uid %u's: refused",
+			     w->path, walk_where(w), (unsigned int)st->st_uid) < 0)
+			*ret_error = NULL;
 		return -EPERM;
 	}
 	if (!(st->st_mode & S_ISVTX) && st->st_mode & (S_IWGRP | S_IWOTH)) {
-		if (ret_error)
-			(void)asprintf(ret_error,
-				       "fs:%s: %s, a directory on the path, is writable by others "
-				       "(mode %04o, not sticky): refused",
-				       w->path, walk_where(w), (unsigned int)(st->st_mode & 07777));
+		if (ret_error &&
+		    asprintf(ret_error,
+			     "fs:%s: %s, a directory on the path, is writable by others "
+			     "(mode %04o, not sticky): refused",
+			     w->path, walk_where(w), (unsigned int)(st->st_mode & 07777)) < 0)
+			*ret_error = NULL;
 		return -EPERM;
 	}
 	return 0;
@@ -166,23 +167,23 @@ static int link_check(const struct walk *w, int fd, const struct stat *st, const
 	target[n] = '\0';
 	/* Short: the gate's verdict reason (the journal) keeps 160 bytes. */
 	if (last) {
-		if (ret_error)
-			(void)asprintf(
-				ret_error,
-				"fs:%s: a symbolic link (to %s), refused: name the file itself",
-				w->path, target);
+		if (ret_error &&
+		    asprintf(ret_error,
+			     "fs:%s: a symbolic link (to %s), refused: name the file itself",
+			     w->path, target) < 0)
+			*ret_error = NULL;
 		return -ELOOP;
 	}
 	if (st->st_uid == 0 && strcmp(m->fstype, "proc") != 0)
 		return n ? 0 : -ENOENT;
-	if (ret_error && st->st_uid == 0)
-		(void)asprintf(ret_error, "fs:%s: %s/%s, a link of /proc (to %s), refused", w->path,
-			       w->canon, name, target);
-	else if (ret_error)
-		(void)asprintf(ret_error,
-			       "fs:%s: %s/%s, a symbolic link (to %s) a user made or can change, "
-			       "refused",
-			       w->path, w->canon, name, target);
+	if (ret_error &&
+	    asprintf(
+		    ret_error,
+		    st->st_uid == 0 ?
+			    "fs:%s: %s/%s, a link of /proc (to %s), refused" :
+			    "fs:%s: %s/%s, a symbolic link (to %s) a user made or can change, refused",
+		    w->path, w->canon, name, target) < 0)
+		*ret_error = NULL;
 	return -ELOOP;
 }
 
@@ -204,11 +205,11 @@ static int mount_check(const struct walk *w, int fd, const char *name, struct fd
 		return r;
 	if (strncmp(m->fstype, "fuse", 4) != 0)
 		return 0;
-	if (ret_error)
-		(void)asprintf(ret_error,
-			       "fs:%s: %s/%s is on a FUSE mount (its server tells who owns it): "
-			       "refused",
-			       w->path, w->canon, name);
+	if (ret_error && asprintf(ret_error,
+				  "fs:%s: %s/%s is on a FUSE mount (its server tells who owns it): "
+				  "refused",
+				  w->path, w->canon, name) < 0)
+		*ret_error = NULL;
 	return -EPERM;
 }
 
@@ -277,13 +278,14 @@ static int walk(struct walk *w, struct fs_ref *ref, char **ret_error)
 		}
 		if (fd < 0) {
 			r = -errno;
-			if (r == -ENOENT && ret_error)
-				(void)asprintf(ret_error,
-					       "fs:%s: the directory %s/%s does not exist in the "
-					       "system's root (PID %d's): a rule needs an existing "
-					       "file or directory, or a new name in an existing "
-					       "directory",
-					       w->path, w->canon, name, SYSTEM_PATHS_PID);
+			if (r == -ENOENT && ret_error &&
+			    asprintf(ret_error,
+				     "fs:%s: the directory %s/%s does not exist in the "
+				     "system's root (PID %d's): a rule needs an existing "
+				     "file or directory, or a new name in an existing "
+				     "directory",
+				     w->path, w->canon, name, SYSTEM_PATHS_PID) < 0)
+				*ret_error = NULL;
 			return r;
 		}
 		r = mount_check(w, fd, name, &m, ret_error);
@@ -384,9 +386,9 @@ int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret
 	root = fs_items ? open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (fs_items && root < 0) {
 		ret_code = -errno;
-		if (ret_error)
-			(void)asprintf(ret_error, "cannot open %s, the system's root: %s",
-				       proc_root, strerror(-ret_code));
+		if (ret_error && asprintf(ret_error, "cannot open %s, the system's root: %s",
+					  proc_root, strerror(-ret_code)) < 0)
+			*ret_error = NULL;
 		goto out;
 	}
 	for (size_t i = 0, fs = 0; i < umb_restrictions__count(r); i++) {
@@ -396,9 +398,10 @@ int system_paths_open(const struct umb_restrictions *r, struct system_paths *ret
 		if (item->kind == UMB_ITEM_FS) {
 			ret_code = resolve_item(root, item->path, &p.items[fs++], canon, ret_error);
 			if (ret_code < 0) {
-				if (ret_error && !*ret_error)
-					(void)asprintf(ret_error, "fs:%s: %s", item->path,
-						       strerror(-ret_code));
+				if (ret_error && !*ret_error &&
+				    asprintf(ret_error, "fs:%s: %s", item->path,
+					     strerror(-ret_code)) < 0)
+					*ret_error = NULL;
 				goto out;
 			}
 		}

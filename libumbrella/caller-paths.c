@@ -39,12 +39,13 @@ static void missing_directory_error(const char *path, const char *parent, char *
 			break;
 		(void)snprintf(top, sizeof(top), "%s", probe);
 	}
-	(void)asprintf(ret_error,
-		       "fs:%s: the directory %s does not exist%s%s%s: a rule needs an existing "
-		       "file or directory, or a new name in an existing directory (create %s "
-		       "first)",
-		       path, parent, strcmp(top, parent) ? " (nor does " : "",
-		       strcmp(top, parent) ? top : "", strcmp(top, parent) ? ")" : "", top);
+	if (asprintf(ret_error,
+		     "fs:%s: the directory %s does not exist%s%s%s: a rule needs an existing "
+		     "file or directory, or a new name in an existing directory (create %s "
+		     "first)",
+		     path, parent, strcmp(top, parent) ? " (nor does " : "",
+		     strcmp(top, parent) ? top : "", strcmp(top, parent) ? ")" : "", top) < 0)
+		*ret_error = NULL;
 }
 
 int umb_path_canonical(const char *path, char canon[PATH_MAX], char **ret_error)
@@ -131,11 +132,11 @@ int umb_caller_paths_open(const struct umb_restrictions *r, struct umb_caller_pa
 	for (size_t i = 0; i < umb_restrictions__count(r); i++)
 		fs_items += umb_restrictions__item(r, i)->kind == UMB_ITEM_FS;
 	if (fs_items > UMB_MAX_FS_ITEMS) {
-		if (ret_error)
-			(void)asprintf(ret_error,
-				       "%zu fs: items in one layer, more than the %u "
-				       "one request can carry",
-				       fs_items, UMB_MAX_FS_ITEMS);
+		if (ret_error && asprintf(ret_error,
+					  "%zu fs: items in one layer, more than the %u "
+					  "one request can carry",
+					  fs_items, UMB_MAX_FS_ITEMS) < 0)
+			*ret_error = NULL;
 		return -E2BIG;
 	}
 	copy = umb_restrictions__new();
@@ -153,9 +154,10 @@ int umb_caller_paths_open(const struct umb_restrictions *r, struct umb_caller_pa
 			if (ret_code == 0)
 				ret_code = open_item(&p, canon);
 			if (ret_code < 0) {
-				if (ret_error && !*ret_error)
-					(void)asprintf(ret_error, "fs:%s: %s", item->path,
-						       strerror(-ret_code));
+				if (ret_error && !*ret_error &&
+				    asprintf(ret_error, "fs:%s: %s", item->path,
+					     strerror(-ret_code)) < 0)
+					*ret_error = NULL;
 				goto out;
 			}
 		}

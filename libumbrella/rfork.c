@@ -31,7 +31,7 @@
 
 #include "daemon-socket.h"
 
-static __thread char last_error[256];
+static __thread char last_error[UMB_REPLY_TEXT_MAX];
 
 const char *umb_last_error(void)
 {
@@ -90,7 +90,7 @@ static int call(int fd, __u32 op, __u32 flags, const char *text, const unsigned 
 	struct umb_request req = {
 		.version = UMB_PROTOCOL_VERSION, .op = op, .tid = (__u32)gettid(), .flags = flags
 	};
-	char buf[sizeof(struct umb_reply) + 512];
+	char buf[sizeof(struct umb_reply) + UMB_REPLY_TEXT_MAX];
 	char control[CMSG_SPACE(sizeof(int) * (UMB_MSG_MAX_FDS + 1))] = {};
 	int all[UMB_MSG_MAX_FDS + 1], self;
 	size_t text_len = text ? strlen(text) + 1 : 0;

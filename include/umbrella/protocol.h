@@ -65,6 +65,9 @@
  *                     for nobody.
  * A reply with error < 0 carries a NUL-terminated message after the header.
  */
+/* The most bytes of a reply's message, its NUL included: umbrellad cuts a longer one,
+ * and a reader's buffer this large holds any. */
+#define UMB_REPLY_TEXT_MAX   512
 #define UMB_SOCKET_PATH	     "/run/umbrella/umbrellad.sock"
 /* 2: no UMB_OP_DISARM; 3: fs items as descriptors; 4: the sender's pidfd. umbrellad
  * takes 3 too, but before Linux 6.5 arms no thread for it. */

@@ -599,10 +599,12 @@ static int setup_files(const char *bindir)
 	r = mkdir_p(WORK_DIR);
 	if (r == 0)
 		r = write_file(BENCH_FILE, "benchmark\n");
-	snprintf(from, sizeof(from), "%s/bench-true", bindir);
+	if (r == 0 && (size_t)snprintf(from, sizeof(from), "%s/bench-true", bindir) >= sizeof(from))
+		r = -ENAMETOOLONG;
 	if (r == 0)
 		r = copy_file(from, TRUE_BIN, 0755);
-	snprintf(from, sizeof(from), "%s/macro.sh", bindir);
+	if (r == 0 && (size_t)snprintf(from, sizeof(from), "%s/macro.sh", bindir) >= sizeof(from))
+		r = -ENAMETOOLONG;
 	if (r == 0)
 		r = copy_file(from, MACRO_SCRIPT, 0755);
 	for (unsigned int l = 1; l <= LAYERS && r == 0; l++) {

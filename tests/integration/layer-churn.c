@@ -105,7 +105,8 @@ static int hold_one(struct holders *h, const struct umb_restrictions *r)
 		c = probe();
 		if (write(h->report[1], &c, 1) != 1)
 			_exit(1);
-		(void)read(h->hold[0], &c, 1); /* returns at the end of the pipe */
+		if (read(h->hold[0], &c, 1) < 0) /* returns at the end of the pipe */
+			_exit(1);
 		_exit(0);
 	}
 	if (pid < 0)
@@ -161,7 +162,8 @@ static void *thread_probe(void *arg)
 
 	usleep(300 * 1000); /* the main thread has exited by now */
 	c = probe();
-	(void)write(*report, &c, 1);
+	if (write(*report, &c, 1) != 1)
+		_exit(2);
 	return NULL;
 }
 

@@ -143,7 +143,7 @@ static int connect_daemon(void)
 /* The reply's error (its message in @ret_message), or -EPROTO. */
 static int read_reply(int fd, char *ret_message, size_t size)
 {
-	char buf[sizeof(struct umb_reply) + 512];
+	char buf[sizeof(struct umb_reply) + UMB_REPLY_TEXT_MAX];
 	struct umb_reply rep;
 	ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
 
@@ -195,7 +195,7 @@ static void flood(void)
 	if (pid == 0) {
 		static int fds[FLOOD];
 		int live = 0, named = 0;
-		char message[256];
+		char message[UMB_REPLY_TEXT_MAX];
 
 		become(NOBODY);
 		for (int i = 0; i < FLOOD; i++)
@@ -342,7 +342,7 @@ static void linger(void)
 {
 	int listener = -1, control_listener = -1, fd, tcp, r;
 	size_t written = 0, control_written = 0;
-	char message[256];
+	char message[UMB_REPLY_TEXT_MAX];
 	double t;
 
 	/* Control: this socket's close() does wait. */

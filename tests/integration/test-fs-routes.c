@@ -495,7 +495,8 @@ static void test_handles(struct umbrella_bpf *skel)
 		   "setup: the layer fs:ext4/d, and a handle of d/f")) {
 		/* Evict the dentries (nobody holds d/f): the next open by handle makes a
 		 * disconnected one. */
-		(void)system("sync; echo 2 >/proc/sys/vm/drop_caches");
+		TAP_EQ(system("sync; echo 2 >/proc/sys/vm/drop_caches"), 0,
+		       "setup: the dentry cache dropped");
 		TAP_EQ(test_probe(skel, d, probe_open_by_handle, NULL), EACCES,
 		       "open_by_handle_at of d/f after its dentry was evicted fails with EACCES");
 		TAP_EQ(test_probe(skel, 0, probe_open_by_handle, NULL), 0,

@@ -114,7 +114,7 @@ static int send_request_v3(int fd, __u32 tid, const char *text)
 /* Reads the reply: its error (0 or -errno, with the message in @ret_message). */
 static int read_reply(int fd, char *ret_message, size_t size)
 {
-	char buf[sizeof(struct umb_reply) + 512];
+	char buf[sizeof(struct umb_reply) + UMB_REPLY_TEXT_MAX];
 	struct umb_reply rep;
 	ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
 
@@ -188,7 +188,7 @@ static int raw_request_control(void)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		char message[256];
+		char message[UMB_REPLY_TEXT_MAX];
 		int fd, r;
 
 		become_nobody();
@@ -212,7 +212,7 @@ static int old_client_request(char *message, size_t size, bool *ret_peerpidfd)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
-		char m[256] = "";
+		char m[UMB_REPLY_TEXT_MAX] = "";
 		socklen_t len = sizeof(int);
 		int fd, e, pidfd;
 
@@ -259,7 +259,7 @@ static int request_from_handed_socket(char *message, size_t size)
 			_exit(125);
 		c = fork();
 		if (c == 0) {
-			char m[256];
+			char m[UMB_REPLY_TEXT_MAX];
 			int e = send_request(fd, (__u32)a, "net") ?: read_reply(fd, m, sizeof(m));
 
 			put_int(res[1], e);
@@ -329,7 +329,7 @@ static int reused_connector(int *ret_reply, char *message, size_t size)
 		if (fd < 0)
 			_exit(125);
 		if (fork() == 0) {
-			char m[256] = "";
+			char m[UMB_REPLY_TEXT_MAX] = "";
 			pid_t tid = get_int(c_go[0]);
 			int e = send_request(fd, (__u32)tid, "net") ?: read_reply(fd, m, sizeof(m));
 
@@ -405,7 +405,7 @@ static int reused_sender(pid_t daemon, bool same_user)
 
 int main(int argc, char *argv[])
 {
-	char umbrellad[4096], message[256];
+	char umbrellad[4096], message[UMB_REPLY_TEXT_MAX];
 	int reply = 1;
 	pid_t daemon;
 
