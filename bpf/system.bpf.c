@@ -278,10 +278,11 @@ int BPF_PROG(umb_bpf, int cmd, union bpf_attr *attr, unsigned int size, int ret)
 		return ret;
 	/* Layers are never removed: a restricted task must not write our maps (through a
 	 * map fd inherited from its parent or one it finds), nor attach programs of its
-	 * own. Self-protection: recorded with layer 0, item 0, and enforced in permissive
-	 * mode too (a task that reached our maps could drop its layers for good). */
+	 * own. Self-protection: recorded as restriction=self:0, layer 0 (no BPF object
+	 * named: every command is refused), and enforced in permissive mode too (a task
+	 * that reached our maps could drop its layers for good). */
 	if (umb_is_restricted(umb_current_state()))
-		return umb_deny_strict(UMB_HOOK_BPF, 0, UMB_ITEM_CAP, 0, 0);
+		return umb_deny_strict(UMB_HOOK_BPF, 0, UMB_ITEM_SELF, 0, 0);
 	/* Everyone else: detaching our links, attaching to our programs (protect.bpf.c). */
 	return umb_protect_bpf_cmd(cmd, attr);
 }

@@ -40,6 +40,24 @@ r = libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2)
 if r:
     sys.exit(os.strerror(ctypes.get_errno()))'
 
+# mount(2), umount(2) and move_mount(2) in python, so that a check sees the errno itself:
+# mnt mount SRC TARGET FSTYPE FLAGS | umount TARGET | move_mount FROM TO prints "ok" or
+# the errno's name.
+mnt='import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a = [x.encode() for x in sys.argv[2:]]
+if sys.argv[1] == "mount":
+    r = libc.mount(a[0], a[1], a[2], ctypes.c_ulong(int(a[3])), None)
+elif sys.argv[1] == "umount":
+    r = libc.umount2(a[0], 0)
+else:  # open_tree(2) of the mount at FROM (no clone: that mount), move_mount(2) to TO
+    r = fd = libc.syscall(428, -100, a[0], os.O_CLOEXEC)
+    if fd >= 0:
+        r = libc.syscall(429, fd, b"", -100, a[1], 4)  # MOVE_MOUNT_F_EMPTY_PATH
+n = ctypes.get_errno()
+print("ok" if r == 0 else errno.errorcode.get(n, str(n)))'
+MS_BIND=4096 MS_MOVE=8192
+
 start_daemon "$log"
 check $? "umbrellad starts and listens"
 
@@ -93,10 +111,12 @@ check $? "fs:g/h: removing an unrelated empty directory works"
 
 # The mount point of a mount in another namespace (the host's): unmounted in a new
 # namespace, the directory below could be renamed, and the host's mount with it.
-run -r "fs:$t/mp/f" -- unshare -m --propagation private sh -c \
-	"umount $t/mp && mv $t/mp $t/mp.old"
-[ "$rc" != 0 ] && [ -d "$t/mp" ] && [ ! -e "$t/mp.old" ] && mountpoint -q "$t/mp"
-check $? "fs:mp/f: in a new mount namespace, unmounting mp (above mp/f) and renaming it fails"
+# Each step is tried: the umount(2) (of the mount holding mp/f's directory) and the mv.
+run -q -r "fs:$t/mp/f" -- unshare -m --propagation private sh -c \
+	"$py -c '$mnt' umount $t/mp; mv $t/mp $t/mp.old"
+[ "$rc" != 0 ] && [[ "$out" == "EACCES"*"mv: "*"Permission denied"* ]] && [ -d "$t/mp" ] &&
+	[ ! -e "$t/mp.old" ] && mountpoint -q "$t/mp"
+check $? "fs:mp/f: in a new mount namespace, unmounting mp (above mp/f) and renaming it fail with EACCES"
 [ -e "$t/mp.old" ] && umount "$t/mp.old" && rmdir "$t/mp.old" && mkdir "$t/mp" &&
 	mount -t tmpfs umbrella-test "$t/mp"
 
@@ -110,36 +130,59 @@ check $? "fs:mp/f: so does renaming an unrelated mount point (any mount point is
 
 # Mounts that would hide a restricted path (the layers have no "mount" item): over a
 # directory above it, over the object, or unmounting or moving the mount that holds its
-# directory, which uncovers the directory below.
-mkdir -p "$t/m/d" "$t/free" "$t/mm"
+# directory, which uncovers the directory below. Each call is made by mnt (above), which
+# prints the errno's name: the hooks' own (EACCES from the walk; EPERM for MS_MOVE,
+# which every task with fs rules is refused), not mount(8)'s retries or a missing
+# program (exit 125-127 of the wrapper); -q: only the program's output.
+MS_BIND=4096 MS_MOVE=8192
+mkdir -p "$t/m/d" "$t/free" "$t/mm" "$t/free2"
 echo secret >"$t/m/d/secret" && echo evil >"$t/evil" && mount -t tmpfs umbrella-test "$t/mm" &&
 	mkdir "$t/mm/d" && echo secret >"$t/mm/d/secret"
 check $? "setup: m/d/secret, and mm/d/secret on a tmpfs mounted on mm"
 
-run -r "fs:$t/m/d/secret" -- mount -t tmpfs umbrella-test "$t/m"
-# (mount(8) takes EACCES for a read-only device, tries again read-only and says so)
-[ "$rc" != 0 ] && ! mountpoint -q "$t/m"
-check $? "fs:m/d/secret: mounting a tmpfs over m fails"
+run -q -r "fs:$t/m/d/secret" -- "$py" -c "$mnt" mount umbrella-test "$t/m" tmpfs 0
+[ "$rc" = 0 ] && [ "$out" = EACCES ] && ! mountpoint -q "$t/m"
+check $? "fs:m/d/secret: mount(2) of a tmpfs over m fails with EACCES ($out)"
 mountpoint -q "$t/m" && umount "$t/m"
 
-run -r "fs:$t/m/d/secret" -- mount --bind "$t/evil" "$t/m/d/secret"
-[ "$rc" != 0 ] && [ "$(cat "$t/m/d/secret")" = secret ]
-check $? "fs:m/d/secret: a bind mount over m/d/secret fails"
+run -q -r "fs:$t/m/d/secret" -- "$py" -c "$mnt" mount "$t/evil" "$t/m/d/secret" none $MS_BIND
+[ "$rc" = 0 ] && [ "$out" = EACCES ] && [ "$(cat "$t/m/d/secret")" = secret ]
+check $? "fs:m/d/secret: a bind mount over m/d/secret fails with EACCES ($out)"
 mountpoint -q "$t/m/d/secret" && umount "$t/m/d/secret"
 
-run -r "fs:$t/m/d/secret" -- sh -c "mount -t tmpfs umbrella-test $t/free && umount $t/free"
-[ "$rc" = 0 ] && ! mountpoint -q "$t/free"
-check $? "fs:m/d/secret: mounting and unmounting a tmpfs on an unrelated directory works"
+run -q -r "fs:$t/m/d/secret" -- sh -c "$py -c '$mnt' mount umbrella-test $t/free tmpfs 0 &&
+	mountpoint -q $t/free && $py -c '$mnt' umount $t/free"
+[ "$rc" = 0 ] && [ "$out" = "ok
+ok" ] && ! mountpoint -q "$t/free"
+check $? "fs:m/d/secret: mount(2) and umount(2) of a tmpfs on an unrelated directory work"
 
-run -r "fs:$t/mm/d/secret" -- umount "$t/mm"
-[ "$rc" != 0 ] && mountpoint -q "$t/mm"
-check $? "fs:mm/d/secret: unmounting mm, which holds the path's directory, fails"
+run -q -r "fs:$t/mm/d/secret" -- "$py" -c "$mnt" umount "$t/mm"
+[ "$rc" = 0 ] && [ "$out" = EACCES ] && mountpoint -q "$t/mm"
+check $? "fs:mm/d/secret: umount(2) of mm, which holds the path's directory, fails with EACCES ($out)"
 mountpoint -q "$t/mm" || { mount -t tmpfs umbrella-test "$t/mm" && mkdir "$t/mm/d"; }
 
-run -r "fs:$t/mm/d/secret" -- mount --move "$t/mm" "$t/free"
-[ "$rc" != 0 ] && mountpoint -q "$t/mm" && ! mountpoint -q "$t/free"
-check $? "fs:mm/d/secret: moving the mount on mm away fails"
+run -q -r "fs:$t/mm/d/secret" -- "$py" -c "$mnt" mount "$t/mm" "$t/free" none $MS_MOVE
+[ "$rc" = 0 ] && [ "$out" = EPERM ] && mountpoint -q "$t/mm" && ! mountpoint -q "$t/free"
+check $? "fs:mm/d/secret: MS_MOVE of the mount on mm fails with EPERM ($out)"
 mountpoint -q "$t/free" && umount "$t/free"
+
+# The hook cannot resolve MS_MOVE's source (a string): every MS_MOVE is refused.
+mount -t tmpfs umbrella-test "$t/free2"
+run -q -r "fs:$t/mm/d/secret" -- "$py" -c "$mnt" mount "$t/free2" "$t/free" none $MS_MOVE
+[ "$rc" = 0 ] && [ "$out" = EPERM ] && mountpoint -q "$t/free2"
+check $? "fs:mm/d/secret: so does MS_MOVE of an unrelated mount ($out)"
+mountpoint -q "$t/free" && umount "$t/free"
+
+# move_mount(2) gives the hook the mount moved: only the one above the path is refused.
+run -q -r "fs:$t/mm/d/secret" -- "$py" -c "$mnt" move_mount "$t/mm" "$t/free"
+[ "$rc" = 0 ] && [ "$out" = EACCES ] && mountpoint -q "$t/mm" && ! mountpoint -q "$t/free"
+check $? "fs:mm/d/secret: move_mount(2) of the mount on mm fails with EACCES ($out)"
+mountpoint -q "$t/free" && umount "$t/free"
+
+run -q -r "fs:$t/mm/d/secret" -- "$py" -c "$mnt" move_mount "$t/free2" "$t/free"
+[ "$rc" = 0 ] && [ "$out" = ok ] && mountpoint -q "$t/free" && ! mountpoint -q "$t/free2"
+check $? "fs:mm/d/secret: move_mount(2) of an unrelated mount works ($out)"
+umount "$t/free" "$t/free2" 2>/dev/null
 
 # A file system mounted below a restricted directory before the rule, reached through a
 # copy of its mount elsewhere: the walk from a file there goes up to the copy's mount

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # VM test: self-protection (TAP). While umbrellad is up, root itself cannot write
-# Umbrella's maps (through a pin or by id), detach its links, or remove or rename what
-# it pinned; reading stays allowed, and maps that are not Umbrella's are untouched.
+# Umbrella's maps (through a pin or by id), detach or update its links, load a program
+# that uses its maps, attach a program to its programs, or remove or rename what it
+# pinned; reading stays allowed, and maps, programs and links that are not Umbrella's
+# are untouched.
 # A restricted task cannot set umbrellad's limits or oom_score_adj, and cannot remove the
 # pins or unmount /sys/fs/bpf while umbrellad is down.
 # A second umbrellad is refused naming the first. After kill -9 of umbrellad, a new one
@@ -65,6 +67,91 @@ logged() {
 	return 1
 }
 zeros() { printf '0 %.0s' $(seq "$1"); }
+# The number of self-protection records of hook $2 (restriction=self:$3, any id without
+# it) in the daemon's log $1.
+records() { grep -c "hook=$2 restriction=self:${3:-}" "$1"; }
+# Waits until that number is above $4.
+more_records() {
+	for _ in $(seq 50); do
+		[ "$(records "$1" "$2" "${3:-}")" -gt "$4" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# bpf(2) by hand, for what bpftool does not do: prints "ok" or the errno's name.
+#   load-using PIN|new    load a socket filter that uses the map PIN (opened read-only,
+#                         as anyone may) or a new map of its own
+#   attach-to ID|own      load an fentry program on the program ID (its fd by id, as
+#                         bpftool prog show gets one) or on a socket filter of its own
+#   update PIN|own        BPF_LINK_UPDATE of the link PIN, or of a cgroup_skb link of
+#                         its own on /sys/fs/cgroup, to a new program
+cat >"$tmp/bpf.py" <<-'PY'
+	import ctypes, errno, os, struct, sys
+	libc = ctypes.CDLL(None, use_errno=True)
+	SYS_bpf = 321
+	MAP_CREATE, PROG_LOAD, OBJ_GET, PROG_GET_FD_BY_ID, LINK_CREATE, LINK_UPDATE = 0, 5, 7, 13, 28, 29
+	SOCKET_FILTER, CGROUP_SKB, TRACING = 1, 8, 26
+	CGROUP_INET_INGRESS, TRACE_FENTRY, F_RDONLY = 0, 24, 1 << 3
+	keep = []
+	class Err(Exception):
+	    pass
+	def bpf(cmd, attr):
+	    buf = ctypes.create_string_buffer(attr, 128)
+	    r = libc.syscall(SYS_bpf, cmd, buf, 128)
+	    if r < 0:
+	        n = ctypes.get_errno()
+	        raise Err(errno.errorcode.get(n, str(n)))
+	    return r
+	def cstr(text):
+	    keep.append(ctypes.create_string_buffer(text.encode()))
+	    return ctypes.addressof(keep[-1])
+	def insns(*ins):
+	    keep.append(ctypes.create_string_buffer(b"".join(struct.pack("=BBhi", *i) for i in ins)))
+	    return ctypes.addressof(keep[-1]), len(ins)
+	EXIT = [(0xb7, 0, 0, 0), (0x95, 0, 0, 0)]  # r0 = 0; exit
+	def load(prog_type, code, attach_type=0, attach_btf_id=0, attach_prog_fd=0):
+	    addr, count = insns(*code)
+	    return bpf(PROG_LOAD, struct.pack("=IIQQIIQII16sIIIIQIIQIII", prog_type, count, addr,
+	                                      cstr("GPL"), 0, 0, 0, 0, 0, b"umb_test", 0,
+	                                      attach_type, 0, 0, 0, 0, 0, 0, 0, attach_btf_id,
+	                                      attach_prog_fd))
+	def obj_get(path, flags):
+	    return bpf(OBJ_GET, struct.pack("=QII", cstr(path), 0, flags))
+	def cgroup_skb():  # r0 = 1 (let the packet through); exit
+	    return load(CGROUP_SKB, [(0xb7, 0, 0, 1), (0x95, 0, 0, 0)], CGROUP_INET_INGRESS)
+	def main(what, arg):
+	    if what == "load-using":
+	        fd = (obj_get(arg, F_RDONLY) if arg != "new" else
+	              bpf(MAP_CREATE, struct.pack("=IIIII", 2, 4, 4, 1, 0)))
+	        # r1 = the map (BPF_PSEUDO_MAP_FD), unused
+	        load(SOCKET_FILTER, [(0x18, 0x11, 0, fd), (0, 0, 0, 0)] + EXIT)
+	    elif what == "attach-to":
+	        target = (load(SOCKET_FILTER, EXIT) if arg == "own" else
+	                  bpf(PROG_GET_FD_BY_ID, struct.pack("=III", int(arg), 0, 0)))
+	        try:
+	            load(TRACING, EXIT, TRACE_FENTRY, 1, target)
+	        except Err as e:
+	            # the kernel's own refusal of an fd that is no fentry target: not ours
+	            if arg == "own" and str(e) == "EINVAL":
+	                print("EINVAL (the kernel's)")
+	                return
+	            raise
+	    elif what == "update":
+	        if arg == "own":
+	            cgroup = os.open("/sys/fs/cgroup", os.O_RDONLY | os.O_DIRECTORY)
+	            link = bpf(LINK_CREATE, struct.pack("=IIII", cgroup_skb(), cgroup,
+	                                                CGROUP_INET_INGRESS, 0))
+	        else:
+	            link = obj_get(arg, 0)
+	        bpf(LINK_UPDATE, struct.pack("=IIII", link, cgroup_skb(), 0, 0))
+	    print("ok")
+	try:
+	    main(sys.argv[1], sys.argv[2])
+	except Err as e:
+	    print(e)
+	PY
+bpfpy() { out=$(python3 "$tmp/bpf.py" "$@" 2>&1); }
 
 "$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
 rm -f "$other"
@@ -199,6 +286,41 @@ check $? "bpftool link detach id $lid is refused with EPERM"
 out=$("$bpftool" link show 2>&1)
 [ $? = 0 ] && [[ "$out" == *"$lid"* ]]
 check $? "bpftool link show still lists Umbrella's links"
+
+# Programs: one that uses Umbrella's maps is refused (it could write them whatever mode
+# its map fd had), at the hook that hands out its fd (bpf_prog).
+n=$(records "$tmp/d1.log" bpf_prog)
+bpfpy load-using "$pin/umb_layers"
+[ "$out" = EPERM ] && more_records "$tmp/d1.log" bpf_prog "" "$n"
+check $? "loading a program that uses umb_layers (fd read-only) fails with EPERM, recorded ($out)"
+
+bpfpy load-using new
+[ "$out" = ok ]
+check $? "the control: the same program with a map of its own loads ($out)"
+
+# fentry on one of Umbrella's programs: refused at bpf(2) (hook bpf) before the kernel
+# looks at the rest; on a program of its own the kernel itself refuses it (EINVAL: no
+# BTF), unrecorded.
+n=$(records "$tmp/d1.log" bpf "$prog ")
+bpfpy attach-to "$prog"
+[ "$out" = EPERM ] && more_records "$tmp/d1.log" bpf "$prog " "$n"
+check $? "loading an fentry program on Umbrella's program $prog fails with EPERM, recorded ($out)"
+
+n=$(records "$tmp/d1.log" bpf)
+bpfpy attach-to own
+[ "$out" = "EINVAL (the kernel's)" ] && [ "$(records "$tmp/d1.log" bpf)" = "$n" ]
+check $? "the control: on a program of its own, the kernel's answer, no record ($out)"
+
+# BPF_LINK_UPDATE: refused before the kernel would say that an LSM link has no update
+# (EINVAL); a cgroup link of its own is updated.
+n=$(records "$tmp/d1.log" bpf "$prog ")
+bpfpy update "$pin/links/umb_file_open"
+[ "$out" = EPERM ] && more_records "$tmp/d1.log" bpf "$prog " "$n"
+check $? "BPF_LINK_UPDATE of links/umb_file_open fails with EPERM, recorded ($out)"
+
+bpfpy update own
+[ "$out" = ok ]
+check $? "the control: BPF_LINK_UPDATE of a cgroup_skb link of its own works ($out)"
 
 still_enforced
 check $? "after the attempts the programs still enforce (run -r fs:/etc is denied /etc/hostname)"

@@ -9,12 +9,15 @@
  *                     (the kernel runs them as root, outside every layer), the
  *                     binfmt_misc register file (its module loaded), uevent_helper
  *                     (not in Debian's kernels: a skip tests/skips-allowed names),
- *                     /proc/sysrq-trigger, cgroup.procs; and the real attack: writing
- *                     "|/bin/sh ..." to core_pattern leaves it unchanged.
+ *                     /proc/sysrq-trigger, cgroup.procs, a file of tracefs
+ *                     (trace_marker), debugfs (clear_warn_once) and securityfs (lsm);
+ *                     and the real attack: writing "|/bin/sh ..." to core_pattern leaves
+ *                     it unchanged.
  *   other processes   /proc/PID/oom_score_adj of another process and of umbrellad (the
  *                     task's own stays writable); prlimit(2) of umbrellad, and of any
  *                     process outside the domain under "signal"; setpriority(2) of
- *                     umbrellad.
+ *                     umbrellad; pidfd_getfd(2) of a process outside the domain (one
+ *                     of its own children's works).
  *   the terminal      TIOCSTI and TIOCLINUX on a pseudo-terminal; opening uhid for
  *                     writing, and vhci (a keyboard that types for every session).
  *   OOM scores        lowering its own oom_score_adj below its floor, or oom_adj (the
@@ -129,6 +132,44 @@ static int probe_prlimit_cpu(void *arg UNUSED)
 		return PROBE_SETUP_FAILED;
 	/* The same limit again: the hook is asked all the same. */
 	return cap_errno(prlimit(target, RLIMIT_CPU, &limit, NULL));
+}
+
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
+/* pidfd_getfd(2) of the target's stdout: @target, or with none a child of the probe
+ * (inside its domain). Asks ptrace_access_check (PTRACE_MODE_ATTACH_REALCREDS). */
+static int probe_pidfd_getfd(void *arg UNUSED)
+{
+	pid_t pid = target, child = 0;
+	int pidfd, fd, r;
+
+	if (!pid) {
+		child = fork();
+		if (child < 0)
+			return PROBE_SETUP_FAILED;
+		if (child == 0) {
+			for (;;)
+				pause();
+		}
+		pid = child;
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		r = PROBE_SETUP_FAILED;
+	} else {
+		fd = (int)syscall(SYS_pidfd_getfd, pidfd, STDOUT_FILENO, 0);
+		r = cap_errno(fd);
+		if (fd >= 0)
+			close(fd);
+		close(pidfd);
+	}
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	return r;
 }
 
 static int probe_setpriority(void *arg UNUSED)
@@ -327,6 +368,11 @@ static void check_kernel_settings(struct umbrella_bpf *skel, __u32 X)
 	check_setting(skel, X, "/proc/sysrq-trigger");
 	check_setting(skel, X, "/sys/kernel/uevent_helper"); /* CONFIG_UEVENT_HELPER */
 	check_setting(skel, X, "/sys/kernel/mm/transparent_hugepage/enabled");
+	/* tests/vm/guest-init mounts tracefs, debugfs and securityfs; opened only, so
+	 * nothing is written to them. */
+	check_setting(skel, X, "/sys/kernel/tracing/trace_marker");
+	check_setting(skel, X, "/sys/kernel/debug/clear_warn_once");
+	check_setting(skel, X, "/sys/kernel/security/lsm");
 	/* A module (CONFIG_BINFMT_MISC=m in Debian's kernels) that nothing in the VM loads. */
 	if (!binfmt_here && system("bash -c '. " SOURCE_ROOT "/tests/helpers/vm-modules.sh && "
 				   "load_module binfmt_misc'") != 0) {
@@ -379,6 +425,17 @@ static void check_processes(struct umbrella_bpf *skel, __u32 X, __u32 S)
 	       "[signal]: prlimit(RLIMIT_CPU) of a process outside the domain fails with EPERM");
 	TAP_EQ(cap_run1(skel, X, probe_setpriority, NULL), 0,
 	       "[net]: setpriority(2) of another process works");
+	TAP_EQ(cap_run1(skel, 0, probe_pidfd_getfd, NULL), 0,
+	       "unrestricted: pidfd_getfd(2) of another process works");
+	(void)cap_find_event(skel, 0, 0, 0, 0); /* drains the earlier records */
+	TAP_EQ(cap_run1(skel, X, probe_pidfd_getfd, NULL), EPERM,
+	       "[net]: pidfd_getfd(2) of a process outside the domain fails with EPERM");
+	TAP_OK(cap_find_event(skel, UMB_HOOK_PTRACE_ACCESS_CHECK, 0, UMB_SCOPE_PROCESS, other),
+	       "the refusal is recorded as scope:process (ptrace_access_check), naming the target");
+	target = 0;
+	TAP_EQ(cap_run1(skel, X, probe_pidfd_getfd, NULL), 0,
+	       "[net]: pidfd_getfd(2) of its own child (inside the domain) works");
+	target = other;
 
 	target = daemon;
 	TAP_EQ(cap_run1(skel, 0, probe_oom_score_adj, NULL), 0,
