@@ -58,6 +58,7 @@
 #include "journal-writer.h"
 #include "keyring.h"
 #include "log.h"
+#include "loop-lock.h"
 #include "lsm-probe.h"
 #include "macro.h"
 #include "pin.h"
@@ -519,11 +520,6 @@ static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, 
 	r = events_attach(events, stats_fd, budget_fd, e);
 	if (r < 0)
 		return r;
-	if (s->gate) {
-		r = exec_gate_attach(s->gate, e);
-		if (r < 0)
-			return r;
-	}
 	if (s->layers->watch) {
 		r = fs_watch_attach(s->layers->watch, e);
 		if (r < 0)
@@ -558,6 +554,8 @@ int main(int argc, char *argv[])
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
 	libbpf_set_print(libbpf_print);
+	/* Known before the gate's thread writes its first message (log.c learns it once). */
+	(void)log_stderr_is_journal();
 
 	if (arg_reset_pins)
 		return pin_reset(arg_pin_dir) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -681,6 +679,10 @@ int main(int argc, char *argv[])
 		     bpf_map__fd(skel->maps.umb_event_budget), &loop);
 	if (r < 0)
 		goto out;
+	/* Its own loop on its own thread: no request delays an exec's answer. */
+	r = exec_gate_start(gate);
+	if (r < 0)
+		goto out;
 
 	log_info("programs attached, listening on %s", arg_socket);
 	if (keyring_rejected_status(gate, rejected, sizeof(rejected)))
@@ -692,7 +694,7 @@ int main(int argc, char *argv[])
 			 pin.dir);
 	(void)sd_notify(0, status);
 
-	r = sd_event_loop(loop);
+	r = loop_lock_run(loop, &main_loop_lock);
 	if (r < 0)
 		log_error_errno(r, "The event loop failed: %m");
 	(void)sd_notify(0, "STOPPING=1");
@@ -700,6 +702,8 @@ int main(int argc, char *argv[])
 	journal_flush_suppressed(true);
 
 out:
+	/* First: from here on this thread uses the layers without main_loop_lock. */
+	exec_gate_stop(gate);
 	if (server.listen_fd >= 0)
 		(void)unlink(arg_socket);
 	server_close(&server);
