@@ -7,13 +7,15 @@
  * denials the programs report. Stays in the foreground; tells systemd when it is ready
  * and pets its watchdog.
  *
- * One sd-event loop serves it all (loop_new()). Each module attaches its own sources:
- * the socket and its connections (server.c), the denial and release records
- * (events.c, which hands denials to journal-writer.c and follow.c), the exec gate
- * (exec-gate.c: fanotify, BPF's invalidations, mounts, key ring, library directories,
- * the files being verified, a step per turn); this file has the signals (SIGHUP
- * reloads, SIGTERM and SIGINT stop), the sweep of the layers and the watchdog.
- * event-priority.h says in which order one turn of the loop serves them.
+ * Two sd-event loops serve it, each on its own thread. The main loop (loop_new()): the
+ * socket and its connections (server.c), the denial and release records (events.c,
+ * which hands denials to journal-writer.c and follow.c), the mounts below restricted
+ * directories (fs-watch.c); this file has the signals (SIGHUP reloads, SIGTERM and SIGINT
+ * stop), the sweep of the layers and the watchdog. The exec gate's loop, on a thread of
+ * its own (gate-thread.c: fanotify, BPF's invalidations, mounts, key ring, library
+ * directories, the files being verified, a step per turn), so that no request delays
+ * an exec's answer. event-priority.h says in which order one turn of a loop serves
+ * them; loop-lock.h how the two threads share what they share.
  *
  * The programs' links and the maps are pinned in the pin directory (pin.c): they keep
  * enforcing when umbrellad stops or dies, and the next umbrellad adopts them, attaching
@@ -476,10 +478,10 @@ static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si,
 }
 
 /*
- * The event loop: the signals (here), the sweep of the layers (here: layers.c has no
+ * The main event loop: the signals (here), the sweep of the layers (here: layers.c has no
  * loop), and what each module attaches: the socket (server.c), the denial and release
- * records (events.c), the exec gate (exec-gate.c and its parts), the mounts below
- * restricted directories (fs-watch.c). event-priority.h says
+ * records (events.c), the mounts below restricted directories (fs-watch.c); the exec
+ * gate has a loop of its own (exec_gate_start()). event-priority.h says
  * in which order a turn serves them. The watchdog is sd-event's: it pets systemd at
  * half of WatchdogSec= (sd_event_set_watchdog(3)).
  */
