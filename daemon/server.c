@@ -399,6 +399,7 @@ static void client_free(struct server *s, struct client *c)
 static void client_close(struct server *s, struct client *c)
 {
 	follow_closed(&s->follows, c->fd);
+	c->queued = 0; /* its uid's turn goes to its next request, or is skipped */
 	c->io = sd_event_source_disable_unref(c->io);
 	c->idle = sd_event_source_disable_unref(c->idle);
 	(void)shutdown(c->fd, SHUT_RDWR);
@@ -451,24 +452,128 @@ static void idle_restart(struct server *s, struct client *c)
 		log_error_errno(r, "Failed to time a connection out: %m");
 }
 
-/* Answers the requests waiting on a connection (and a hang-up: EPOLLHUP comes
- * unasked); closes it when the client has left. */
-static int on_client(_unused_ sd_event_source *source, int fd, _unused_ uint32_t revents,
+/* The oldest request of @uid waiting for its turn, or NULL. */
+static struct client *oldest_queued(const struct server *s, uint32_t uid)
+{
+	struct client *oldest = NULL;
+
+	for (size_t i = 0; i < s->client_count; i++) {
+		struct client *c = s->clients[i];
+
+		if (c->queued && !c->closing && c->uid == uid &&
+		    (!oldest || c->queued < oldest->queued))
+			oldest = c;
+	}
+	return oldest;
+}
+
+/*
+ * A request (or a hang-up: EPOLLHUP comes unasked) waits on a connection: it is queued
+ * for its uid's turn (turns.h), and the connection is not watched, nor timed, until it
+ * is served. Nothing is read here: the loop goes on to the other ready connections,
+ * and their uids take their places, before the next request is served.
+ */
+static int on_client(_unused_ sd_event_source *source, _unused_ int fd, _unused_ uint32_t revents,
 		     void *userdata)
 {
 	struct client *c = userdata;
 	struct server *s = c->server;
+	int r;
 
-	if (!request_serve(s, fd)) {
-		client_close(s, c);
-		return 0;
+	if (!c->queued) {
+		c->queued = ++s->turns.queued;
+		c->queued_turn = s->turns.served;
+		turns_enter(&s->turns, c->uid);
 	}
+	(void)sd_event_source_set_enabled(c->io, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(c->idle, SD_EVENT_OFF);
+	r = sd_event_source_set_enabled(s->turn_source, SD_EVENT_ON);
+	if (r < 0) {
+		/* Nothing would serve it: better closed than waiting forever. */
+		log_error_errno(r, "Failed to queue a request: %m");
+		c->queued = 0;
+		client_close(s, c);
+	}
+	return 0;
+}
+
+/* What a uid past its budget is told (turns.h). */
+static const char *over_budget_text(const struct server *s)
+{
+	static char text[256];
+
+	snprintf(text, sizeof(text),
+		 "this user's share of umbrellad's time is used up: its requests took %llu s "
+		 "of it within the last minute (request_time_per_user in umbrella.conf); try "
+		 "again later",
+		 (unsigned long long)(s->turns.budget_usec / USEC_PER_SEC));
+	return text;
+}
+
+/* Serves the request waiting on @c (queued), or refuses it when its uid is past its
+ * budget; charges its uid the time it took. */
+static void serve_turn(struct server *s, struct client *c)
+{
+	uint64_t start = now_usec(), behind = s->turns.served - c->queued_turn;
+	bool keep, over, first;
+
+	c->queued = 0;
+	s->turns.served++;
+	over = turns_over_budget(&s->turns, c->uid, start, &first);
+	if (first)
+		log_notice("uid %u is past its share of umbrellad's time (request_time_per_user "
+			   "= %llu): its requests are refused until it has drained",
+			   c->uid, (unsigned long long)(s->turns.budget_usec / USEC_PER_SEC));
+	/* Only when others wait too: then the order is worth a line (tests read it). */
+	if (behind || s->turns.order_count)
+		log_full_errno(LOG_DEBUG, 0,
+			       "turn %llu: uid %u%s, queued behind %llu requests, %zu uids waiting",
+			       (unsigned long long)s->turns.served, c->uid,
+			       over ? " refused (past its budget)" : "", (unsigned long long)behind,
+			       s->turns.order_count);
+	keep = over ? request_refuse(s, c->fd, -EAGAIN, over_budget_text(s)) :
+		      request_serve(s, c->fd);
+	turns_charge(&s->turns, c->uid, now_usec() - start, now_usec());
+	if (!keep) {
+		client_close(s, c);
+		return;
+	}
+	(void)sd_event_source_set_enabled(c->io, SD_EVENT_ON);
 	/* A connection that follows layers waits for their records: no time limit (it
 	 * counts for its user all the same). Any other must ask again in time. */
-	if (follow_has(&s->follows, fd))
+	if (follow_has(&s->follows, c->fd))
 		(void)sd_event_source_set_enabled(c->idle, SD_EVENT_OFF);
 	else
 		idle_restart(s, c);
+}
+
+/*
+ * One turn: the next uid in the order serves its oldest request, and takes its place
+ * at the end again if it has more. turn_fd stays readable, so this source is pending
+ * again at each pass of the loop, behind the sources that were ready before it (event-
+ * priority.h): connections that became ready meanwhile are queued first.
+ */
+static int on_turn(_unused_ sd_event_source *source, _unused_ int fd, _unused_ uint32_t revents,
+		   void *userdata)
+{
+	struct server *s = userdata;
+	struct client *c = NULL;
+	uint32_t uid;
+
+	while (!c && turns_next(&s->turns, &uid))
+		c = oldest_queued(s, uid);
+	if (c) {
+		/* Its place is taken now: after every uid waiting. */
+		for (size_t i = 0; i < s->client_count; i++)
+			if (s->clients[i] != c && s->clients[i]->queued &&
+			    !s->clients[i]->closing && s->clients[i]->uid == uid) {
+				turns_enter(&s->turns, uid);
+				break;
+			}
+		serve_turn(s, c);
+	}
+	if (!s->turns.order_count)
+		(void)sd_event_source_set_enabled(s->turn_source, SD_EVENT_OFF);
 	return 0;
 }
 
@@ -630,6 +735,14 @@ int server_attach(struct server *s, sd_event *e)
 			 on_closer_done, s);
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the closer thread: %m");
+	s->turn_fd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->turn_fd < 0)
+		return log_error_errno(-errno, "Failed to create an eventfd: %m");
+	r = event_add_io(e, &s->turn_source, s->turn_fd, EPOLLIN, PRIORITY_WORK, on_turn, s);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(s->turn_source, SD_EVENT_OFF);
+	if (r < 0)
+		return log_error_errno(r, "Failed to serve the requests in turns: %m");
 	r = event_add_io(e, &s->listen_source, s->listen_fd, EPOLLIN, PRIORITY_WORK, on_listen, s);
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the socket: %m");
@@ -644,6 +757,10 @@ void server_close(struct server *s)
 			client_close(s, s->clients[i]);
 	s->closer_source = sd_event_source_disable_unref(s->closer_source);
 	closer_stop(&s->closer);
+	if (s->turn_source) {
+		s->turn_source = sd_event_source_disable_unref(s->turn_source);
+		close(s->turn_fd);
+	}
 	s->listen_source = sd_event_source_disable_unref(s->listen_source);
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);

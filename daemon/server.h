@@ -15,6 +15,7 @@ struct ring_buffer;
 #include "history.h"
 #include "layers.h"
 #include "request-fds.h"
+#include "turns.h"
 
 /*
  * Connections served at once. Root that carries no layer may use them all; every other
@@ -47,6 +48,9 @@ struct client {
 	sd_event_source *io;   /* its requests; NULL once it is being closed */
 	sd_event_source *idle; /* no request for idle_timeout: closed */
 	bool closing;	       /* its descriptors are the closer thread's (job) */
+	uint64_t queued;       /* its request waits for its uid's turn: its place (turns.queued
+				* then); 0: none waits */
+	uint64_t queued_turn;  /* turns.served when it was queued */
 	struct closer_job job;
 };
 
@@ -73,6 +77,9 @@ struct server {
 	struct follows follows;		/* the clients that follow layers (UMB_OP_FOLLOW) */
 	struct history history;		/* each uid's recent denials (UMB_OP_EVENTS) */
 	struct ring_buffer *events;	/* consumed before a stream ends; NULL: none (tests) */
+	struct turns turns;		/* whose request is served next (turns.h) */
+	int turn_fd;			/* an eventfd, always readable: a turn to take */
+	sd_event_source *turn_source;	/* on turn_fd, on while a request waits */
 };
 
 /* Creates the listening socket at @path (and its directory). Returns the fd or -errno. */

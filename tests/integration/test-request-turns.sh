@@ -1,0 +1,186 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# VM test: the requests on umbrellad's socket are served in turns by uid, and each uid's
+# share of umbrellad's time is rationed (daemon/turns.h) (TAP). User A (65534), in a
+# user and mount namespace of its own, makes a chain of bind mounts (as in
+# test-fs-mountbudget) and floods: 30 connections, each sending a request with an fs
+# rule on every level (each costs umbrellad its whole per-request budget of mount steps)
+# again as soon as it is answered. Meanwhile root rforks and user B (65533) asks for a
+# small layer. Asserted by mechanism, from umbrellad's log of its turns: root's requests
+# wait behind at most one request of each other uid, and A's queue is not drained when
+# root is served; past request_time_per_user (3 s a minute here), A's requests fail with
+# EAGAIN and a message naming that setting, while root's and B's (after A's refusal)
+# still get their layers. Controls: A's and B's small requests get their layers first.
+set -u
+source_root='@SOURCE_ROOT@'
+. "$source_root/tests/helpers/tap.sh"
+vm_test /run/umbrella-turns/umbrellad.sock
+trap vm_cleanup EXIT
+chmod 755 "$tmp"
+py=/usr/bin/python3
+user_a=65534 user_b=65533
+conns=30
+
+# argv: libumbrella base levels leaves conns [go]. Runs as a user, in its namespace: a
+# tmpfs on base, a chain base/d/d/... of LEVELS directories, each with a bind mount of
+# itself, LEAVES directories with one each at its bottom. Then CONNS processes, each
+# (once the file GO exists, when given) asks for a layer with an fs rule on each level
+# (umb_rfork) until it is refused with EAGAIN, at most 20 times (once without GO). Each
+# answer is a line: "rfork: ERRNO-NAME: umb_last_error()", or "layer" from the child
+# that got it. "ready" once every process is waiting for GO.
+cat >"$tmp/flood.py" <<'PY'
+import ctypes, errno, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+lib = ctypes.CDLL(sys.argv[1], use_errno=True)
+base, n, leaves, conns = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+go = sys.argv[6] if len(sys.argv) > 6 else None
+def mount(src, dst, fstype, flags):
+    if libc.mount(src.encode(), dst.encode(), fstype, flags, None):
+        sys.exit("mount %s: %s" % (dst, os.strerror(ctypes.get_errno())))
+def say(line):
+    os.write(1, (line + "\n").encode())
+mount("none", base, b"tmpfs", 0)
+levels, p = [], base
+for _ in range(n):
+    p += "/d"
+    os.mkdir(p)
+    mount(p, p, None, 4096) # MS_BIND
+    levels.append(p)
+for i in range(leaves):
+    os.mkdir("%s/%d" % (p, i))
+    mount("%s/%d" % (p, i), "%s/%d" % (p, i), None, 4096)
+lib.umb_restrictions__new.restype = ctypes.c_void_p
+lib.umb_last_error.restype = ctypes.c_char_p
+r = ctypes.c_void_p(lib.umb_restrictions__new())
+err = ctypes.c_char_p()
+if lib.umb_restrictions__parse(r, ",".join("fs:" + l for l in levels).encode(),
+                               ctypes.byref(err)) < 0:
+    sys.exit("parse: %s" % err.value)
+def ask():
+    pid = lib.umb_rfork(r, 0)
+    if pid == 0:
+        say("layer")
+        os._exit(0)
+    if pid > 0:
+        os.waitpid(pid, 0)
+        return 0
+    e = ctypes.get_errno()
+    say("rfork: %s: %s" % (errno.errorcode.get(e, e), (lib.umb_last_error() or b"").decode()))
+    return e
+kids = []
+for _ in range(conns):
+    pid = os.fork()
+    if pid == 0:
+        if go:
+            while not os.path.exists(go):
+                time.sleep(0.05)
+        for _ in range(20 if go else 1):
+            if ask() == errno.EAGAIN:
+                break
+        os._exit(0)
+    kids.append(pid)
+say("ready")
+for pid in kids:
+    os.waitpid(pid, 0)
+PY
+chmod 644 "$tmp/flood.py"
+lib=$build/libumbrella/libumbrella.so.0
+
+# flood USER NAME LEVELS LEAVES CONNS [GO]: flood.py as USER in a namespace of its own, on
+# $tmp/NAME, at most 150 s; its output in $out; with GO, in the background, its output in
+# $tmp/NAME.out.
+flood() {
+	mkdir -p "$tmp/$2"
+	local run=(timeout 150 setpriv --reuid "$1" --regid "$1" --clear-groups unshare -Urm
+		"$py" "$tmp/flood.py" "$lib" "$tmp/$2" "$3" "$4" "$5" ${6:+"$6"})
+	if [ -n "${6:-}" ]; then
+		"${run[@]}" >"$tmp/$2.out" 2>&1 &
+	else
+		out=$("${run[@]}" 2>&1)
+	fi
+}
+
+# root_rfork: root's layer denies $tmp/root/secret and reads $tmp/root/open.
+mkdir -p "$tmp/root" && echo secret >"$tmp/root/secret" && echo fine >"$tmp/root/open"
+root_rfork() {
+	local got
+	got=$(timeout 60 "$cli" run -r "fs:$tmp/root/secret" -- \
+		sh -c "cat $tmp/root/secret; cat $tmp/root/open" 2>&1)
+	echo "# root: $got"
+	[[ "$got" == *"Permission denied"* ]] && [[ "$got" != *secret ]] && [[ "$got" == *fine* ]]
+}
+
+printf 'request_time_per_user = 3\n' >"$tmp/umbrella.conf"
+check_start "$tmp/umbrellad.log" "umbrellad starts and listens" --config "$tmp/umbrella.conf"
+chmod 755 "$(dirname "$UMBRELLA_SOCKET")"
+
+flood "$user_a" a-small 4 2 1
+[ "$out" = "$(printf 'ready\nlayer')" ]
+check $? "control: user A's request with a rule on each of 4 levels gets its layer"
+flood "$user_b" b-small 4 2 1
+[ "$out" = "$(printf 'ready\nlayer')" ]
+check $? "control: user B's gets its layer"
+
+# A's flood: every process waits for the go, then asks again and again.
+flood "$user_a" a "110" "400" "$conns" "$tmp/a.go"
+flood_pid=$!
+for _ in $(seq 1200); do
+	grep -q '^ready' "$tmp/a.out" 2>/dev/null && break
+	sleep 0.1
+done
+touch "$tmp/a.go"
+# Once A's requests are being served in turns, root and B ask.
+for _ in $(seq 1200); do
+	grep -q "turn [0-9]*: uid $user_a" "$tmp/umbrellad.log" && break
+	sleep 0.1
+done
+flood "$user_b" b-during 4 2 1 &
+b_pid=$!
+root_rfork
+root_rc=$?
+wait "$b_pid"
+b_out=$(cat "$tmp/b-during.out" 2>/dev/null)
+wait "$flood_pid"
+a_out=$(cat "$tmp/a.out")
+log=$(cat "$tmp/umbrellad.log")
+printf '%s\n' "$a_out" | sort | uniq -c | sed 's/^/# A: /' | cut -c1-200
+printf '%s\n' "$log" | grep -E "turn [0-9]+: uid (0|$user_b)[ ,]" | sed 's/^/# /' | head -20
+
+check $root_rc "during A's flood, root's rfork is served: its layer denies secret, reads open"
+
+# Root's turns: each behind at most one request of each other uid (A, B).
+root_turns=$(printf '%s\n' "$log" | grep -E "turn [0-9]+: uid 0, ")
+[ -n "$root_turns" ] && ! printf '%s\n' "$root_turns" |
+	grep -vqE 'queued behind [0-2] requests'
+check $? "root's requests waited for their turn behind at most one request of A and one of B"
+
+# A's queue was not drained: A still had requests waiting, served after root's first.
+first_root=$(printf '%s\n' "$root_turns" | head -1 | sed -E 's/.*turn ([0-9]+):.*/\1/')
+last_a=$(printf '%s\n' "$log" | grep -E "turn [0-9]+: uid $user_a[ ,]" | tail -1 |
+	sed -E 's/.*turn ([0-9]+):.*/\1/')
+echo "# root's first turn $first_root, A's last $last_a"
+[ -n "$first_root" ] && [ -n "$last_a" ] && [ "$last_a" -gt "$first_root" ]
+check $? "root was served while A's requests were still waiting (A had a turn after root's)"
+
+printf '%s\n' "$a_out" | grep -q "^rfork: E2BIG: .*past umbrellad's budget for one request"
+check $? "A's requests were served: each failed at the budget for one request (E2BIG)"
+printf '%s\n' "$a_out" |
+	grep -q "^rfork: EAGAIN: .*share of umbrellad's time is used up.*request_time_per_user"
+check $? "past its share of umbrellad's time, A's requests fail with EAGAIN naming request_time_per_user"
+printf '%s\n' "$log" | grep -q "uid $user_a is past its share of umbrellad's time"
+check $? "umbrellad logged that A is past its share"
+! printf '%s\n' "$log" | grep -qE "uid (0|$user_b) is past its share|turn [0-9]+: uid (0|$user_b) refused"
+check $? "neither root nor B was refused"
+[ "$b_out" = "$(printf 'ready\nlayer')" ]
+check $? "B's request during A's flood got its layer"
+
+# After A's refusal: root and B are served as before.
+flood "$user_b" b-after 4 2 1
+[ "$out" = "$(printf 'ready\nlayer')" ]
+check $? "after A's refusal, B's request gets its layer"
+root_rfork
+check $? "after A's refusal, root's rfork gets its layer"
+kill -0 "$daemon"
+check $? "umbrellad is still running"
+
+tap_done
