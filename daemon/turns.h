@@ -28,20 +28,20 @@
  * most (its charge is forgotten, an under-charge of a uid that asked least lately). */
 #define TURNS_CHARGED_MAX 1024
 /* The uids in turn at once: at most one per connection (SERVER_SLOTS). */
-#define TURNS_ORDER_MAX 512
+#define TURNS_ORDER_MAX	  512
 
 struct turn_charge {
 	uint32_t uid;
-	bool refusing;	    /* it is past its budget (logged once when it starts) */
-	uint64_t usec;	    /* its charge at @at, before draining */
-	uint64_t at;	    /* CLOCK_MONOTONIC µs */
+	bool refusing; /* it is past its budget (logged once when it starts) */
+	uint64_t usec; /* its charge at @at, before draining */
+	uint64_t at;   /* CLOCK_MONOTONIC µs */
 };
 
 struct turns {
 	uint32_t order[TURNS_ORDER_MAX]; /* the uids with a request waiting, next first */
 	size_t order_count;
-	uint64_t queued; /* requests queued so far (their order within a uid) */
-	uint64_t served; /* requests served so far: turns taken */
+	uint64_t queued;      /* requests queued so far (their order within a uid) */
+	uint64_t served;      /* requests served so far: turns taken */
 	uint64_t budget_usec; /* per TURNS_WINDOW_USEC and uid; 0: no budget */
 	struct turn_charge charges[TURNS_CHARGED_MAX];
 	size_t charge_count;
