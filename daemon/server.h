@@ -38,6 +38,7 @@ struct ring_buffer;
 #define SERVER_BACKLOG	    64 /* listen(2); the kernel queues one more */
 _Static_assert(SERVER_USERS_MAX + SERVER_BACKLOG + 1 + SERVER_ROOT_RESERVE <= SERVER_SLOTS,
 	       "users' stuck connections could take root's slots");
+_Static_assert(TURNS_ORDER_MAX >= SERVER_SLOTS, "a uid with a request waiting left out of turns");
 
 /* One connection. */
 struct client {

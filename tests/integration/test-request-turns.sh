@@ -3,8 +3,8 @@
 # VM test: the requests on umbrellad's socket are served in turns by uid, and each uid's
 # share of umbrellad's time is rationed (daemon/turns.h) (TAP). User A (65534), in a
 # user and mount namespace of its own, makes a chain of bind mounts (as in
-# test-fs-mountbudget) and floods: 8 connections (as many as its descriptors in flight
-# allow: each request brings one for each of its 110 rules), each sending a request with an fs
+# test-fs-mountbudget) and floods: 16 connections (its limit of open files raised: the
+# descriptors its requests bring, one for each of 110 rules, count while they wait), each sending a request with an fs
 # rule on every level (each costs umbrellad its whole per-request budget of mount steps)
 # again as soon as it is answered. Meanwhile root rforks and user B (65533) asks for a
 # small layer. Asserted by mechanism, from umbrellad's log of its turns: root's requests
@@ -21,7 +21,7 @@ trap vm_cleanup EXIT
 chmod 755 "$tmp"
 py=/usr/bin/python3
 user_a=65534 user_b=65533
-conns=8
+conns=16
 
 # argv: libumbrella base levels leaves conns [go]. Runs as a user, in its namespace: a
 # tmpfs on base, a chain base/d/d/... of LEVELS directories, each with a bind mount of
@@ -93,7 +93,7 @@ lib=$build/libumbrella/libumbrella.so.0
 # $tmp/NAME.out.
 flood() {
 	mkdir -p "$tmp/$2"
-	local run=(timeout 150 setpriv --reuid "$1" --regid "$1" --clear-groups unshare -Urm
+	local run=(timeout 150 prlimit --nofile=65536:65536 setpriv --reuid "$1" --regid "$1" --clear-groups unshare -Urm
 		"$py" "$tmp/flood.py" "$lib" "$tmp/$2" "$3" "$4" "$5" ${6:+"$6"})
 	if [ -n "${6:-}" ]; then
 		"${run[@]}" >"$tmp/$2.out" 2>&1 &
