@@ -9,10 +9,10 @@
 # again as soon as it is answered. Meanwhile root rforks and user B (65533) asks for a
 # small layer. Asserted by mechanism, from umbrellad's log of its turns: root's requests
 # wait behind at most one request of each other uid, and A's queue is not drained when
-# root is served; past request_time_per_user (10 s a minute here, more than the 4 s one
-# request may take: A is served a few times first), A's requests fail with
-# EAGAIN and a message naming that setting, while root's and B's (after A's refusal)
-# still get their layers. Controls: A's and B's small requests get their layers first.
+# root is served. Then, request_time_per_user reloaded as 1 s a minute, A floods again:
+# its requests fail with EAGAIN and a message naming that setting, while root's and B's
+# after it still get their layers. Controls: A's and B's small requests get their layers
+# first; A's flood was served (E2BIG) before it was refused.
 set -u
 source_root='@SOURCE_ROOT@'
 . "$source_root/tests/helpers/tap.sh"
@@ -23,11 +23,12 @@ py=/usr/bin/python3
 user_a=65534 user_b=65533
 conns=16
 
-# argv: libumbrella base levels leaves conns [go]. Runs as a user, in its namespace: a
+# argv: libumbrella base levels leaves conns [go [stop]]. Runs as a user, in its namespace: a
 # tmpfs on base, a chain base/d/d/... of LEVELS directories, each with a bind mount of
 # itself, LEAVES directories with one each at its bottom. Then CONNS processes, each
 # (once the file GO exists, when given) asks for a layer with an fs rule on each level
-# (umb_rfork) until it is refused with EAGAIN, at most 20 times (once without GO). Each
+# (umb_rfork) until it is refused with EAGAIN, at most 20 times (once without GO; with
+# STOP, until the file STOP exists, when they are killed). Each
 # answer is a line: "rfork: ERRNO-NAME: umb_last_error()", or "layer" from the child
 # that got it. "ready" once every process is waiting for GO.
 cat >"$tmp/flood.py" <<'PY'
@@ -36,6 +37,7 @@ libc = ctypes.CDLL(None, use_errno=True)
 lib = ctypes.CDLL(sys.argv[1], use_errno=True)
 base, n, leaves, conns = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 go = sys.argv[6] if len(sys.argv) > 6 else None
+stop = sys.argv[7] if len(sys.argv) > 7 else None
 def mount(src, dst, fstype, flags):
     if libc.mount(src.encode(), dst.encode(), fstype, flags, None):
         sys.exit("mount %s: %s" % (dst, os.strerror(ctypes.get_errno())))
@@ -76,25 +78,33 @@ for _ in range(conns):
         if go:
             while not os.path.exists(go):
                 time.sleep(0.05)
-        for _ in range(20 if go else 1):
+        for _ in range(1000 if stop else 20 if go else 1):
             if ask() == errno.EAGAIN:
                 break
         os._exit(0)
     kids.append(pid)
 say("ready")
-for pid in kids:
-    os.waitpid(pid, 0)
+while kids:
+    if stop and os.path.exists(stop):
+        # Their requests waiting are answered at no cost: their callers are gone.
+        for pid in kids:
+            os.kill(pid, 9)
+    pid, _ = os.waitpid(-1, os.WNOHANG)
+    if pid in kids:
+        kids.remove(pid)
+    elif not pid:
+        time.sleep(0.1)
 PY
 chmod 644 "$tmp/flood.py"
 lib=$build/libumbrella/libumbrella.so.0
 
-# flood USER NAME LEVELS LEAVES CONNS [GO]: flood.py as USER in a namespace of its own, on
+# flood USER NAME LEVELS LEAVES CONNS [GO [STOP]]: flood.py as USER in a namespace of its own, on
 # $tmp/NAME, at most 150 s; its output in $out; with GO, in the background, its output in
 # $tmp/NAME.out.
 flood() {
 	mkdir -p "$tmp/$2"
 	local run=(timeout 150 prlimit --nofile=65536:65536 setpriv --reuid "$1" --regid "$1" --clear-groups unshare -Urm
-		"$py" "$tmp/flood.py" "$lib" "$tmp/$2" "$3" "$4" "$5" ${6:+"$6"})
+		"$py" "$tmp/flood.py" "$lib" "$tmp/$2" "$3" "$4" "$5" ${6:+"$6"} ${7:+"$7"})
 	if [ -n "${6:-}" ]; then
 		"${run[@]}" >"$tmp/$2.out" 2>&1 &
 	else
@@ -112,7 +122,9 @@ root_rfork() {
 	[[ "$got" == *"Permission denied"* ]] && [[ "$got" != *secret ]] && [[ "$got" == *fine* ]]
 }
 
-printf 'request_time_per_user = 10\n' >"$tmp/umbrella.conf"
+# First no share to speak of (60 s a minute: A drains as fast as it is served), so that
+# A's flood lasts until the test stops it: the order of the turns is the point.
+printf 'request_time_per_user = 60\n' >"$tmp/umbrella.conf"
 check_start "$tmp/umbrellad.log" "umbrellad starts and listens" --config "$tmp/umbrella.conf"
 chmod 755 "$(dirname "$UMBRELLA_SOCKET")"
 
@@ -123,19 +135,22 @@ flood "$user_b" b-small 4 2 1
 [ "$out" = "$(printf 'ready\nlayer')" ]
 check $? "control: user B's gets its layer"
 
-# A's flood: every process waits for the go, then asks again and again.
-flood "$user_a" a "110" "400" "$conns" "$tmp/a.go"
+# wait_for FILE PATTERN: at most 120 s.
+wait_for() {
+	for _ in $(seq 1200); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# A's flood: every process waits for the go, then asks again and again until stopped.
+flood "$user_a" a "110" "400" "$conns" "$tmp/a.go" "$tmp/a.stop"
 flood_pid=$!
-for _ in $(seq 1200); do
-	grep -q '^ready' "$tmp/a.out" 2>/dev/null && break
-	sleep 0.1
-done
+wait_for "$tmp/a.out" '^ready'
 touch "$tmp/a.go"
-# Once A's requests are being served in turns, root and B ask.
-for _ in $(seq 1200); do
-	grep -q "turn [0-9]*: uid $user_a" "$tmp/umbrellad.log" && break
-	sleep 0.1
-done
+# Once A's requests wait in turns, root and B ask.
+wait_for "$tmp/umbrellad.log" "turn [0-9]+: uid $user_a, queued behind [0-9]+ requests, 1 uids"
 (
 	flood "$user_b" b-during 4 2 1
 	printf '%s\n' "$out" >"$tmp/b-during.out"
@@ -145,14 +160,17 @@ root_rfork
 root_rc=$?
 wait "$b_pid"
 b_out=$(cat "$tmp/b-during.out" 2>/dev/null)
+touch "$tmp/a.stop"
 wait "$flood_pid"
-a_out=$(cat "$tmp/a.out")
 log=$(cat "$tmp/umbrellad.log")
-printf '%s\n' "$a_out" | sort | uniq -c | sed 's/^/# A: /' | cut -c1-200
-printf '%s\n' "$log" | grep -E "turn [0-9]+: uid (0|$user_b)[ ,]|past its share" | sed 's/^/# /' |
-	head -20
+sort "$tmp/a.out" | uniq -c | sed 's/^/# A: /' | cut -c1-160
+printf '%s\n' "$log" | grep -E "turn [0-9]+: uid (0|$user_b)[ ,]" | sed 's/^/# /' | head
 
 check $root_rc "during A's flood, root's rfork is served: its layer denies secret, reads open"
+[ "$b_out" = "$(printf 'ready\nlayer')" ]
+check $? "during A's flood, B's request gets its layer"
+grep -q "^rfork: E2BIG: .*past umbrellad's budget for one request" "$tmp/a.out"
+check $? "A's requests were served meanwhile: each failed at the budget for one request (E2BIG)"
 
 # Root's turns: each behind at most one request of each other uid (A, B).
 root_turns=$(printf '%s\n' "$log" | grep -E "turn [0-9]+: uid 0, ")
@@ -160,32 +178,44 @@ root_turns=$(printf '%s\n' "$log" | grep -E "turn [0-9]+: uid 0, ")
 	grep -vqE 'queued behind [0-2] requests'
 check $? "root's requests waited for their turn behind at most one request of A and one of B"
 
-# A's queue was not drained: A still had requests waiting, served after root's first.
-first_root=$(printf '%s\n' "$root_turns" | head -1 | sed -E 's/.*turn ([0-9]+):.*/\1/')
+# A's queue was not drained: A still had requests waiting, served after root's last.
+last_root=$(printf '%s\n' "$root_turns" | tail -1 | sed -E 's/.*turn ([0-9]+):.*/\1/')
 last_a=$(printf '%s\n' "$log" | grep -E "turn [0-9]+: uid $user_a[ ,]" | tail -1 |
 	sed -E 's/.*turn ([0-9]+):.*/\1/')
-echo "# root's first turn $first_root, A's last $last_a"
-[ -n "$first_root" ] && [ -n "$last_a" ] && [ "$last_a" -gt "$first_root" ]
-check $? "root was served while A's requests were still waiting (A had a turn after root's)"
+echo "# root's last turn $last_root, A's last $last_a"
+[ -n "$last_root" ] && [ -n "$last_a" ] && [ "$last_a" -gt "$last_root" ]
+check $? "root was served while A's requests were still waiting (A had turns after root's)"
 
-printf '%s\n' "$a_out" | grep -q "^rfork: E2BIG: .*past umbrellad's budget for one request"
-check $? "A's requests were served: each failed at the budget for one request (E2BIG)"
-printf '%s\n' "$a_out" |
-	grep -q "^rfork: EAGAIN: .*share of umbrellad's time is used up.*request_time_per_user"
+# Then a share of 1 s a minute (a reload), and A floods again until refused.
+printf 'request_time_per_user = 1\n' >"$tmp/umbrella.conf"
+loaded=$(grep -c 'configuration:' "$tmp/umbrellad.log")
+kill -HUP "$daemon"
+for _ in $(seq 600); do
+	[ "$(grep -c 'configuration:' "$tmp/umbrellad.log")" -gt "$loaded" ] && break
+	sleep 0.1
+done
+flood "$user_a" a2 "110" "400" "$conns" "$tmp/a2.go"
+flood_pid=$!
+wait_for "$tmp/a2.out" '^ready'
+touch "$tmp/a2.go"
+wait "$flood_pid"
+log=$(cat "$tmp/umbrellad.log")
+sort "$tmp/a2.out" | uniq -c | sed 's/^/# A: /' | cut -c1-160
+grep -q "^rfork: EAGAIN: .*share of umbrellad's time is used up.*request_time_per_user" \
+	"$tmp/a2.out"
 check $? "past its share of umbrellad's time, A's requests fail with EAGAIN naming request_time_per_user"
 printf '%s\n' "$log" | grep -q "uid $user_a is past its share of umbrellad's time"
 check $? "umbrellad logged that A is past its share"
-! printf '%s\n' "$log" | grep -qE "uid (0|$user_b) is past its share|turn [0-9]+: uid (0|$user_b) refused"
-check $? "neither root nor B was refused"
-[ "$b_out" = "$(printf 'ready\nlayer')" ]
-check $? "B's request during A's flood got its layer"
 
-# After A's refusal: root and B are served as before.
+# After A's refusal: root and B are served as before, and were never refused.
 flood "$user_b" b-after 4 2 1
 [ "$out" = "$(printf 'ready\nlayer')" ]
 check $? "after A's refusal, B's request gets its layer"
 root_rfork
 check $? "after A's refusal, root's rfork gets its layer"
+! grep -qE "uid (0|$user_b) is past its share|turn [0-9]+: uid (0|$user_b) refused" \
+	"$tmp/umbrellad.log"
+check $? "neither root nor B was ever refused"
 kill -0 "$daemon"
 check $? "umbrellad is still running"
 
