@@ -28,8 +28,7 @@ int main(void)
 		if (uid == 1000 && n < 3)
 			turns_enter(&t, 1000);
 	}
-	TAP_OK(n == 4 && order[0] == 1000 && order[1] == 0 && order[2] == 2000 &&
-		       order[3] == 1000,
+	TAP_OK(n == 4 && order[0] == 1000 && order[1] == 0 && order[2] == 2000 && order[3] == 1000,
 	       "the turns: A, root, B, then A again");
 	TAP_OK(!turns_next(&t, &uid), "none left");
 
