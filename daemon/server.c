@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -468,16 +469,12 @@ static struct client *oldest_queued(const struct server *s, uint32_t uid)
 }
 
 /*
- * A request (or a hang-up: EPOLLHUP comes unasked) waits on a connection: it is queued
+ * A request (or a hang-up: EPOLLHUP comes unasked) waits on connection @c: it is queued
  * for its uid's turn (turns.h), and the connection is not watched, nor timed, until it
- * is served. Nothing is read here: the loop goes on to the other ready connections,
- * and their uids take their places, before the next request is served.
+ * is served. Nothing is read here.
  */
-static int on_client(_unused_ sd_event_source *source, _unused_ int fd, _unused_ uint32_t revents,
-		     void *userdata)
+static void client_queue(struct server *s, struct client *c)
 {
-	struct client *c = userdata;
-	struct server *s = c->server;
 	int r;
 
 	if (!c->queued) {
@@ -494,7 +491,47 @@ static int on_client(_unused_ sd_event_source *source, _unused_ int fd, _unused_
 		c->queued = 0;
 		client_close(s, c);
 	}
+}
+
+static int on_client(_unused_ sd_event_source *source, _unused_ int fd, _unused_ uint32_t revents,
+		     void *userdata)
+{
+	struct client *c = userdata;
+
+	client_queue(c->server, c);
 	return 0;
+}
+
+static bool accept_one(struct server *s);
+
+/*
+ * Before and after each turn: the connections waiting to be accepted, and the requests
+ * waiting on those not queued, take their places now, not when the loop gets to their
+ * sources (after another turn, maybe: sources of equal priority go by age). So a
+ * request that arrived while another was served is served after at most one request of
+ * each other uid, not behind a few more of a uid that floods.
+ */
+static void gather(struct server *s)
+{
+	struct pollfd fds[SERVER_SLOTS];
+	struct client *of[SERVER_SLOTS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < SERVER_SLOTS && accept_one(s); i++)
+		;
+	for (size_t i = 0; i < s->client_count; i++) {
+		struct client *c = s->clients[i];
+
+		if (c->queued || c->closing)
+			continue;
+		fds[n] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+		of[n++] = c;
+	}
+	if (!n || poll(fds, n, 0) <= 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (fds[i].revents & (POLLIN | POLLHUP | POLLERR))
+			client_queue(s, of[i]);
 }
 
 /* What a uid past its budget is told (turns.h). */
@@ -548,10 +585,10 @@ static void serve_turn(struct server *s, struct client *c)
 }
 
 /*
- * One turn: the next uid in the order serves its oldest request, and takes its place
- * at the end again if it has more. turn_fd stays readable, so this source is pending
- * again at each pass of the loop, behind the sources that were ready before it (event-
- * priority.h): connections that became ready meanwhile are queued first.
+ * One turn: the next uid in the order serves its oldest request; then, after those that
+ * arrived meanwhile, it takes its place at the end again if it has more. turn_fd stays
+ * readable, so this source is pending again at each pass of the loop, in turn with the
+ * others (event-priority.h).
  */
 static int on_turn(_unused_ sd_event_source *source, _unused_ int fd, _unused_ uint32_t revents,
 		   void *userdata)
@@ -560,17 +597,17 @@ static int on_turn(_unused_ sd_event_source *source, _unused_ int fd, _unused_ u
 	struct client *c = NULL;
 	uint32_t uid;
 
+	gather(s);
 	while (!c && turns_next(&s->turns, &uid))
 		c = oldest_queued(s, uid);
 	if (c) {
-		/* Its place is taken now: after every uid waiting. */
-		for (size_t i = 0; i < s->client_count; i++)
-			if (s->clients[i] != c && s->clients[i]->queued &&
-			    !s->clients[i]->closing && s->clients[i]->uid == uid) {
-				turns_enter(&s->turns, uid);
-				break;
-			}
+		s->turns.serving = true;
+		s->turns.serving_uid = uid;
 		serve_turn(s, c);
+		gather(s);
+		s->turns.serving = false;
+		if (oldest_queued(s, uid))
+			turns_enter(&s->turns, uid);
 	}
 	if (!s->turns.order_count)
 		(void)sd_event_source_set_enabled(s->turn_source, SD_EVENT_OFF);
@@ -631,11 +668,10 @@ static const char *over_limit(const struct server *s, uint32_t uid, const struct
 	return NULL;
 }
 
-/* Accepts a waiting connection. */
-static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ uint32_t revents,
-		     void *userdata)
+/* Accepts a waiting connection. Return: whether one was taken (served or refused). */
+static bool accept_one(struct server *s)
 {
-	struct server *s = userdata;
+	int listen_fd = s->listen_fd;
 	struct conn_counts n;
 	const char *why;
 	struct client *c;
@@ -646,7 +682,7 @@ static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ u
 	 * new ones wait in the backlog until one is free (client_free()). */
 	if (s->client_count >= SERVER_SLOTS) {
 		(void)sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
-		return 0;
+		return false;
 	}
 	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0) {
@@ -654,14 +690,14 @@ static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ u
 		 * client sees its connection fail; the loop goes on. */
 		if (errno != EAGAIN && errno != ECONNABORTED)
 			log_warning_errno(errno, "Failed to accept a connection: %m");
-		return 0;
+		return false;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		/* No slot to hand it to the closer thread in, should it need one. */
 		request_reply(fd, -ENOMEM, 0, NULL);
 		close(fd);
-		return 0;
+		return true;
 	}
 	uid = connection_uid(s, fd);
 	/* Refused or not, it has a slot: closing it may need the closer thread. */
@@ -689,11 +725,18 @@ static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ u
 		request_reply(fd, r, 0, "umbrellad cannot serve this connection");
 		goto refuse;
 	}
-	return 0;
+	return true;
 
 refuse:
 	/* What it may have sent already is read and closed as for any connection. */
 	client_close(s, c);
+	return true;
+}
+
+static int on_listen(_unused_ sd_event_source *source, _unused_ int fd, _unused_ uint32_t revents,
+		     void *userdata)
+{
+	(void)accept_one(userdata);
 	return 0;
 }
 

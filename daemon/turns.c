@@ -10,6 +10,8 @@
 
 void turns_enter(struct turns *t, uint32_t uid)
 {
+	if (t->serving && t->serving_uid == uid)
+		return;
 	for (size_t i = 0; i < t->order_count; i++)
 		if (t->order[i] == uid)
 			return;

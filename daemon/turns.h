@@ -42,6 +42,8 @@ struct turns {
 	size_t order_count;
 	uint64_t queued;      /* requests queued so far (their order within a uid) */
 	uint64_t served;      /* requests served so far: turns taken */
+	bool serving;	      /* serving_uid's turn is being taken: turns_enter() leaves */
+	uint32_t serving_uid; /* it out, so that it goes behind those arriving meanwhile */
 	uint64_t budget_usec; /* per TURNS_WINDOW_USEC and uid; 0: no budget */
 	struct turn_charge charges[TURNS_CHARGED_MAX];
 	size_t charge_count;

@@ -28,10 +28,14 @@ int main(void)
 		if (uid == 1000 && n < 3)
 			turns_enter(&t, 1000);
 	}
-	TAP_OK(n == 4 && order[0] == 1000 && order[1] == 0 && order[2] == 2000 &&
-		       order[3] == 1000,
+	TAP_OK(n == 4 && order[0] == 1000 && order[1] == 0 && order[2] == 2000 && order[3] == 1000,
 	       "the turns: A, root, B, then A again");
 	TAP_OK(!turns_next(&t, &uid), "none left");
+	t.serving = true;
+	t.serving_uid = 1000;
+	turns_enter(&t, 1000);
+	TAP_EQ(t.order_count, 0, "the uid being served does not enter (it goes last, after)");
+	t.serving = false;
 
 	/* The budget: 10 s a minute. */
 	TAP_OK(!turns_over_budget(&t, 1000, MIN, &first), "a uid never charged is not over");
