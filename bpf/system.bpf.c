@@ -13,7 +13,7 @@
  *                              the new mount API made) are file.bpf.c's programs, one
  *                              per hook with the fs rules, calling lib/mount.bpf.h.
  *                              Detached mounts (fsmount, open_tree(OPEN_TREE_CLONE))
- *                              and mount_setattr(2) reach no LSM hook: see the README
+ *                              and mount_setattr(2) reach no LSM hook: see docs/security.md
  *                              of the restriction (tests/integration/test-cap-system.c).
  *   lsm/kernel_read_file       "module": finit_module(2) (READING_MODULE),
  *   lsm/kernel_load_data       init_module(2) (LOADING_MODULE), and modules the

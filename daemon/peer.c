@@ -15,7 +15,7 @@
  * without one is only identified by the number (the process that has it now must be
  * alive and have the connector's effective uid) and may arm no thread (request.c).
  * What remains (a root sender may forge its credentials, and send any process's
- * pidfd) is in the README's security section.
+ * pidfd) is in docs/security.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -104,7 +104,7 @@ static int connector_pidfd(int sock, pid_t pid, int sender_pidfd, bool *ret_exac
 	 * the process that had it when it sent (SCM_CREDENTIALS, checked by the caller),
 	 * since a sender cannot have held a pidfd of a process that got its pid after it
 	 * exited. A sender that may forge SCM_CREDENTIALS (CAP_SYS_ADMIN) can send any
-	 * live process's pidfd: see the README. */
+	 * live process's pidfd: see docs/security.md. */
 	*ret_kernel = false;
 	if (sender_pidfd >= 0) {
 		if (pidfd_pid(sender_pidfd) != pid || !pidfd_alive(sender_pidfd)) {

@@ -145,7 +145,7 @@ out:
 
 /*
  * umbrella-cli verdict flush. Root that carries no layer only: a flush costs every
- * binary a verification, and an exec whose answer races it is refused (README, "Still
+ * binary a verification, and an exec whose answer races it is refused (docs/security.md, "Still
  * open"), so a caller that floods flushes makes other users' execs of signed binaries
  * fail. Neither other users nor a root that Umbrella restricts may impose that.
  */

@@ -18,7 +18,7 @@
  * umb_mount_item() - the verdict of "mount" on the task whose state is @state (NULL:
  * unrestricted): mount(2), also bind, move, remount and propagation changes; umount(2);
  * pivot_root(2); move_mount(2). Recorded as @hook. Detached mounts (fsmount,
- * open_tree(OPEN_TREE_CLONE)) and mount_setattr(2) reach no LSM hook: see the README.
+ * open_tree(OPEN_TREE_CLONE)) and mount_setattr(2) reach no LSM hook: see docs/security.md.
  */
 static __always_inline int umb_mount_item(const struct umb_task_state *state, __u32 hook)
 {

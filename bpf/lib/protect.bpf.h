@@ -120,7 +120,7 @@ static __always_inline struct file *umb_fd_file(int fd)
  * again itself and refuses one that is not a link or a program (EINVAL); our reading
  * of what it holds goes through fault-safe reads only. Racy by nature: a second thread
  * sharing the fd table can swap the fd between this look-up and the command's (the
- * README's limits).
+ * limits in docs/security.md).
  */
 static __always_inline void *umb_fd_object(int fd)
 {

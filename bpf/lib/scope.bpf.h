@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Umbrella - the scope of every layer (UMB_ITEM_SCOPE): what a restricted task may not do,
- * whatever its layers' items, because it would act outside its layers. README "Security
- * model and limits" gives the reasons; each rule is recorded with layer 0 and enforced in
+ * whatever its layers' items, because it would act outside its layers. docs/security.md ("Security
+ * model and limits") gives the reasons; each rule is recorded with layer 0 and enforced in
  * permissive mode too (umb_deny_strict()), like the protection of umbrellad:
  *
  *   UMB_SCOPE_PROCESS   reaching a task outside the domain (proc.bpf.c): tracing it and
@@ -155,7 +155,7 @@ static __always_inline bool umb_is_input_device(__u32 rdev)
  * ns_capable(CAP_SYS_ADMIN) over its UTS namespace, so lsm/capable asks this. A task
  * in a UTS namespace of its own (unshare(CLONE_NEWUTS)) names only that namespace, and
  * may: judged by the namespace, not by who made it, so a container's UTS namespace the
- * task entered counts as its own too (README).
+ * task entered counts as its own too (docs/security.md).
  */
 static __always_inline bool umb_sets_host_name(void)
 {
@@ -261,7 +261,7 @@ static __always_inline __s64 umb_proc_inode_tgid(const struct inode *inode)
  * mode: /dev/nvram (10:144, the firmware's settings; NVRAM_INIT clears them), the
  * watchdog (10:130: the open starts it, and a stop the task chooses reboots the
  * machine), the I2C buses (89:*: the hardware's registers, voltages, EEPROMs). The
- * numbered watchdogs (/dev/watchdogN) have a dynamic major: not judged (README).
+ * numbered watchdogs (/dev/watchdogN) have a dynamic major: not judged (docs/security.md).
  * And /dev/vhci (10:137), a virtual Bluetooth controller (made by the open itself,
  * after a second), through which a Bluetooth keyboard would type for every session.
  * Loads and compares only for the usual file. Return: 0 or -EPERM.

@@ -93,7 +93,7 @@ out=$("$cli" run -r fs:/tmp -- kill -0 "$pid" 2>&1)
 check $? "mode = permissive: a restricted task still cannot signal umbrellad"
 # bpf(): not "bpftool map list", which unrestricted root fails too while umbrellad is up
 # (it asks for writable map fds, Umbrella's refused). "prog show" works for root
-# (README: Self-protection); a restricted task is refused every bpf() command, with a
+# (docs/features.md: Self-protection); a restricted task is refused every bpf() command, with a
 # record that names no layer and is not marked permissive.
 out=$("$cli" run -q -r fs:/tmp -- bpftool prog show 2>&1)
 rc=$?

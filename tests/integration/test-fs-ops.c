@@ -243,7 +243,7 @@ static void check_in(struct umbrella_bpf *skel, __u32 layer, int how, const char
 
 /*
  * chdir and fchdir into a restricted directory work (no check sits on the per-component
- * inode_permission hook: README, "Security model and limits"); whatever is then reached
+ * inode_permission hook: docs/security.md); whatever is then reached
  * from there is still denied, each beside the same in the free directory.
  */
 static void test_chdir(struct umbrella_bpf *skel, __u32 w)
