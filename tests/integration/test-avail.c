@@ -492,23 +492,33 @@ static int socket_holding(int tcp)
 #define STUCK_FLOOD 600
 static void stuck_flood(int held, const char *what)
 {
-	int res[2], sent, refused, r;
+	int res[2], handed[2], sent, refused, r;
 	pid_t pid;
 	double t;
 
-	if (!TAP_OK(held >= 0 && pipe(res) == 0, "%s", what))
+	if (!TAP_OK(held >= 0 && pipe(res) == 0 && pipe(handed) == 0, "%s", what))
 		return;
 	*flood_progress = 0;
+	/*
+	 * umbrellad's copy of @held must be the last one, so that its close is the one
+	 * held: umbrellad stays stopped until the child has sent @held and closed its own
+	 * copy (the copy in flight in the socket's queue keeps it open meanwhile). Else a
+	 * quick umbrellad closes first and the child's close() waits for the linger.
+	 */
+	kill(umbrellad_pid, SIGSTOP);
 	pid = fork();
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC), ok = 0, again = 0;
 		int fd;
 
+		close(handed[0]);
 		become(NOBODY);
 		fd = connect_daemon();
 		if (fd < 0 || send_request_with(fd, held) < 0)
 			_exit(124);
-		close(held); /* umbrellad's copy is the last one */
+		close(held); /* umbrellad's copy, in flight, is the last one */
+		put_int(handed[1], 1);
+		close(handed[1]);
 		for (int i = 0; i < STUCK_FLOOD; i++) {
 			struct sockaddr_un addr = { .sun_family = AF_UNIX,
 						    .sun_path = SOCKET_PATH };
@@ -528,6 +538,10 @@ static void stuck_flood(int held, const char *what)
 		_exit(0);
 	}
 	close(held);
+	close(handed[1]);
+	(void)get_int(handed[0]); /* or EOF, should the child fail first */
+	close(handed[0]);
+	kill(umbrellad_pid, SIGCONT);
 	close(res[1]); /* the child's end only: EOF should it die */
 	t = now();
 	r = flood_wait(pid); /* its results fit in the pipe */
