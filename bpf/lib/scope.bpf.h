@@ -130,6 +130,8 @@ static __always_inline bool umb_is_request_key_upcall(const struct key *key)
 #define UMB_UINPUT_MINOR   223
 #define UMB_SNAPSHOT_MINOR 231
 #define UMB_UHID_MINOR	   239
+#define UMB_RFKILL_MINOR   242
+#define UMB_CUSE_MINOR	   203
 #define UMB_IS_MISC(rdev, minor) \
 	(UMB_KDEV_MAJOR(rdev) == UMB_MISC_MAJOR && UMB_KDEV_MINOR(rdev) == (minor))
 
@@ -262,7 +264,8 @@ static __always_inline __s64 umb_proc_inode_tgid(const struct inode *inode)
  * watchdog (10:130: the open starts it, and a stop the task chooses reboots the
  * machine), the I2C buses (89:*: the hardware's registers, voltages, EEPROMs). The
  * numbered watchdogs (/dev/watchdogN) have a dynamic major: not judged (docs/security.md).
- * And /dev/vhci (10:137), a virtual Bluetooth controller (made by the open itself,
+ * /dev/cuse (10:203): its server makes a character device in /dev, for every process
+ * that opens it. And /dev/vhci (10:137), a virtual Bluetooth controller (made by the open itself,
  * after a second), through which a Bluetooth keyboard would type for every session.
  * Loads and compares only for the usual file. Return: 0 or -EPERM.
  */
@@ -276,7 +279,8 @@ static __always_inline int umb_scope_file_open(struct file *file, __u32 hook)
 		return 0;
 	rdev = inode->i_rdev;
 	if (UMB_IS_MISC(rdev, UMB_SNAPSHOT_MINOR) || UMB_IS_MISC(rdev, UMB_NVRAM_MINOR) ||
-	    UMB_IS_MISC(rdev, UMB_WATCHDOG_MINOR) || UMB_KDEV_MAJOR(rdev) == UMB_I2C_MAJOR)
+	    UMB_IS_MISC(rdev, UMB_WATCHDOG_MINOR) || UMB_KDEV_MAJOR(rdev) == UMB_I2C_MAJOR ||
+	    UMB_IS_MISC(rdev, UMB_CUSE_MINOR))
 		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
 	if (UMB_IS_MISC(rdev, UMB_VHCI_MINOR))
 		return umb_scope_deny(hook, UMB_SCOPE_TERMINAL, 0);
@@ -301,6 +305,9 @@ static __always_inline int umb_scope_file_write(struct file *file, __u32 hook)
 		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
 	if ((inode->i_mode & S_IFMT) == S_IFCHR && umb_is_input_device(inode->i_rdev))
 		return umb_scope_deny(hook, UMB_SCOPE_TERMINAL, 0);
+	/* /dev/rfkill (10:242): an event written blocks every radio of the machine. */
+	if ((inode->i_mode & S_IFMT) == S_IFCHR && UMB_IS_MISC(inode->i_rdev, UMB_RFKILL_MINOR))
+		return umb_scope_deny(hook, UMB_SCOPE_KERNEL, 0);
 	if (magic != UMB_PROC_SUPER_MAGIC)
 		return 0;
 	owner = umb_proc_inode_tgid(inode);

@@ -27,7 +27,8 @@
  *                     of its own: allowed), the clock (clock_settime(2), adjtimex(2)'s
  *                     offset and rate), syslog(2) clearing the kernel log or setting the
  *                     console level (reading it stays); the machine's devices: nvram,
- *                     i2c, the watchdog (opened for reading too). The time and the names
+ *                     i2c, the watchdog, cuse (opened for reading too), rfkill (for
+ *                     writing). The time and the names
  *                     are set to what they are: nothing changes.
  *   the pins          unlinking a pin of the pin directory while no umbrellad is
  *                     registered; unmounting a bpf file system, or a mount with mounts
@@ -753,6 +754,8 @@ static void check_system(struct umbrella_bpf *skel, __u32 X)
 	check_device(skel, X, 10, 144, "nvram", probe_open_read);
 	check_device(skel, X, 89, 0, "i2c-0", probe_open_read);
 	check_device(skel, X, 10, 130, "watchdog", probe_open_watchdog);
+	check_device(skel, X, 10, 203, "cuse", probe_open_read);
+	check_device(skel, X, 10, 242, "rfkill", probe_open_write);
 }
 
 static int probe_swapon(void *arg UNUSED)
