@@ -187,10 +187,10 @@ gone_within() {
 	done
 	return 1
 }
-started=$(started_then_orphaned --die-with-parent -- sleep 3001)
+started=$(started_then_orphaned --die-with-parent --empty-layer -- sleep 3001)
 gone_within 10 'sleep 3001'
 died=$?
-control_started=$(started_then_orphaned -- sleep 3002)
+control_started=$(started_then_orphaned --empty-layer -- sleep 3002)
 sleep 1
 pgrep -fx 'sleep 3002' >/dev/null
 control=$?
