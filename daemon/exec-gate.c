@@ -351,7 +351,11 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	g->ring_wd = g->ring_ancestor_wd = -1;
 
 	g->stop_fd = -1;
-	loop_lock_init(&g->lock);
+	pthread_mutex_init(&g->lock, NULL);
+	r = keyring_read(keyring_dir, "", &g->keyring);
+	if (r < 0)
+		goto fail;
+	atomic_store(&g->keyring_rejected, keyring_rejected_count(g->keyring));
 	raise_fd_limit();
 	/* FAN_REPORT_TID: the thread that execs, whose note of an overlayfs file the
 	 * verdict goes to (gate-backing.c). */
@@ -374,12 +378,7 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 				  "exec gate: cannot watch the key ring %s (inotify): %m: "
 				  "it is read again on SIGHUP only",
 				  keyring_dir);
-	/* Watched before it is read: a ring made in between is not missed. */
 	keyring_watch(g);
-	r = keyring_read(keyring_dir, "", &g->keyring);
-	if (r < 0)
-		goto fail;
-	atomic_store(&g->keyring_rejected, keyring_rejected_count(g->keyring));
 	r = gate_libraries_init(&g->libs);
 	if (r < 0)
 		log_warning_errno(r, "exec gate: no inotify for library directories: %m");
@@ -447,7 +446,7 @@ void exec_gate_free(struct exec_gate *g)
 	if (g->stop_fd >= 0)
 		close(g->stop_fd);
 	sd_event_unref(g->loop);
-	loop_lock_destroy(&g->lock);
+	pthread_mutex_destroy(&g->lock);
 	keyring_free(g->keyring);
 	free(g);
 }

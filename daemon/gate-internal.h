@@ -30,7 +30,6 @@
 #include "gate-policies.h"
 #include "gate-stats.h"
 #include "keyring.h"
-#include "loop-lock.h"
 #include "signed-elf.h"
 #include "time-util.h"
 
@@ -70,7 +69,7 @@ struct exec_gate {
 	 * thread holds while it serves an event, which the main thread takes to reach the
 	 * rest of this struct (loop-lock.h). */
 	sd_event *loop;
-	struct loop_lock lock;
+	pthread_mutex_t lock;
 	pthread_t thread;
 	bool running;
 	int stop_fd; /* an eventfd: exec_gate_stop() */

@@ -17,10 +17,8 @@
  *
  * The layers are the main loop's (layers.c, and fs-watch.c's sources in that loop): the
  * gate's thread takes main_loop_lock around each use (loop-lock.h), between two of the
- * main loop's events. So while the gate verifies a signed binary with a policy, it
- * waits for the event the main loop serves (at most one: the lock is handed over in
- * turn), and the execs that need the gate's answer meanwhile wait with it; an exec
- * answered in the kernel (an ignore mark: every file verified before) does not.
+ * main loop's events. So the exec of a signed binary with a policy may wait for the
+ * request the main loop serves; no other exec does.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -66,7 +64,7 @@ void gate_policies_open(struct gate_policies *p, struct layers *layers, int map)
 	__u32 id;
 
 	*p = (struct gate_policies){ .layers = layers, .map = map };
-	loop_lock_take(&main_loop_lock);
+	pthread_mutex_lock(&main_loop_lock);
 	/* Their references are still counted in their slots: held already. The next key
 	 * is taken before the current one may go (deleting restarts a walk). */
 	more = bpf_map_get_next_key(map, NULL, &key) == 0;
@@ -76,7 +74,7 @@ void gate_policies_open(struct gate_policies *p, struct layers *layers, int map)
 			(void)bpf_map_delete_elem(map, &key);
 		key = next;
 	}
-	loop_lock_give(&main_loop_lock);
+	pthread_mutex_unlock(&main_loop_lock);
 }
 
 /* A new layer of @text for the exec of @path by @pid, held by the gate. */
@@ -154,8 +152,8 @@ int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *k
 {
 	int r;
 
-	loop_lock_take(&main_loop_lock);
+	pthread_mutex_lock(&main_loop_lock);
 	r = policy_layer_get(p, text, key_id, pid, path, ret_layer, ret_error);
-	loop_lock_give(&main_loop_lock);
+	pthread_mutex_unlock(&main_loop_lock);
 	return r;
 }

@@ -15,8 +15,8 @@
  * is its thread's, under g->lock (loop-lock.h), which the main thread's three calls
  * (exec_gate_flush(), exec_gate_reload_keyring(), and the count of rejected key files,
  * an atomic) take; the layers of signed policies are the main loop's, and the gate
- * takes main_loop_lock to make or look one up (gate-policies.c): then the gate waits
- * for the main loop's current event (one: the locks are handed over in turn).
+ * takes main_loop_lock to make or look one up (gate-policies.c): only the exec of a
+ * signed binary whose policy needs it can wait for the main loop's current event.
  * umb_ctl's read, modify, write is under state.c's lock. The messages are whole lines
  * (log.c writes each under stdio's lock; journal-writer.c's rate limit is the main
  * loop's, the gate writes none of it).
@@ -26,7 +26,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -49,14 +48,10 @@ static void *run(void *arg)
 	struct exec_gate *g = arg;
 	int r = loop_lock_run(g->loop, &g->lock);
 
-	/* A gate that stopped serving would hold every exec it is asked about for ever
-	 * (the kernel has no time limit), while the main loop, alive, keeps the watchdog
-	 * quiet. So umbrellad ends at once: the group closes, the kernel answers the execs
-	 * it held, BPF decides by the pinned verdicts, and systemd starts umbrellad again. */
-	if (r < 0) {
-		log_error_errno(r, "exec gate: its event loop failed (%m): umbrellad exits");
-		_exit(EXIT_FAILURE);
-	}
+	/* The execs it held are answered by the kernel when the group closes, and BPF
+	 * decides by the pinned verdicts meanwhile: say why the gate stopped. */
+	if (r < 0)
+		log_error_errno(r, "exec gate: its event loop failed: %m");
 	return NULL;
 }
 
@@ -99,12 +94,12 @@ void exec_gate_stop(struct exec_gate *g)
 
 void gate_lock_from_main(struct exec_gate *g)
 {
-	loop_lock_give(&main_loop_lock);
-	loop_lock_take(&g->lock);
+	pthread_mutex_unlock(&main_loop_lock);
+	pthread_mutex_lock(&g->lock);
 }
 
 void gate_unlock_to_main(struct exec_gate *g)
 {
-	loop_lock_give(&g->lock);
-	loop_lock_take(&main_loop_lock);
+	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_lock(&main_loop_lock);
 }

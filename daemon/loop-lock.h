@@ -15,12 +15,6 @@
  * Lock order: the gate's lock, then the main loop's (the gate makes a layer while it
  * serves an exec). The main thread never holds both: it lets go of its own before it
  * takes the gate's (exec-gate.c), so neither can wait for the other in a circle.
- *
- * Each lock is handed over in the order it was asked for (a ticket lock), and a loop
- * lets a waiting thread in after every event it serves, not only when it is idle: a
- * loop kept busy (a flood of denial records or requests) would otherwise take its lock
- * back at once, and the other thread, the gate with an exec held, would wait for as
- * long as the flood lasts. So a thread waits for at most the event being served.
  */
 #ifndef UMBRELLA_LOOP_LOCK_H
 #define UMBRELLA_LOOP_LOCK_H
@@ -29,31 +23,15 @@
 
 #include <systemd/sd-event.h>
 
-/* A lock handed over in the order it was asked for (see above). */
-struct loop_lock {
-	pthread_mutex_t mutex;
-	pthread_cond_t turn;
-	unsigned long next;    /* the ticket the next taker gets */
-	unsigned long serving; /* the ticket that holds the lock */
-};
-
-#define LOOP_LOCK_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 }
-
-void loop_lock_init(struct loop_lock *l);
-void loop_lock_destroy(struct loop_lock *l);
-/* Waits for @l's turn to come to this caller, in the order of the callers. */
-void loop_lock_take(struct loop_lock *l);
-void loop_lock_give(struct loop_lock *l);
-
 /*
  * loop_lock_run() - runs @e until sd_event_exit(), as sd_event_loop() would, holding
  * @lock except while it waits for the next event (sd-event's watchdog, timers and
- * exit work unchanged: prepare, poll, wait, dispatch, sd_event_prepare(3)) and after
- * each event, when another thread waits for @lock. Return: the exit code, or -errno.
+ * exit work unchanged: prepare, poll, wait, dispatch, sd_event_prepare(3)).
+ * Return: the exit code, or -errno.
  */
-int loop_lock_run(sd_event *e, struct loop_lock *lock);
+int loop_lock_run(sd_event *e, pthread_mutex_t *lock);
 
 /* The main loop's lock (see above): loop_lock_run()'s @lock for the main loop. */
-extern struct loop_lock main_loop_lock;
+extern pthread_mutex_t main_loop_lock;
 
 #endif /* UMBRELLA_LOOP_LOCK_H */

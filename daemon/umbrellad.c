@@ -700,8 +700,6 @@ int main(int argc, char *argv[])
 	if (r < 0)
 		log_error_errno(r, "The event loop failed: %m");
 	(void)sd_notify(0, "STOPPING=1");
-	/* Before the last records: releasing a layer must not meet the gate making one. */
-	exec_gate_stop(gate);
 	(void)ring_buffer__consume(events);
 	journal_flush_suppressed(true);
 
