@@ -10,12 +10,11 @@
  * coming), then what root changes of the gate's view (mounts in umbrellad's namespace,
  * the key ring). Last, in turn by age, what any user can make busy: the exec gate's
  * fanotify events (a loop that makes and execs new files; the handler reads the
- * invalidations first itself), library directories a user can write to and a step of
- * the files being verified in the gate's loop; the denial and release records (a loop
- * of denied calls), the requests on the socket, new connections and the timers in the
- * main loop. The two loops run on threads of their own (gate-thread.c): a large file
- * being verified never blocks the socket, a busy socket or a long request never delays
- * an exec's answer, and a flood of execs or denials stalls neither.
+ * invalidations first itself), the denial and release records (a loop of denied
+ * calls), library directories a user can write to, the requests on the socket, new
+ * connections, a step of the files being verified and the timers. A large file being
+ * verified never blocks the socket, a busy socket never stalls a verification, and a
+ * flood of execs or denials stalls neither.
  */
 #ifndef UMBRELLA_EVENT_PRIORITY_H
 #define UMBRELLA_EVENT_PRIORITY_H

@@ -63,7 +63,7 @@
 #include "signed-elf.h"
 #include "state.h"
 
-/* Sets umb_ctl.verdict_epoch to @epoch (read, modify, write under state.c's lock). */
+/* Sets umb_ctl.verdict_epoch to @epoch (read, modify, write: one thread writes umb_ctl). */
 static int epoch_write(struct exec_gate *g, __u32 epoch)
 {
 	int r = state_set_verdict_epoch(g->maps.ctl, epoch);
@@ -143,27 +143,14 @@ static int new_epoch(struct exec_gate *g)
 
 int exec_gate_flush(struct exec_gate *g)
 {
-	int r;
+	int r = new_epoch(g);
 
-	gate_lock_from_main(g);
-	r = new_epoch(g);
 	if (r == 0)
 		log_info("verdicts flushed (epoch %u)", g->epoch);
-	gate_unlock_to_main(g);
 	return r;
 }
 
 int exec_gate_reload_keyring(struct exec_gate *g)
-{
-	int r;
-
-	gate_lock_from_main(g);
-	r = gate_reload_keyring(g);
-	gate_unlock_to_main(g);
-	return r;
-}
-
-int gate_reload_keyring(struct exec_gate *g)
 {
 	struct keyring *k = NULL;
 	char summary[96];
@@ -178,7 +165,6 @@ int gate_reload_keyring(struct exec_gate *g)
 		return r;
 	keyring_free(g->keyring);
 	g->keyring = k;
-	atomic_store(&g->keyring_rejected, keyring_rejected_count(k));
 	r = new_epoch(g);
 	/* Once this is logged, every exec is decided by the new ring. */
 	if (r == 0)
@@ -350,12 +336,9 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	g->fan_fd = g->mountinfo_fd = g->inotify_fd = g->libs.inotify_fd = -1;
 	g->ring_wd = g->ring_ancestor_wd = -1;
 
-	g->stop_fd = -1;
-	pthread_mutex_init(&g->lock, NULL);
 	r = keyring_read(keyring_dir, "", &g->keyring);
 	if (r < 0)
 		goto fail;
-	atomic_store(&g->keyring_rejected, keyring_rejected_count(g->keyring));
 	raise_fd_limit();
 	/* FAN_REPORT_TID: the thread that execs, whose note of an overlayfs file the
 	 * verdict goes to (gate-backing.c). */
@@ -414,8 +397,6 @@ void exec_gate_free(struct exec_gate *g)
 {
 	if (!g)
 		return;
-	exec_gate_stop(g);
-	sd_event_source_disable_unref(g->stop_source);
 	sd_event_source_disable_unref(g->fan_source);
 	sd_event_source_disable_unref(g->mountinfo_source);
 	sd_event_source_disable_unref(g->keyring_source);
@@ -443,10 +424,6 @@ void exec_gate_free(struct exec_gate *g)
 		close(g->mountinfo_fd);
 	if (g->inotify_fd >= 0)
 		close(g->inotify_fd);
-	if (g->stop_fd >= 0)
-		close(g->stop_fd);
-	sd_event_unref(g->loop);
-	pthread_mutex_destroy(&g->lock);
 	keyring_free(g->keyring);
 	free(g);
 }

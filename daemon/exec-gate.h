@@ -14,7 +14,7 @@
 /* Reading a signed file gives up after this long (the exec is denied, nothing cached). */
 #define GATE_DEADLINE_USEC   (10 * 1000000ULL)
 /* How much of one file is hashed before the others' turn: the longest that another
- * owner's exec waits on a large signed file (the socket is another thread's). */
+ * owner's exec, or a request on the socket, waits on a large signed file. */
 #define GATE_STEP_BYTES	     (1024 * 1024)
 /* Execs held while their files are read, per owner of the file, and in all for owners
  * other than root (each held descriptor, and the one read per owner, costs memory: up
@@ -52,18 +52,12 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 void exec_gate_free(struct exec_gate *g);
 
 /*
- * exec_gate_start() - serve the gate from an event loop on a thread of its own
- * (gate-thread.c): its fanotify events, BPF's invalidations, the mounts, the key ring
- * and library directories it watches, and the files being verified, a step per turn.
- * From then on the functions below are for the main loop's thread, while it serves an
- * event (they let go of main_loop_lock while they wait for the gate's, loop-lock.h).
- * Return: 0 or -errno (logged).
+ * exec_gate_attach() - serve the gate from the event loop @e: its fanotify events, BPF's
+ * invalidations, the mounts, the key ring and library directories it watches, and the
+ * files being verified, a step per turn (event-priority.h says in which order).
+ * exec_gate_free() detaches it. Return: 0 or -errno (logged).
  */
-int exec_gate_start(struct exec_gate *g);
-
-/* exec_gate_stop() - ends the gate's thread after the event it serves (then
- * exec_gate_free()). Without a thread it does nothing. */
-void exec_gate_stop(struct exec_gate *g);
+int exec_gate_attach(struct exec_gate *g, sd_event *e);
 
 /*
  * exec_gate_reload_keyring() - read the key ring again (SIGHUP, or a change seen by
@@ -73,7 +67,7 @@ void exec_gate_stop(struct exec_gate *g);
  */
 int exec_gate_reload_keyring(struct exec_gate *g);
 
-/* How many files the key ring in force rejected (for the unit's status; any thread). */
+/* How many files the key ring in force rejected (for the unit's status). */
 size_t exec_gate_keyring_rejected(const struct exec_gate *g);
 
 /*

@@ -10,8 +10,6 @@
 #define UMBRELLA_GATE_INTERNAL_H
 
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,17 +63,6 @@ struct exec_gate {
 	 * the next one while it is due; NULL before the gate is attached. */
 	uint64_t libs_flushed_usec;
 	sd_event_source *libs_flush_source;
-	/* Its thread (gate-thread.c): the loop the sources above are in, and the lock its
-	 * thread holds while it serves an event, which the main thread takes to reach the
-	 * rest of this struct (loop-lock.h). */
-	sd_event *loop;
-	pthread_mutex_t lock;
-	pthread_t thread;
-	bool running;
-	int stop_fd; /* an eventfd: exec_gate_stop() */
-	sd_event_source *stop_source;
-	/* keyring_rejected_count(keyring), for the main thread's status without the lock. */
-	atomic_size_t keyring_rejected;
 };
 
 /* At most one flush of every ignore mark per interval for library changes: any user
@@ -188,25 +175,6 @@ const char *keyring_summary(const struct keyring *k, char *buf, size_t size);
 
 /* Reads the key ring again when its directory changes. Return: 0 or -errno (logged). */
 int gate_keyring_attach(struct exec_gate *g, sd_event *e);
-
-/* Serves the gate from the event loop @e (its thread's): its fanotify events, BPF's
- * invalidations, the mounts, the key ring and library directories it watches, and the
- * files being verified, a step per turn (event-priority.h says in which order).
- * exec_gate_free() detaches it. Return: 0 or -errno (logged). */
-int exec_gate_attach(struct exec_gate *g, sd_event *e);
-
-/* Reads the key ring again and starts a new epoch (exec_gate_reload_keyring() without
- * the locks, for the gate's own thread). Return: 0 or -errno. */
-int gate_reload_keyring(struct exec_gate *g);
-
-/* gate-thread.c */
-
-/* The main thread, serving an event, reaches the gate's state: it lets go of
- * main_loop_lock, then takes g->lock (loop-lock.h: never both). */
-void gate_lock_from_main(struct exec_gate *g);
-
-/* The other way back: g->lock goes, main_loop_lock is taken again. */
-void gate_unlock_to_main(struct exec_gate *g);
 
 /* gate-backing.c */
 

@@ -144,7 +144,7 @@ const char *keyring_summary(const struct keyring *k, char *buf, size_t size)
 
 size_t exec_gate_keyring_rejected(const struct exec_gate *g)
 {
-	return atomic_load(&g->keyring_rejected);
+	return keyring_rejected_count(g->keyring);
 }
 
 /* The key ring directory changed: read it again. */
@@ -179,7 +179,7 @@ static int on_keyring_changed(_unused_ sd_event_source *s, _unused_ int fd,
 	if (rewatch)
 		keyring_watch(g);
 	if (changed)
-		(void)gate_reload_keyring(g);
+		(void)exec_gate_reload_keyring(g);
 	return 0;
 }
 

@@ -14,11 +14,6 @@
  * listed to find the last one. Signed policies are few (one per policy text and key), so
  * this is not a resource any caller can use up: only binaries signed by a trusted key
  * make one.
- *
- * The layers are the main loop's (layers.c, and fs-watch.c's sources in that loop): the
- * gate's thread takes main_loop_lock around each use (loop-lock.h), between two of the
- * main loop's events. So the exec of a signed binary with a policy may wait for the
- * request the main loop serves; no other exec does.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -33,7 +28,6 @@
 #include "gate-internal.h"
 #include "gate-policies.h"
 #include "layers.h"
-#include "loop-lock.h"
 #include "system-paths.h"
 
 /* The key of @text signed by @key_id. Return: 0, or -ENOMEM (OpenSSL failed). */
@@ -64,7 +58,6 @@ void gate_policies_open(struct gate_policies *p, struct layers *layers, int map)
 	__u32 id;
 
 	*p = (struct gate_policies){ .layers = layers, .map = map };
-	pthread_mutex_lock(&main_loop_lock);
 	/* Their references are still counted in their slots: held already. The next key
 	 * is taken before the current one may go (deleting restarts a walk). */
 	more = bpf_map_get_next_key(map, NULL, &key) == 0;
@@ -74,7 +67,6 @@ void gate_policies_open(struct gate_policies *p, struct layers *layers, int map)
 			(void)bpf_map_delete_elem(map, &key);
 		key = next;
 	}
-	pthread_mutex_unlock(&main_loop_lock);
 }
 
 /* A new layer of @text for the exec of @path by @pid, held by the gate. */
@@ -122,9 +114,8 @@ out:
 	return ret;
 }
 
-/* gate_policies_layer() under main_loop_lock. */
-static int policy_layer_get(struct gate_policies *p, const char *text, const __u8 *key_id,
-			    __u32 pid, const char *path, __u32 *ret_layer, char **ret_error)
+int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *key_id, __u32 pid,
+			const char *path, __u32 *ret_layer, char **ret_error)
 {
 	struct umb_policy_key key;
 	bool keyed;
@@ -145,15 +136,4 @@ static int policy_layer_get(struct gate_policies *p, const char *text, const __u
 		(void)bpf_map_update_elem(p->map, &key, &id, BPF_ANY);
 	*ret_layer = id;
 	return 0;
-}
-
-int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *key_id, __u32 pid,
-			const char *path, __u32 *ret_layer, char **ret_error)
-{
-	int r;
-
-	pthread_mutex_lock(&main_loop_lock);
-	r = policy_layer_get(p, text, key_id, pid, path, ret_layer, ret_error);
-	pthread_mutex_unlock(&main_loop_lock);
-	return r;
 }

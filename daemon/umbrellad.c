@@ -7,15 +7,13 @@
  * denials the programs report. Stays in the foreground; tells systemd when it is ready
  * and pets its watchdog.
  *
- * Two sd-event loops serve it, each on its own thread. The main loop (loop_new()): the
- * socket and its connections (server.c), the denial and release records (events.c,
- * which hands denials to journal-writer.c and follow.c), the mounts below restricted
- * directories (fs-watch.c); this file has the signals (SIGHUP reloads, SIGTERM and SIGINT
- * stop), the sweep of the layers and the watchdog. The exec gate's loop, on a thread of
- * its own (gate-thread.c: fanotify, BPF's invalidations, mounts, key ring, library
- * directories, the files being verified, a step per turn), so that no request delays
- * an exec's answer. event-priority.h says in which order one turn of a loop serves
- * them; loop-lock.h how the two threads share what they share.
+ * One sd-event loop serves it all (loop_new()). Each module attaches its own sources:
+ * the socket and its connections (server.c), the denial and release records
+ * (events.c, which hands denials to journal-writer.c and follow.c), the exec gate
+ * (exec-gate.c: fanotify, BPF's invalidations, mounts, key ring, library directories,
+ * the files being verified, a step per turn); this file has the signals (SIGHUP
+ * reloads, SIGTERM and SIGINT stop), the sweep of the layers and the watchdog.
+ * event-priority.h says in which order one turn of the loop serves them.
  *
  * The programs' links and the maps are pinned in the pin directory (pin.c): they keep
  * enforcing when umbrellad stops or dies, and the next umbrellad adopts them, attaching
@@ -60,7 +58,6 @@
 #include "journal-writer.h"
 #include "keyring.h"
 #include "log.h"
-#include "loop-lock.h"
 #include "lsm-probe.h"
 #include "macro.h"
 #include "pin.h"
@@ -478,10 +475,10 @@ static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si,
 }
 
 /*
- * The main event loop: the signals (here), the sweep of the layers (here: layers.c has no
+ * The event loop: the signals (here), the sweep of the layers (here: layers.c has no
  * loop), and what each module attaches: the socket (server.c), the denial and release
- * records (events.c), the mounts below restricted directories (fs-watch.c); the exec
- * gate has a loop of its own (exec_gate_start()). event-priority.h says
+ * records (events.c), the exec gate (exec-gate.c and its parts), the mounts below
+ * restricted directories (fs-watch.c). event-priority.h says
  * in which order a turn serves them. The watchdog is sd-event's: it pets systemd at
  * half of WatchdogSec= (sd_event_set_watchdog(3)).
  */
@@ -522,6 +519,11 @@ static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, 
 	r = events_attach(events, stats_fd, budget_fd, e);
 	if (r < 0)
 		return r;
+	if (s->gate) {
+		r = exec_gate_attach(s->gate, e);
+		if (r < 0)
+			return r;
+	}
 	if (s->layers->watch) {
 		r = fs_watch_attach(s->layers->watch, e);
 		if (r < 0)
@@ -556,8 +558,6 @@ int main(int argc, char *argv[])
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
 	libbpf_set_print(libbpf_print);
-	/* Known before the gate's thread writes its first message (log.c learns it once). */
-	(void)log_stderr_is_journal();
 
 	if (arg_reset_pins)
 		return pin_reset(arg_pin_dir) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -681,10 +681,6 @@ int main(int argc, char *argv[])
 		     bpf_map__fd(skel->maps.umb_event_budget), &loop);
 	if (r < 0)
 		goto out;
-	/* Its own loop on its own thread: no request delays an exec's answer. */
-	r = exec_gate_start(gate);
-	if (r < 0)
-		goto out;
 
 	log_info("programs attached, listening on %s", arg_socket);
 	if (keyring_rejected_status(gate, rejected, sizeof(rejected)))
@@ -696,7 +692,7 @@ int main(int argc, char *argv[])
 			 pin.dir);
 	(void)sd_notify(0, status);
 
-	r = loop_lock_run(loop, &main_loop_lock);
+	r = sd_event_loop(loop);
 	if (r < 0)
 		log_error_errno(r, "The event loop failed: %m");
 	(void)sd_notify(0, "STOPPING=1");
@@ -704,8 +700,6 @@ int main(int argc, char *argv[])
 	journal_flush_suppressed(true);
 
 out:
-	/* First: from here on this thread uses the layers without main_loop_lock. */
-	exec_gate_stop(gate);
 	if (server.listen_fd >= 0)
 		(void)unlink(arg_socket);
 	server_close(&server);
