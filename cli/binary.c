@@ -69,11 +69,15 @@ static EVP_PKEY *load_private_key(const char *path)
 	}
 	/* As ssh: a private key others may read (or write) may no longer be the vendor's
 	 * alone, and a signature made with it proves nothing. */
-	if (fstat(fileno(f), &st) < 0 || (st.st_mode & 0077)) {
+	if (fstat(fileno(f), &st) < 0 || (st.st_mode & 0077) || st.st_uid != geteuid()) {
 		if (st.st_mode & 0077)
 			cli_error("%s: permissions %04o are too open: a private key must be "
 				  "readable by its owner only (chmod 600 %s)",
 				  path, (unsigned)(st.st_mode & 07777), path);
+		else if (st.st_mode)
+			cli_error("%s: owned by uid %u, not by this user (%u): a private key "
+				  "must be its signer's own",
+				  path, (unsigned)st.st_uid, (unsigned)geteuid());
 		else
 			cli_error("%s: %s", path, strerror(errno));
 		fclose(f);

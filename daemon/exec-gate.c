@@ -336,9 +336,6 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	g->fan_fd = g->mountinfo_fd = g->inotify_fd = g->libs.inotify_fd = -1;
 	g->ring_wd = g->ring_ancestor_wd = -1;
 
-	r = keyring_read(keyring_dir, "", &g->keyring);
-	if (r < 0)
-		goto fail;
 	raise_fd_limit();
 	/* FAN_REPORT_TID: the thread that execs, whose note of an overlayfs file the
 	 * verdict goes to (gate-backing.c). */
@@ -361,7 +358,11 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 				  "exec gate: cannot watch the key ring %s (inotify): %m: "
 				  "it is read again on SIGHUP only",
 				  keyring_dir);
+	/* Watched before it is read: a ring made in between is not missed. */
 	keyring_watch(g);
+	r = keyring_read(keyring_dir, "", &g->keyring);
+	if (r < 0)
+		goto fail;
 	r = gate_libraries_init(&g->libs);
 	if (r < 0)
 		log_warning_errno(r, "exec gate: no inotify for library directories: %m");

@@ -160,7 +160,10 @@ static int on_keyring_changed(_unused_ sd_event_source *s, _unused_ int fd,
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
-			if (ev->wd == g->ring_wd) {
+			if (ev->mask & IN_Q_OVERFLOW) {
+				/* Events were lost (wd -1): whatever they said, read it all. */
+				changed = rewatch = true;
+			} else if (ev->wd == g->ring_wd) {
 				changed = true;
 				rewatch |= ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF);
 			} else if (ev->wd == g->ring_ancestor_wd) {
