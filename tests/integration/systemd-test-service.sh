@@ -126,36 +126,7 @@ out=$(prop ActiveState)
 [ "$out" = inactive ] && all_denied_since "$since"
 check $? "systemctl stop: the service is inactive, the pinned programs still enforce"
 
-# Informational, for the unit's hardening: does umbrellad start (fresh, no pins) with
-# less than the unit grants, or with more directives? Reported as comments.
-measure() { # DESCRIPTION DROP-IN-LINE...
-	local desc=$1 result
-	shift
-	"$umbrellad" --reset-pins 2>/dev/null
-	mkdir -p "$unit.d"
-	printf '[Service]\n' >"$unit.d/measure.conf"
-	printf '%s\n' "$@" >>"$unit.d/measure.conf"
-	systemctl daemon-reload
-	systemctl reset-failed umbrellad.service 2>/dev/null
-	if timeout 120 systemctl start umbrellad.service 2>/dev/null &&
-		[ "$(prop ActiveState)" = active ]; then
-		result=starts
-	else
-		result="fails: $(journal | grep -v '^$' | tail -n 2 | tr '\n' ' ')"
-	fi
-	echo "# measured: $desc: $result"
-	systemctl stop umbrellad.service 2>/dev/null
-	rm -r "$unit.d"
-	systemctl daemon-reload
-	systemctl reset-failed umbrellad.service 2>/dev/null
-}
-measure "CapabilityBoundingSet=CAP_BPF CAP_PERFMON" "CapabilityBoundingSet=" "CapabilityBoundingSet=CAP_BPF CAP_PERFMON"
-measure "CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_ADMIN" "CapabilityBoundingSet=" "CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_ADMIN"
-measure "CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_RESOURCE" "CapabilityBoundingSet=" "CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_RESOURCE"
-measure "ProtectKernelTunables=yes" "ProtectKernelTunables=yes"
-measure "ProtectProc=invisible ProcSubset=pid" "ProtectProc=invisible" "ProcSubset=pid"
-measure "PrivateUsers=yes" "PrivateUsers=yes"
-
+# What the unit's sandbox could lose or gain: tests/bench/run-unit-hardening.
 # How exposed the unit is, for the record.
 systemd-analyze security --no-pager umbrellad.service 2>/dev/null | tail -n 1 | sed 's/^/# /'
 
