@@ -108,7 +108,9 @@ done
 echo "running: $(readlink "/proc/$pid/exe")"
 try running-write write "$d/lower/app"
 try running-truncate truncate "$d/lower/app"
-timeout 10 sh -c 'echo >"$1"' sh "$d/fifo" || kill "$pid" # not blocked there: no wait
+# Not blocked there: no wait. 60 s: the program may not have opened the FIFO yet (its
+# reads of /etc came out empty once, after 10 s, on a host busy with other VMs).
+timeout 60 sh -c 'echo >"$1"' sh "$d/fifo" || kill "$pid"
 wait "$pid"
 sed 's/^/app /' "$d/run.out"
 try after-write write "$d/lower/app"
