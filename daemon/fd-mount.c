@@ -2,69 +2,46 @@
 /*
  * umbrellad - the mount a descriptor is on (fd-mount.h).
  *
- * A mountinfo line (proc(5)): ID PARENT MAJOR:MINOR ROOT MOUNT-POINT OPTIONS
- * [OPTIONAL-FIELDS...] - FSTYPE SOURCE SUPER-OPTIONS. A mount id names one live mount,
- * and the descriptor holds it: any mountinfo that lists the id tells the truth about
- * it, even one of a process that reused @peer's pid.
+ * The mount's line of a mountinfo (mountinfo.h) tells its s_dev and file system type. A
+ * mount id names one live mount, and the descriptor holds it: any mountinfo that lists
+ * the id tells the truth about it, even one of a process that reused @peer's pid.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <umbrella/kdev.h>
 
 #include "fd-mount.h"
 #include "fdinfo.h"
 #include "mountinfo.h"
 
-/* Parses @line into @m if it is mount @id's: 1, 0 if not, -EINVAL if malformed. */
-static int parse_line(char *line, int id, struct fd_mount *m)
-{
-	unsigned int major, minor;
-	char *sep, *fstype, *save = NULL;
-	int line_id, parent;
+struct mount_find {
+	int id;
+	struct fd_mount *m;
+};
 
-	if (sscanf(line, "%d %d %u:%u", &line_id, &parent, &major, &minor) != 4 || line_id != id)
+static int mount_find_entry(const struct mountinfo_entry *e, void *userdata)
+{
+	struct mount_find *f = userdata;
+
+	if (e->id != f->id)
 		return 0;
-	m->id = id;
-	m->dev = major << UMB_KDEV_MINOR_BITS | minor;
-	sep = strstr(line, " - ");
-	if (!sep)
-		return -EINVAL;
-	line[strcspn(line, "\n")] = '\0';
-	fstype = strtok_r(sep + 3, " ", &save);
-	if (!fstype)
-		return -EINVAL;
-	fstype[strcspn(fstype, ".")] = '\0'; /* "fuse.sshfs": "fuse" */
-	snprintf(m->fstype, sizeof(m->fstype), "%s", fstype);
-	mountinfo_unescape(m->fstype);
+	f->m->id = e->id;
+	f->m->dev = e->kdev;
+	/* "fuse.sshfs": "fuse" */
+	snprintf(f->m->fstype, sizeof(f->m->fstype), "%.*s", (int)strcspn(e->fstype, "."),
+		 e->fstype);
 	return 1;
 }
 
 static int mountinfo_find(const char *path, int id, struct fd_mount *m)
 {
-	char *line = NULL;
-	size_t size = 0;
-	int r = -ENOENT;
-	FILE *f;
+	int r;
 
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (getline(&line, &size, f) > 0) {
-		int found = parse_line(line, id, m);
-
-		if (found != 0) {
-			r = found < 0 ? found : 0;
-			break;
-		}
-	}
-	free(line);
-	fclose(f);
-	return r;
+	r = mountinfo_read_path(path, &(const struct mountinfo_ops){ .entry = mount_find_entry },
+				&(struct mount_find){ .id = id, .m = m });
+	return r < 0 ? r : r > 0 ? 0 : -ENOENT;
 }
 
 int fd_mount_read(int fd, int peer, struct fd_mount *ret)

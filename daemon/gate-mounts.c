@@ -21,8 +21,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <umbrella/kdev.h>
-
 #include "gate-mounts.h"
 #include "mountinfo.h"
 
@@ -143,58 +141,36 @@ void gate_mounts_release(struct gate_mounts *m)
 	*m = (struct gate_mounts){};
 }
 
+static int scan_entry(const struct mountinfo_entry *e, void *userdata)
+{
+	struct gate_mounts *new = userdata;
+	struct gate_mount *grown, *g;
+
+	grown = realloc(new->v, (new->n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	new->v = grown;
+	g = &new->v[new->n];
+	*g = (struct gate_mount){
+		.id = e->id,
+		.kdev = e->kdev,
+		.path = strdup(e->target),
+	};
+	if (!g->path)
+		return -ENOMEM;
+	g->why = not_cacheable(e->fstype, e->major, e->minor, e->source);
+	g->cacheable = !g->why;
+	new->n++;
+	return 0;
+}
+
 int gate_mounts_scan(struct gate_mounts *m)
 {
 	struct gate_mounts new = {};
-	char *line = NULL;
-	size_t size = 0;
-	int r = 0;
-	FILE *f;
+	int r;
 
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	while (getline(&line, &size, f) > 0) {
-		char *save = NULL, *fields[5], *fstype = NULL, *source = NULL;
-		unsigned int maj, min;
-		struct gate_mount *grown, *g;
-		size_t n = 0;
-
-		for (char *t = strtok_r(line, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
-			if (n < 5)
-				fields[n++] = t;
-			else if (!strcmp(t, "-")) {
-				fstype = strtok_r(NULL, " \n", &save);
-				source = strtok_r(NULL, " \n", &save);
-				break;
-			}
-		}
-		if (n < 5 || !fstype || !source || sscanf(fields[2], "%u:%u", &maj, &min) != 2)
-			continue;
-		grown = realloc(new.v, (new.n + 1) * sizeof(*grown));
-		if (!grown) {
-			r = -ENOMEM;
-			break;
-		}
-		new.v = grown;
-		g = &new.v[new.n];
-		mountinfo_unescape(fields[4]);
-		mountinfo_unescape(source);
-		*g = (struct gate_mount){
-			.id = atoi(fields[0]),
-			.kdev = (uint32_t)(maj << UMB_KDEV_MINOR_BITS | min),
-			.path = strdup(fields[4]),
-		};
-		if (!g->path) {
-			r = -ENOMEM;
-			break;
-		}
-		g->why = not_cacheable(fstype, maj, min, source);
-		g->cacheable = !g->why;
-		new.n++;
-	}
-	free(line);
-	fclose(f);
+	r = mountinfo_read_path("/proc/self/mountinfo",
+				&(const struct mountinfo_ops){ .entry = scan_entry }, &new);
 	if (r < 0) {
 		gate_mounts_release(&new);
 		return r;

@@ -74,42 +74,6 @@ static int ns_foreign(int proc_fd, int peer)
 }
 
 /*
- * One mountinfo line into @e: its id, s_dev, whether its file system type is one whose
- * look-ups may reach a FUSE server (overlay, fuse, fuse.SUBTYPE, fuseblk) and, with
- * @keep_point, its mount point (unescaped, malloc'd). 0, -EINVAL (not a mount line) or
- * -ENOMEM.
- */
-static int parse_line(const char *line, struct mount_entry *e, bool keep_point)
-{
-	unsigned int major, minor;
-	const char *sep, *fstype, *point;
-	int parent, at = -1;
-	size_t len;
-
-	/* id parent major:minor root mount-point ... - fstype ... */
-	if (sscanf(line, "%d %d %u:%u %*s %n", &e->id, &parent, &major, &minor, &at) != 4 || at < 0)
-		return -EINVAL;
-	point = line + at;
-	len = strcspn(point, " \n");
-	sep = strstr(point + len, " - ");
-	if (!len || !sep)
-		return -EINVAL;
-	fstype = sep + 3;
-	e->dev = major << UMB_KDEV_MINOR_BITS | minor;
-	e->reach = !strncmp(fstype, "overlay ", 8) || !strncmp(fstype, "fuse", 4);
-	snprintf(e->fstype, sizeof(e->fstype), "%.*s", (int)strcspn(fstype, " .\n"),
-		 fstype); /* "fuse.sshfs": "fuse" */
-	e->point = NULL;
-	if (keep_point) {
-		e->point = strndup(point, len);
-		if (!e->point)
-			return -ENOMEM;
-		mountinfo_unescape(e->point);
-	}
-	return 0;
-}
-
-/*
  * The mounts of a namespace, as mountinfo lists them when read. A check looks its mount
  * id up here: reading the whole mountinfo for each directory would let a user with many
  * mounts, long mount points and deep paths below a rule (all cheap in its own
@@ -182,26 +146,24 @@ char *mount_guard_budget_text(const struct mount_guard *g, const char *path)
 	return r < 0 ? NULL : text;
 }
 
-static FILE *open_mountinfo(const struct mount_guard *g)
+/* The caller's mountinfo, from its open file (the same namespace and root, read from the
+ * start), its /proc/PID, or its path: a descriptor, and whether it is ours to close. */
+static int open_mountinfo(const struct mount_guard *g, bool *ret_own)
 {
-	FILE *f;
 	int fd;
 
+	*ret_own = true;
 	if (g->mountinfo_fd >= 0) {
 		if (lseek(g->mountinfo_fd, 0, SEEK_SET) < 0)
-			return NULL;
-		fd = dup(g->mountinfo_fd); /* the same open file: the same namespace and root */
-	} else if (g->proc_fd >= 0) {
-		fd = openat(g->proc_fd, "mountinfo", O_RDONLY | O_CLOEXEC);
-	} else {
-		return fopen(g->mountinfo, "re");
+			return -errno;
+		*ret_own = false;
+		return g->mountinfo_fd;
 	}
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "re");
-	if (!f)
-		close(fd);
-	return f;
+	if (g->proc_fd >= 0)
+		fd = openat(g->proc_fd, "mountinfo", O_RDONLY | O_CLOEXEC);
+	else
+		fd = open(g->mountinfo, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 static int compare_id(const void *a, const void *b)
@@ -220,52 +182,102 @@ static void table_clear(struct mount_table *t)
 	t->read = false;
 }
 
-/* Reads the mountinfo @f (closed) into @t, replacing what it held, with the mount points
- * if @keep_points, each line a step of @g's budget. 0 or -errno. */
-static int table_read(const struct mount_guard *g, struct mount_table *t, FILE *f, bool keep_points)
+struct table_read {
+	const struct mount_guard *g;
+	struct mount_table *t;
+	bool keep_points;
+	size_t bytes; /* read, not yet counted as steps (less than 256) */
+};
+
+/* Counted as each read comes, before it is parsed: a step a line, and one more per 256
+ * bytes (the mount points are kept, and their length is the caller's to choose too). */
+static int table_read_bytes(const char *buf, size_t n, void *userdata)
 {
+	struct table_read *tr = userdata;
+	size_t steps = 0;
+
+	for (const char *p = buf; (p = memchr(p, '\n', n - (size_t)(p - buf))); p++)
+		steps++;
+	tr->bytes += n;
+	steps += tr->bytes / 256;
+	tr->bytes %= 256;
+	return mount_guard_step(tr->g, (unsigned int)(steps < UINT_MAX ? steps : UINT_MAX));
+}
+
+/* A mount: its id, s_dev, whether its file system type is one whose look-ups may reach
+ * a FUSE server (overlay, fuse, fuse.SUBTYPE, fuseblk) and, if the points are kept, its
+ * mount point (malloc'd). */
+static int table_read_entry(const struct mountinfo_entry *m, void *userdata)
+{
+	struct table_read *tr = userdata;
+	struct mount_table *t = tr->t;
 	struct mount_entry e, *grown;
-	char *line = NULL;
-	size_t size = 0;
-	ssize_t len;
-	int r = 0;
 
-	if (!f)
-		return -errno;
-	table_clear(t);
-	while (r == 0 && (len = getline(&line, &size, f)) > 0) {
-		/* A step a line, and one more per 256 bytes of it: the mount points are
-		 * kept, and their length is the caller's to choose too. */
-		r = mount_guard_step(g, 1 + (unsigned int)len / 256);
-		if (r < 0)
-			break;
-		r = parse_line(line, &e, keep_points);
-		if (r == -EINVAL) {
-			r = 0;
-			continue;
-		}
-		if (r < 0)
-			break;
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? 2 * t->cap : 64;
-
-			grown = reallocarray(t->v, cap, sizeof(*t->v));
-			if (!grown) {
-				free(e.point);
-				r = -ENOMEM;
-				break;
-			}
-			t->v = grown;
-			t->cap = cap;
-		}
-		t->v[t->n++] = e;
+	e = (struct mount_entry){
+		.id = m->id,
+		.dev = m->kdev,
+		.reach = !strcmp(m->fstype, "overlay") || !strncmp(m->fstype, "fuse", 4),
+	};
+	/* "fuse.sshfs": "fuse" */
+	snprintf(e.fstype, sizeof(e.fstype), "%.*s", (int)strcspn(m->fstype, "."), m->fstype);
+	if (tr->keep_points) {
+		e.point = strdup(m->target);
+		if (!e.point)
+			return -ENOMEM;
 	}
-	free(line);
-	fclose(f);
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+
+		grown = reallocarray(t->v, cap, sizeof(*t->v));
+		if (!grown) {
+			free(e.point);
+			return -ENOMEM;
+		}
+		t->v = grown;
+		t->cap = cap;
+	}
+	t->v[t->n++] = e;
+	return 0;
+}
+
+/* Reads the mountinfo @fd (closed if @own; a negative one is an -errno) into @t,
+ * replacing what it held, with the mount points if @keep_points, each line and each 256
+ * bytes a step of @g's budget. 0 or -errno. */
+static int table_read(const struct mount_guard *g, struct mount_table *t, int fd, bool own,
+		      bool keep_points)
+{
+	static const struct mountinfo_ops ops = { .entry = table_read_entry,
+						  .bytes = table_read_bytes };
+	struct table_read tr = { .g = g, .t = t, .keep_points = keep_points };
+	int r;
+
+	if (fd < 0)
+		return fd;
+	table_clear(t);
+	r = mountinfo_read_fd(fd, &ops, &tr);
+	if (own)
+		close(fd);
 	if (r == 0 && t->n)
 		qsort(t->v, t->n, sizeof(*t->v), compare_id);
 	t->read = r == 0;
 	return r;
+}
+
+/* Reads @g's caller's mountinfo into @t, with the mount points. */
+static int table_read_caller(const struct mount_guard *g, struct mount_table *t)
+{
+	bool own;
+	int fd = open_mountinfo(g, &own);
+
+	return table_read(g, t, fd, own, true);
+}
+
+/* Reads umbrellad's own mountinfo into @t, without the mount points. */
+static int table_read_ours(const struct mount_guard *g, struct mount_table *t)
+{
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+	return table_read(g, t, fd < 0 ? -errno : fd, true, false);
 }
 
 /* By id: a request may look up one mount id per name of every path below a rule. */
@@ -303,8 +315,7 @@ static const struct mount_entry *lookup(const struct mount_guard *g, bool ours, 
 	tt->reads++;
 	if (!ours) /* @first, once read, stays: a pass may be walking it */
 		t = tt->first.read ? &tt->again : &tt->first;
-	*ret = table_read(g, t, ours ? fopen("/proc/self/mountinfo", "re") : open_mountinfo(g),
-			  !ours);
+	*ret = ours ? table_read_ours(g, t) : table_read_caller(g, t);
 	return *ret < 0 ? NULL : table_find_id(t, id);
 }
 
@@ -345,7 +356,7 @@ int mount_guard_read(struct mount_guard *g, const struct mount_entry **ret, size
 	table_clear(&tt->ours); /* umbrellad's mounts may have changed too */
 	tt->reads = 1;
 	budget_start(tt, false);
-	r = table_read(g, &tt->first, open_mountinfo(g), true);
+	r = table_read_caller(g, &tt->first);
 	if (r < 0)
 		return r;
 	*ret = tt->first.v;
@@ -380,7 +391,7 @@ int mount_guard_mounts(const struct mount_guard *g, const struct mount_entry **r
 		return -EINVAL; /* not opened: cannot happen */
 	if (!tt->first.read) {
 		tt->reads++;
-		r = table_read(g, &tt->first, open_mountinfo(g), true);
+		r = table_read_caller(g, &tt->first);
 		if (r < 0)
 			return r;
 	}
@@ -459,7 +470,7 @@ int mount_guard_check(const struct mount_guard *g, int fd)
 		return 0;
 	/* The same super block as a mount of umbrellad's namespace: root made it. */
 	if (!g->tables->ours.read) {
-		r = table_read(g, &g->tables->ours, fopen("/proc/self/mountinfo", "re"), false);
+		r = table_read_ours(g, &g->tables->ours);
 		if (r < 0)
 			return r;
 	}

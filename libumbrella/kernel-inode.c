@@ -21,6 +21,7 @@
 #include <umbrella/kdev.h>
 
 #include "fdinfo.h"
+#include "mountinfo.h"
 
 /* mnt_id and ino of descriptor @fd of this process, from its fdinfo. */
 static int fdinfo_inode(int fd, int *ret_mnt_id, uint64_t *ret_ino)
@@ -37,31 +38,35 @@ static int fdinfo_inode(int fd, int *ret_mnt_id, uint64_t *ret_ino)
 	return 0;
 }
 
+struct dev_find {
+	int mnt_id;
+	uint32_t dev;
+};
+
+static int dev_find_entry(const struct mountinfo_entry *e, void *userdata)
+{
+	struct dev_find *d = userdata;
+
+	if (e->id != d->mnt_id)
+		return 0;
+	d->dev = e->kdev;
+	return 1;
+}
+
 /* The s_dev of mount @mnt_id in the mountinfo file @path: 0, -ENOENT if it has no
  * such mount, or -errno. */
 static int mountinfo_dev(const char *path, int mnt_id, uint32_t *ret_dev)
 {
-	char *line = NULL;
-	size_t size = 0;
-	int ret = -ENOENT;
-	FILE *f;
+	struct dev_find d = { .mnt_id = mnt_id };
+	int r;
 
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (getline(&line, &size, f) > 0) {
-		unsigned int major, minor;
-		int id, parent;
-
-		if (sscanf(line, "%d %d %u:%u", &id, &parent, &major, &minor) != 4 || id != mnt_id)
-			continue;
-		*ret_dev = major << UMB_KDEV_MINOR_BITS | minor;
-		ret = 0;
-		break;
-	}
-	free(line);
-	fclose(f);
-	return ret;
+	r = mountinfo_read_path(path, &(const struct mountinfo_ops){ .entry = dev_find_entry }, &d);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return -ENOENT;
+	*ret_dev = d.dev;
+	return 0;
 }
 
 int umb_kernel_inode(int fd, int peer, uint32_t *ret_dev, uint64_t *ret_ino)
