@@ -182,8 +182,8 @@ int essentials_unsigned(const struct keyring *k, char *const *paths, char **ret_
 	return count;
 }
 
-int essentials_deny_check(const struct config *c, const char *conf_name,
-			  const char *keyring_dir, char **ret_text)
+int essentials_deny_check(const struct config *c, const char *conf_name, const char *keyring_dir,
+			  char **ret_text)
 {
 	struct keyring *k = NULL;
 	char **paths = NULL, *list = NULL, *error = NULL;

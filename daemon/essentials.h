@@ -43,7 +43,7 @@ int essentials_unsigned(const struct keyring *k, char *const *paths, char **ret_
  * Return: 0 (nothing to say: "unsigned = allow", or every essential is signed); 1 when
  * forced (a warning to log); -EPERM when refused; -ENOMEM.
  */
-int essentials_deny_check(const struct config *c, const char *conf_name,
-			  const char *keyring_dir, char **ret_text);
+int essentials_deny_check(const struct config *c, const char *conf_name, const char *keyring_dir,
+			  char **ret_text);
 
 #endif /* UMBRELLA_ESSENTIALS_H */

@@ -132,7 +132,8 @@ static void test_deny_check(void)
 
 	c.unsigned_deny = true;
 	r = essentials_deny_check(&c, "test.conf", ring, &text);
-	TAP_OK(r == -EPERM && text && !strncmp(text, "test.conf: 'unsigned = deny' refused: ", 38) &&
+	TAP_OK(r == -EPERM && text &&
+		       !strncmp(text, "test.conf: 'unsigned = deny' refused: ", 38) &&
 		       strstr(text, "\n  /bin/sh"),
 	       "unsigned = deny on this host, where /bin/sh is not signed: refused, naming it "
 	       "(%d: %.200s)",
