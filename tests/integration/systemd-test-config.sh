@@ -211,6 +211,14 @@ check $? "no configuration file: umbrellad starts with the defaults"
 denied
 check $? "no configuration file: enforcing"
 
+# status shows the key ring umbrellad uses, not the one the CLI's own default names.
+out=$(UMBRELLA_KEYRING=/tmp/not-umbrellads "$cli" status 2>&1)
+[[ "$out" == *"key ring: /etc/umbrella/keys: "* ]] && [[ "$out" != *"/tmp/not-umbrellads"* ]]
+check $? "umbrella-cli status with UMBRELLA_KEYRING set: umbrellad's key ring, /etc/umbrella/keys"
+out=$(UMBRELLA_KEYRING=/tmp/not-umbrellads "$cli" -j status 2>&1 | jq -r '.keyring | "\(.dir) \(.of)"')
+[ "$out" = "/etc/umbrella/keys umbrellad" ]
+check $? "... and in JSON: keyring.dir, of umbrellad ($out)"
+
 # --config with a missing file is an error (checked outside the unit: same code path).
 out=$("$umbrellad" --config /etc/umbrella/missing.conf 2>&1)
 rc=$?

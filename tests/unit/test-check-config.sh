@@ -53,14 +53,14 @@ rc=$?
 check $? "umbrellad started with a bad file: every error, then exit 78 (exit $rc)"
 
 out=$(UMBRELLA_KEYRING=$ring "$cli" --pin-dir "$tmp/no-pins" status 2>&1)
-[[ "$out" == *"key ring: $ring: 1 keys, and files rejected (not trusted):"* ]] &&
+[[ "$out" == *"key ring: $ring (umbrella-cli's: umbrellad is not running): 1 keys, and files rejected (not trusted):"* ]] &&
 	[[ "$out" == *"  $ring/vendor.pub: the Ed25519 public key $id"* ]] &&
 	[[ "$out" == *"  $ring/notes.txt: "* ]]
 check $? "umbrella-cli status lists the files the key ring rejects"
 out=$(UMBRELLA_KEYRING=$ring "$cli" --pin-dir "$tmp/no-pins" -j status 2>&1 |
-	jq -r '.keyring | "\(.keys) \(.revocations_known) \(.rejected | length)"')
-[ "$out" = "1 true 2" ]
-check $? "status --json: keyring.keys, revocations_known, rejected[]"
+	jq -r '.keyring | "\(.keys) \(.revocations_known) \(.rejected | length) \(.of)"')
+[ "$out" = "1 true 2 cli" ]
+check $? "status --json: keyring.keys, revocations_known, rejected[], of: cli (no umbrellad) ($out)"
 
 out=$("$cli" key list --keyring "$ring" 2>"$tmp/stderr")
 rc=$?
