@@ -18,9 +18,9 @@ static const struct daemon_option {
 	const char *name;
 	bool has_arg;
 } options[] = {
-	{ "help", false },	    { "version", false },      { "socket", true },
-	{ "pin-dir", true },	    { "reset-pins", false },   { "config", true },
-	{ "keyring", true },	    { "check-config", false }, { "log-rate-limit", true },
+	{ "help", false },   { "version", false },	{ "socket", true },
+	{ "pin-dir", true }, { "reset-pins", false },	{ "config", true },
+	{ "keyring", true }, { "check-config", false }, { "log-rate-limit", true },
 };
 
 /* The option that "--@name" (@len bytes, before any '=') names, as getopt_long() picks
@@ -46,7 +46,7 @@ const char *daemon_args_keyring(const char *args, size_t len)
 	const char *end = args + len, *keyring = NULL, *p;
 
 	if (!len || args[len - 1] != '\0')
-		return NULL; /* not a whole command line */
+		return NULL;	     /* not a whole command line */
 	p = args + strlen(args) + 1; /* past the program */
 	while (p < end) {
 		const char *arg = p, *eq;

@@ -30,8 +30,7 @@ static const struct {
 	{ ARGS("umbrellad\0--keyring\0/a\0--keyring=/b"), "/b", "the last one wins" },
 	{ ARGS("umbrellad\0--config\0--keyring\0--socket\0/s"), NULL,
 	  "an option's value that looks like --keyring is a value" },
-	{ ARGS("umbrellad\0--c\0--keyring\0/k"), "/k",
-	  "an ambiguous prefix (--c) takes no value" },
+	{ ARGS("umbrellad\0--c\0--keyring\0/k"), "/k", "an ambiguous prefix (--c) takes no value" },
 	{ ARGS("umbrellad\0--\0--keyring\0/k"), NULL, "-- ends the options" },
 	{ ARGS("umbrellad\0--check-config\0--keyring=\0"), "", "an empty value" },
 	{ ARGS("umbrellad\0--keyring"), NULL, "--keyring without its value" },
@@ -48,8 +47,8 @@ int main(void)
 		/* ARGS() counts the literal's own NUL: the kernel's last NUL. */
 		const char *k = daemon_args_keyring(cases[i].args, cases[i].len);
 
-		TAP_OK(cases[i].want ? k && !strcmp(k, cases[i].want) : !k, "%s: %s",
-		       cases[i].what, k ? k : "(none)");
+		TAP_OK(cases[i].want ? k && !strcmp(k, cases[i].want) : !k, "%s: %s", cases[i].what,
+		       k ? k : "(none)");
 	}
 
 	/* A process of our own, started in @dir with a relative --keyring. */
