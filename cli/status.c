@@ -8,7 +8,10 @@
  * named after it), and umb_ctl.daemon_tgid, the last umbrellad to start, which is
  * running if that process still exists and is an umbrellad (pids get reused).
  * The key ring is read from its directory as umbrellad reads it (it reloads on every
- * change): the files it rejects, and so does not trust, are listed here too.
+ * change): the files it rejects, and so does not trust, are listed here too. The
+ * directory is the running umbrellad's (its --keyring, from /proc/PID/cmdline), not
+ * the one this CLI would use (--keyring, $UMBRELLA_KEYRING): only when no umbrellad
+ * runs, or its command line cannot be read, is it the CLI's, and said so.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +25,7 @@
 
 #include "cli.h"
 #include "command.h"
+#include "daemon-args.h"
 #include "daemon-pid.h"
 #include "daemon-socket.h"
 #include "key.h"
@@ -55,7 +59,8 @@ struct status {
 	} uid_drops[STATUS_UIDS];
 	size_t uid_drop_count;
 	struct umb_meta meta;
-	const char *keyring_dir;
+	char *keyring_dir;
+	bool keyring_is_daemons; /* keyring_dir is the running umbrellad's */
 	struct keyring *keyring; /* NULL if it could not be read (out of memory) */
 };
 
@@ -191,17 +196,28 @@ static int count_layers(const struct pinned_maps *m, __u32 *ret_count)
 	return 0;
 }
 
-static int read_status(struct status *s)
+/* The key ring of the running umbrellad, or else the CLI's own (read_status() has told
+ * whether umbrellad runs). Return: 0 or -ENOMEM. */
+static int read_keyring(struct status *s)
 {
-	struct pinned_maps m;
 	char *error = NULL;
-	int r;
 
-	s->keyring_dir = cli_keyring_dir(arg_keyring);
+	if (s->daemon_running && s->ctl.daemon_tgid &&
+	    daemon_keyring_dir(s->ctl.daemon_tgid, KEYRING_DIR_DEFAULT, &s->keyring_dir) == 0)
+		s->keyring_is_daemons = true;
+	else if (!(s->keyring_dir = strdup(cli_keyring_dir(arg_keyring))))
+		return -ENOMEM;
 	if (keyring_load(s->keyring_dir, &s->keyring, &error) < 0) {
 		cli_warn("%s", error ? error : "cannot read the key ring");
 		free(error);
 	}
+	return 0;
+}
+
+static int read_status(struct status *s)
+{
+	struct pinned_maps m;
+	int r;
 
 	r = pinned_state_access();
 	s->pinned = r == 0;
@@ -346,6 +362,8 @@ static void status_json(const struct status *s)
 		jsonw_name(jw, "keyring");
 		jsonw_start_object(jw);
 		jsonw_string_field(jw, "dir", s->keyring_dir);
+		/* "umbrellad": the running umbrellad's; "cli": what this CLI would use */
+		jsonw_string_field(jw, "of", s->keyring_is_daemons ? "umbrellad" : "cli");
 		jsonw_uint_field(jw, "keys", keyring_count(s->keyring));
 		jsonw_bool_field(jw, "revocations_known", keyring_revocations_known(s->keyring));
 		jsonw_name(jw, "rejected");
@@ -386,16 +404,22 @@ static void status_unreadable(const struct status *s)
 
 static void keyring_text(const struct status *s)
 {
+	/* Whose directory: umbrellad's, else (none runs, or its command line cannot be
+	 * read) this CLI's, which --keyring and $UMBRELLA_KEYRING choose. */
+	const char *whose = s->keyring_is_daemons ? "" :
+			    s->daemon_running	  ? " (umbrella-cli's: umbrellad's is unknown)" :
+						    " (umbrella-cli's: umbrellad is not running)";
 	size_t rejected;
 
 	if (!s->keyring)
 		return;
 	rejected = keyring_rejected_count(s->keyring);
 	if (!keyring_revocations_known(s->keyring))
-		printf("key ring: %s: no key trusted (the revocation list is not known)\n",
-		       s->keyring_dir);
+		printf("key ring: %s%s: no key trusted (the revocation list is not known)\n",
+		       s->keyring_dir, whose);
 	else
-		printf("key ring: %s: %zu keys%s\n", s->keyring_dir, keyring_count(s->keyring),
+		printf("key ring: %s%s: %zu keys%s\n", s->keyring_dir, whose,
+		       keyring_count(s->keyring),
 		       rejected ? ", and files rejected (not trusted):" : "");
 	for (size_t i = 0; i < rejected; i++)
 		printf("  %s\n", keyring_rejected(s->keyring, i));
@@ -488,7 +512,7 @@ int cli_status(int argc, char **argv)
 			  argv[1]);
 		return EXIT_USAGE;
 	}
-	if (read_status(&s) < 0) {
+	if (read_status(&s) < 0 || read_keyring(&s) < 0) {
 		ret = EXIT_ERROR;
 		goto out;
 	}
@@ -507,5 +531,6 @@ out:
 		free(s.hooks[i]);
 	free(s.hooks);
 	keyring_free(s.keyring);
+	free(s.keyring_dir);
 	return ret;
 }

@@ -12,6 +12,8 @@
  *   mode = enforcing | permissive    permissive: denials are recorded, not enforced
  *   unsigned = allow | deny          exec of binaries without a valid signature, and
  *                                    of any without a verdict, system-wide
+ *   unsigned_deny_force = yes | no   apply "unsigned = deny" although essential programs
+ *                                    are not validly signed (essentials.c)
  *   max_rules_per_layer = N          items in one rfork()/restrict_self() request
  *   max_layers_per_user = N          live layers one non-root uid may hold
  *   max_rules_per_user = N           fs rules of the live layers of one non-root uid
@@ -120,6 +122,20 @@ static int parse_unsigned(const char *value, struct config *c, struct message *m
 	return 0;
 }
 
+static int parse_unsigned_deny_force(const char *value, struct config *c, struct message *m)
+{
+	char buf[64];
+
+	if (strcmp(value, "no") == 0)
+		c->unsigned_deny_force = false;
+	else if (strcmp(value, "yes") == 0)
+		c->unsigned_deny_force = true;
+	else
+		return fail(m, "unknown value '%s' for 'unsigned_deny_force' (expected yes or no)",
+			    shown(value, buf));
+	return 0;
+}
+
 /* A number from 1 to @max for the key @key, into *@ret. */
 static int parse_count(const char *key, const char *value, unsigned int max, unsigned int *ret,
 		       struct message *m)
@@ -196,6 +212,7 @@ static const struct key {
 } keys[] = {
 	{ "mode", parse_mode },
 	{ "unsigned", parse_unsigned },
+	{ "unsigned_deny_force", parse_unsigned_deny_force },
 	{ "max_rules_per_layer", parse_max_rules },
 	{ "max_layers_per_user", parse_max_layers_per_user },
 	{ "max_rules_per_user", parse_max_rules_per_user },
@@ -368,8 +385,9 @@ const char *config_summary(const struct config *c, char *buf, unsigned int size)
 		snprintf(rate, sizeof(rate), "%u/%u", c->log_burst, c->log_interval_sec);
 	else
 		snprintf(rate, sizeof(rate), "off");
-	snprintf(buf, size, "mode=%s unsigned=%s max_rules_per_layer=%u log_rate_limit=%s",
+	snprintf(buf, size, "mode=%s unsigned=%s%s max_rules_per_layer=%u log_rate_limit=%s",
 		 c->permissive ? "permissive" : "enforcing", c->unsigned_deny ? "deny" : "allow",
-		 c->max_rules_per_layer, rate);
+		 c->unsigned_deny_force ? " unsigned_deny_force=yes" : "", c->max_rules_per_layer,
+		 rate);
 	return buf;
 }

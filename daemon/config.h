@@ -28,8 +28,11 @@
 
 /* What umbrella.conf says. */
 struct config {
-	bool permissive;		  /* mode = permissive: denials recorded, not enforced */
-	bool unsigned_deny;		  /* unsigned = deny: UMB_CTL_UNSIGNED_DENY */
+	bool permissive;    /* mode = permissive: denials recorded, not enforced */
+	bool unsigned_deny; /* unsigned = deny: UMB_CTL_UNSIGNED_DENY */
+	/* unsigned_deny_force = yes: deny applies although essential programs are not
+	 * validly signed (essentials.h), which otherwise refuses the configuration */
+	bool unsigned_deny_force;
 	unsigned int max_rules_per_layer; /* items in one rfork/restrict_self request */
 	/* live layers, and their fs rules, of one non-root uid; 0: the default */
 	unsigned int max_layers_per_user, max_rules_per_user;

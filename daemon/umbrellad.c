@@ -52,6 +52,7 @@
 #include "bpf-open.h"
 #include "config.h"
 #include "event-priority.h"
+#include "essentials.h"
 #include "events.h"
 #include "exec-gate.h"
 #include "fs-watch.h"
@@ -110,8 +111,10 @@ static void help(void)
 	       "  --keyring DIR   the signing keys that binaries may be signed with (default\n"
 	       "                  " KEYRING_DIR_DEFAULT "); read again when DIR changes and\n"
 	       "                  on SIGHUP\n"
-	       "  --check-config  report every error of the configuration file and every\n"
-	       "                  file the key ring rejects, and exit (needs no BPF)\n"
+	       "  --check-config  report every error of the configuration file, every\n"
+	       "                  file the key ring rejects and, under unsigned = deny,\n"
+	       "                  each essential program it does not validly sign, and\n"
+	       "                  exit (needs no BPF)\n"
 	       "  --help          show this help\n"
 	       "  --version       show the version\n\n"
 	       "Exit status: 0 after SIGTERM or SIGINT, 1 on failure, %d when the pin directory\n"
@@ -234,6 +237,11 @@ static int check_config(void)
 	} else {
 		printf("%s: %s%s\n", arg_config, r == 1 ? "missing, the defaults: " : "",
 		       config_summary(&c, summary, sizeof(summary)));
+		/* What a start or reload would refuse: deny on unsigned essentials. */
+		r = essentials_deny_check(&c, arg_config, arg_keyring, &error);
+		if (r != 0)
+			log_lines(r < 0 ? LOG_ERR : LOG_WARNING, error ? error : strerror(-r), "");
+		bad |= r < 0;
 	}
 	free(error);
 	error = NULL;
@@ -384,6 +392,26 @@ static int config_apply(const struct config *c, struct server *s)
 }
 
 /*
+ * "unsigned = deny" with essential programs unsigned would lock the machine up
+ * (essentials.h): refused like an error of the file (in *@ret_error), or, when forced,
+ * logged as a warning. Return: 0, or -EPERM or -ENOMEM with *@ret_error set.
+ */
+static int deny_check(const struct config *c, char **ret_error)
+{
+	char *text = NULL;
+	int r = essentials_deny_check(c, arg_config, arg_keyring, &text);
+
+	if (r > 0)
+		log_lines(LOG_WARNING, text, "");
+	if (r >= 0) {
+		free(text);
+		return 0;
+	}
+	*ret_error = text;
+	return r;
+}
+
+/*
  * SIGHUP (systemctl reload): reads the configuration file again and applies it, or on
  * any error logs it, naming the file and line, and keeps the configuration in force.
  * Tells systemd around it (sd_notify(3): RELOADING=1 with MONOTONIC_USEC=, then READY=1).
@@ -404,6 +432,8 @@ static void reload(struct server *s)
 	r = config_load(arg_config, arg_config_given, &c, &error);
 	if (r == 1)
 		log_info("no %s: using the defaults", arg_config);
+	if (r >= 0)
+		r = deny_check(&c, &error);
 	if (r >= 0)
 		r = config_apply(&c, s);
 	if (r < 0) {
@@ -573,6 +603,14 @@ int main(int argc, char *argv[])
 	}
 	if (r == 1)
 		log_info("no %s: using the defaults", arg_config);
+	/* Before anything is loaded too: a machine where nothing could be exec'd is the
+	 * worse failure, and the administrator must see why (exit 78, as a bad file). */
+	r = deny_check(&config, &config_error);
+	if (r < 0) {
+		log_lines(LOG_ERR, config_error ? config_error : strerror(-r), "");
+		free(config_error);
+		return EXIT_BAD_CONFIG;
+	}
 
 	r = lsm_probe_bpf_active();
 	if (r < 0) {

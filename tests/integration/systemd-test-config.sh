@@ -4,9 +4,10 @@
 # configuration file /etc/umbrella/umbrella.conf (TAP). mode = enforcing denies,
 # `systemctl reload` to mode = permissive lets the same access through and logs it,
 # while umbrellad's self-protection stays; a bad file on reload is logged with its line
-# and the configuration in force is kept, a bad value of unsigned too; a bad file at
-# start fails the unit with status 78 and the line in the journal; max_rules_per_layer
-# is enforced on rfork.
+# and the configuration in force is kept, a bad value of unsigned too, and
+# "unsigned = deny" while the essential programs are unsigned (it would lock the VM up);
+# a bad file at start fails the unit with status 78 and the line in the journal, that
+# deny too; max_rules_per_layer is enforced on rfork.
 #   tests/vm/run --systemd --rw BUILD -- BUILD/tests/integration/systemd-test-config
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
@@ -131,6 +132,25 @@ check $? "a bad value of unsigned is refused with its reason"
 allowed
 check $? "... and the permissive configuration stays in force"
 
+# "unsigned = deny" itself, where nothing is signed: every shell, systemctl, login would
+# be refused. The reload says which programs, and keeps the configuration in force.
+write_conf 'mode = enforcing\nunsigned = deny\n'
+reload
+out=$(journal | tail -n 15)
+[[ "$out" == *"$conf: 'unsigned = deny' refused: it would lock this machine up"* ]] &&
+	[[ "$out" == *"  /bin/sh ("*"): no signature"* ]] &&
+	[[ "$out" == *"  /bin/systemctl ("*"): no signature"* ]] &&
+	[[ "$out" == *"  /usr/local/sbin/umbrellad: no signature"* ]] &&
+	[[ "$out" == *"no signature; keeping the configuration in force"* ]]
+check $? "unsigned = deny with /bin/sh, systemctl and umbrellad unsigned: the reload is refused, naming them"
+out="ActiveState=$(prop ActiveState) MainPID $pid -> $(prop MainPID) StatusText=$(prop StatusText)"
+[ "$(prop MainPID)" = "$pid" ] &&
+	[[ "$(prop StatusText)" == "Permissive (reload failed"*"'unsigned = deny' refused"* ]]
+check $? "... umbrellad stays up and says why in its status ($out)"
+out=$("$cli" status 2>&1)
+[[ "$out" == *"unsigned = allow"* ]] && allowed
+check $? "... unsigned = allow and the permissive configuration stay in force"
+
 write_conf 'mode = enforcing\nunsigned = allow\nmax_rules_per_layer = 3\nlog_rate_limit = 100/10\n'
 reload
 out=$(journal | tail -n 5)
@@ -167,6 +187,19 @@ out=$(journal | tail -n 10)
 check $? "a bad file at start: the journal names the line"
 systemctl reset-failed umbrellad.service
 
+# unsigned = deny at start, nothing signed: refused as a bad file, before anything loads.
+write_conf 'unsigned = deny\n'
+systemctl start umbrellad.service 2>/dev/null
+rc=$?
+sleep 3
+out="start: $rc, ActiveState=$(prop ActiveState) ExecMainStatus=$(prop ExecMainStatus)"
+[ "$rc" != 0 ] && [ "$(prop ActiveState)" = failed ] && [ "$(prop ExecMainStatus)" = 78 ]
+check $? "unsigned = deny at start with /bin/sh unsigned: the unit fails with status 78 ($out)"
+out=$(journal | tail -n 15)
+[[ "$out" == *"$conf: 'unsigned = deny' refused"* ]] && [[ "$out" == *"  /bin/sh ("*"): no signature"* ]]
+check $? "... the journal says why, naming /bin/sh"
+systemctl reset-failed umbrellad.service
+
 # No file at the default path: the defaults (enforcing).
 rm "$conf"
 timeout 300 systemctl start umbrellad.service
@@ -177,6 +210,14 @@ out=$(journal | tail -n 10)
 check $? "no configuration file: umbrellad starts with the defaults"
 denied
 check $? "no configuration file: enforcing"
+
+# status shows the key ring umbrellad uses, not the one the CLI's own default names.
+out=$(UMBRELLA_KEYRING=/tmp/not-umbrellads "$cli" status 2>&1)
+[[ "$out" == *"key ring: /etc/umbrella/keys: "* ]] && [[ "$out" != *"/tmp/not-umbrellads"* ]]
+check $? "umbrella-cli status with UMBRELLA_KEYRING set: umbrellad's key ring, /etc/umbrella/keys"
+out=$(UMBRELLA_KEYRING=/tmp/not-umbrellads "$cli" -j status 2>&1 | jq -r '.keyring | "\(.dir) \(.of)"')
+[ "$out" = "/etc/umbrella/keys umbrellad" ]
+check $? "... and in JSON: keyring.dir, of umbrellad ($out)"
 
 # --config with a missing file is an error (checked outside the unit: same code path).
 out=$("$umbrellad" --config /etc/umbrella/missing.conf 2>&1)

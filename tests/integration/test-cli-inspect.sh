@@ -31,7 +31,9 @@ json_ok() { printf '%s\n' "$out" | python3 -m json.tool >/dev/null; }
 # Evaluates the Python expression $1 on the JSON output (as j); true when it holds.
 json_is() { printf '%s\n' "$out" | python3 -c "import json, sys; j = json.load(sys.stdin); sys.exit(0 if ($1) else 1)"; }
 
-start_daemon "$tmp/daemon.log" --pin-dir "$pin"
+# A key ring of its own: status must show umbrellad's, not the CLI's default.
+mkdir "$tmp/ring"
+start_daemon "$tmp/daemon.log" --pin-dir "$pin" --keyring "$tmp/ring"
 rc=$?
 out=$(cat "$tmp/daemon.log")
 [ "$rc" = 0 ]
@@ -53,15 +55,16 @@ cli status --json
 check $? "status --json parses and says the same"
 
 # What status says of the configuration: the mode, unsigned, the verdict epoch, the
-# versions and the key ring; the hooks wrapped to 80 columns.
-cli --keyring "$tmp/ring" status --verbose
+# versions and the key ring (umbrellad's, whatever the CLI's --keyring says); the hooks
+# wrapped to 80 columns.
+cli --keyring "$tmp/not-umbrellads" status --verbose
 [ "$rc" = 0 ] && [[ "$out" == *"mode: enforcing; unsigned = allow (unsigned programs run, except in tasks restricted with exec-unsigned)"*"verdict epoch "[0-9]* ]] &&
 	[[ "$out" == *"umbrella-cli "*", ABI $abi)"* ]] && [[ "$out" == *"key ring: $tmp/ring: 0 keys"* ]] &&
 	[ -z "$(printf '%s\n' "$out" | grep '^  ' | awk 'length > 80')" ] &&
 	[ "$(printf '%s\n' "$out" | grep -c '^  ')" -gt 1 ]
 check $? "status: mode, unsigned, epoch, versions, key ring; hooks on lines of 80 columns"
-cli st -j --keyring "$tmp/ring"
-[ "$rc" = 0 ] && json_ok && json_is "j['mode'] == 'enforcing' and j['unsigned'] == 'allow' and j['verdict_epoch'] >= 0 and j['version'] and j['keyring']['dir'] == '$tmp/ring'"
+cli st -j --keyring "$tmp/not-umbrellads"
+[ "$rc" = 0 ] && json_ok && json_is "j['mode'] == 'enforcing' and j['unsigned'] == 'allow' and j['verdict_epoch'] >= 0 and j['version'] and j['keyring']['dir'] == '$tmp/ring' and j['keyring']['of'] == 'umbrellad'"
 check $? "'st -j' (status, abbreviated) gives the same in JSON"
 
 # A user who may not read the pins is told what umbrellad's socket says, not "nothing

@@ -5,7 +5,9 @@
 # is wrong); a bad file at start is reported in full too; umbrellad's messages are plain
 # lines, with the journal's "<N>" priority prefix only when stderr is the journal's
 # stream (JOURNAL_STREAM); umbrella-cli key list and status show the keys beside the
-# rejected files.
+# rejected files. "unsigned = deny" while essential programs (/bin/sh...) are unsigned, as
+# on this host, is refused (78) by --check-config and at start, unless
+# unsigned_deny_force = yes.
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
@@ -51,14 +53,14 @@ rc=$?
 check $? "umbrellad started with a bad file: every error, then exit 78 (exit $rc)"
 
 out=$(UMBRELLA_KEYRING=$ring "$cli" --pin-dir "$tmp/no-pins" status 2>&1)
-[[ "$out" == *"key ring: $ring: 1 keys, and files rejected (not trusted):"* ]] &&
+[[ "$out" == *"key ring: $ring (umbrella-cli's: umbrellad is not running): 1 keys, and files rejected (not trusted):"* ]] &&
 	[[ "$out" == *"  $ring/vendor.pub: the Ed25519 public key $id"* ]] &&
 	[[ "$out" == *"  $ring/notes.txt: "* ]]
 check $? "umbrella-cli status lists the files the key ring rejects"
 out=$(UMBRELLA_KEYRING=$ring "$cli" --pin-dir "$tmp/no-pins" -j status 2>&1 |
-	jq -r '.keyring | "\(.keys) \(.revocations_known) \(.rejected | length)"')
-[ "$out" = "1 true 2" ]
-check $? "status --json: keyring.keys, revocations_known, rejected[]"
+	jq -r '.keyring | "\(.keys) \(.revocations_known) \(.rejected | length) \(.of)"')
+[ "$out" = "1 true 2 cli" ]
+check $? "status --json: keyring.keys, revocations_known, rejected[], of: cli (no umbrellad) ($out)"
 
 out=$("$cli" key list --keyring "$ring" 2>"$tmp/stderr")
 rc=$?
@@ -76,6 +78,29 @@ out=$("$cli" key revoke --keyring "$ring" "$id" 2>&1)
 [ $? = 1 ] && [ "$(wc -l <"$ring/revoked")" = 2 ]
 check $? "key revoke does not append to a list with an error"
 rm "$ring/revoked"
+
+# Nothing on this host is signed: deny would refuse /bin/sh, root's shell, systemctl...
+printf 'unsigned = deny\n' >"$tmp/deny.conf"
+printf 'unsigned = deny\nunsigned_deny_force = yes\n' >"$tmp/force.conf"
+"$umbrellad" --check-config --config "$tmp/deny.conf" --keyring "$ring" >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+out=$(cat "$tmp/stderr")
+[ "$rc" = 78 ] &&
+	grep -qF "umbrellad: $tmp/deny.conf: 'unsigned = deny' refused: it would lock this machine up" "$tmp/stderr" &&
+	grep -qE "^umbrellad:   /bin/sh( \(.*\))?: no signature$" "$tmp/stderr" &&
+	grep -qF "umbrellad:   $(getent passwd 0 | cut -d: -f7)" "$tmp/stderr" &&
+	grep -qF "umbrellad:   $umbrellad: no signature" "$tmp/stderr" &&
+	grep -qF "unsigned_deny_force = yes" "$tmp/stderr"
+check $? "--check-config: unsigned = deny with /bin/sh, root's shell and umbrellad unsigned: exit 78, each named (exit $rc)"
+out=$("$umbrellad" --check-config --config "$tmp/force.conf" --keyring "$ring" 2>&1)
+rc=$?
+[ "$rc" = 0 ] && [[ "$out" == *"unsigned_deny_force = yes: 'unsigned = deny' in force although"* ]] &&
+	[[ "$out" == *"  /bin/sh"* ]]
+check $? "--check-config: the same with unsigned_deny_force = yes: exit 0, the programs named in a warning (exit $rc)"
+out=$("$umbrellad" --config "$tmp/deny.conf" --keyring "$ring" 2>&1)
+rc=$?
+[ "$rc" = 78 ] && [[ "$out" == *"'unsigned = deny' refused"*"  /bin/sh"* ]]
+check $? "umbrellad started with unsigned = deny and /bin/sh unsigned: exit 78, before loading anything (exit $rc)"
 
 # Where stderr goes: a file here, not the journal.
 "$umbrellad" --config "$tmp/missing.conf" 2>"$tmp/stderr"

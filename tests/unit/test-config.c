@@ -17,6 +17,7 @@ static unsigned int user_limit(unsigned int value, unsigned int def)
 static bool config_eq(const struct config *a, const struct config *b)
 {
 	return a->permissive == b->permissive && a->unsigned_deny == b->unsigned_deny &&
+	       a->unsigned_deny_force == b->unsigned_deny_force &&
 	       a->max_rules_per_layer == b->max_rules_per_layer &&
 	       user_limit(a->max_layers_per_user, CONFIG_MAX_LAYERS_PER_USER_DEFAULT) ==
 		       user_limit(b->max_layers_per_user, CONFIG_MAX_LAYERS_PER_USER_DEFAULT) &&
@@ -57,6 +58,14 @@ static const struct good {
 	    .max_rules_per_layer = 1024,
 	    .log_burst = 200,
 	    .log_interval_sec = 5 } },
+	{ "unsigned = deny\nunsigned_deny_force = yes\n",
+	  { .unsigned_deny = true,
+	    .unsigned_deny_force = true,
+	    .max_rules_per_layer = 1024,
+	    .log_burst = 200,
+	    .log_interval_sec = 5 } },
+	{ "unsigned_deny_force = no\n",
+	  { .max_rules_per_layer = 1024, .log_burst = 200, .log_interval_sec = 5 } },
 	{ "unsigned = deny\nmode = permissive\n",
 	  { .permissive = true,
 	    .unsigned_deny = true,
@@ -112,6 +121,8 @@ static const struct bad {
 	{ "unsigned = Deny\n", 1, "unknown value 'Deny' for 'unsigned'" },
 	{ "unsigned = deny\nunsigned = allow\n", 2,
 	  "duplicate key 'unsigned' (already set on line 1)" },
+	{ "unsigned_deny_force = 1\n", 1,
+	  "unknown value '1' for 'unsigned_deny_force' (expected yes or no)" },
 	{ "unsigned = maybe\n", 1,
 	  "unknown value 'maybe' for 'unsigned' (expected allow or deny)" },
 	{ "unsigned = allow\nunsigned = allow\n", 2, "duplicate key 'unsigned'" },
@@ -340,6 +351,12 @@ int main(int argc, char *argv[])
 		      "mode=enforcing unsigned=deny max_rules_per_layer=1024 "
 		      "log_rate_limit=200/5") == 0,
 	       "summary with unsigned = deny: %s", buf);
+	c.unsigned_deny_force = true;
+	TAP_OK(strcmp(config_summary(&c, buf, sizeof(buf)),
+		      "mode=enforcing unsigned=deny unsigned_deny_force=yes "
+		      "max_rules_per_layer=1024 log_rate_limit=200/5") == 0,
+	       "summary with unsigned_deny_force = yes: %s", buf);
+	c.unsigned_deny_force = false;
 	c.unsigned_deny = false;
 	test_good();
 	test_bad();
