@@ -309,8 +309,10 @@ static bool call_done(const struct exec_gate *g)
 
 int gate_call(struct exec_gate *g, enum gate_call_op op)
 {
-	static const char *const names[] = { [GATE_CALL_FLUSH] = "flush of the verdicts",
-					     [GATE_CALL_RELOAD_KEYRING] = "reload of the key ring" };
+	static const char *const names[] = {
+		[GATE_CALL_FLUSH] = "flush of the verdicts",
+		[GATE_CALL_RELOAD_KEYRING] = "reload of the key ring",
+	};
 	struct timespec deadline = deadline_after(GATE_CALL_WAIT_USEC);
 	bool begun = false;
 	int r;

@@ -79,7 +79,8 @@ static void *run(void *arg)
 	if (r >= 0) {
 		r = sd_event_loop(g->loop);
 		if (r < 0) {
-			log_error_errno(r, "exec gate: its event loop failed (%m): umbrellad exits");
+			log_error_errno(r,
+					"exec gate: its event loop failed (%m): umbrellad exits");
 			_exit(EXIT_FAILURE);
 		}
 	}
