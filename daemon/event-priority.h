@@ -2,19 +2,25 @@
 /*
  * umbrellad - the order in which its event sources are served (sd-event priorities).
  *
- * sd-event dispatches one pending source per turn of the loop, the one with the lowest
- * priority value first, and among equals the one pending the longest. So a source above
- * another that stays pending starves it: only what no user can keep pending sits above
- * the rest. First a stop or reload, then BPF's invalidations (an ignore mark must not
- * outlive its verdict; one needs a verification first, so no user can keep them
- * coming), then what root changes of the gate's view (mounts in umbrellad's namespace,
- * the key ring). Last, in turn by age, what any user can make busy: the exec gate's
- * fanotify events (a loop that makes and execs new files; the handler reads the
- * invalidations first itself), the denial and release records (a loop of denied
- * calls), library directories a user can write to, the requests on the socket, new
- * connections, a step of the files being verified and the timers. A large file being
- * verified never blocks the socket, a busy socket never stalls a verification, and a
- * flood of execs or denials stalls neither.
+ * umbrellad has two loops, on two threads (gate-thread.c): the main one (signals, the
+ * socket, the denial and release records, the mounts below restricted directories) and
+ * the exec gate's (fanotify, BPF's invalidations, its own mounts, the key ring, library
+ * directories, the files being verified). sd-event dispatches one pending source per
+ * turn of a loop, the one with the lowest priority value first, and among equals the one
+ * pending the longest. So a source above another that stays pending starves it: only
+ * what no user can keep pending sits above the rest. First a stop or reload, then what
+ * one thread asks of the other's loop (gate-bridge.c: one thing at a time, served after
+ * the event in progress), then BPF's invalidations (an ignore mark must not outlive its
+ * verdict; one needs a verification first, so no user can keep them coming), then what
+ * root changes of the gate's view (mounts in umbrellad's namespace, the key ring). Last,
+ * in turn by age, what any user can make busy: the exec gate's fanotify events (a loop
+ * that makes and execs new files; the handler reads the invalidations first itself),
+ * library directories a user can write to and a step of the files being verified, in
+ * the gate's loop; the denial and release records (a loop of denied calls), the
+ * requests on the socket, new connections and the timers, in the main loop. A large
+ * file being verified never blocks another owner's exec, and a flood of execs or
+ * denials stalls neither loop; no request delays an exec's answer (but the exec of a
+ * signed binary whose policy's layer the main loop makes, gate-bridge.c).
  */
 #ifndef UMBRELLA_EVENT_PRIORITY_H
 #define UMBRELLA_EVENT_PRIORITY_H
@@ -26,6 +32,7 @@
 
 enum {
 	PRIORITY_SIGNAL = SD_EVENT_PRIORITY_IMPORTANT - 20,
+	PRIORITY_BRIDGE = SD_EVENT_PRIORITY_IMPORTANT - 15,
 	PRIORITY_INVALIDATED = SD_EVENT_PRIORITY_IMPORTANT - 10,
 	PRIORITY_GATE_WATCH = SD_EVENT_PRIORITY_IMPORTANT + 10,
 	PRIORITY_WORK = SD_EVENT_PRIORITY_NORMAL,

@@ -19,9 +19,10 @@
  * exec is answered: fanotify has no event for a mapping). This file ties them together:
  * the verdict epoch, BPF's invalidations (umb_invalidated: a verdict BPF deleted
  * takes its inode's ignore mark with it, gate-marks.c, so that its next exec asks), and
- * the gate's place in umbrellad's event loop (exec_gate_attach(): each part attaches
- * its own sources, this file those of the invalidations, of the library directories
- * and of the turns of the files being verified).
+ * the gate's place in its event loop (gate_attach(): each part attaches its own
+ * sources, this file those of the invalidations, of the library directories and of the
+ * turns of the files being verified). That loop is on a thread of its own
+ * (gate-thread.c), and the main thread's calls reach it as messages (gate-bridge.c).
  *
  * Every permission event is answered, on every path: an unanswered one would hold the
  * exec for ever. umbrellad never execs anything itself.
@@ -63,7 +64,7 @@
 #include "signed-elf.h"
 #include "state.h"
 
-/* Sets umb_ctl.verdict_epoch to @epoch (read, modify, write: one thread writes umb_ctl). */
+/* Sets umb_ctl.verdict_epoch to @epoch (read, modify, write under state.c's lock). */
 static int epoch_write(struct exec_gate *g, __u32 epoch)
 {
 	int r = state_set_verdict_epoch(g->maps.ctl, epoch);
@@ -143,6 +144,16 @@ static int new_epoch(struct exec_gate *g)
 
 int exec_gate_flush(struct exec_gate *g)
 {
+	return gate_call(g, GATE_CALL_FLUSH);
+}
+
+int exec_gate_reload_keyring(struct exec_gate *g)
+{
+	return gate_call(g, GATE_CALL_RELOAD_KEYRING);
+}
+
+int gate_flush(struct exec_gate *g)
+{
 	int r = new_epoch(g);
 
 	if (r == 0)
@@ -150,7 +161,7 @@ int exec_gate_flush(struct exec_gate *g)
 	return r;
 }
 
-int exec_gate_reload_keyring(struct exec_gate *g)
+int gate_reload_keyring(struct exec_gate *g)
 {
 	struct keyring *k = NULL;
 	char summary[96];
@@ -165,6 +176,7 @@ int exec_gate_reload_keyring(struct exec_gate *g)
 		return r;
 	keyring_free(g->keyring);
 	g->keyring = k;
+	atomic_store(&g->keyring_rejected, keyring_rejected_count(k));
 	r = new_epoch(g);
 	/* Once this is logged, every exec is decided by the new ring. */
 	if (r == 0)
@@ -274,7 +286,7 @@ void gate_schedule_jobs(struct exec_gate *g)
 		log_error_errno(r, "exec gate: cannot schedule the files being verified: %m");
 }
 
-int exec_gate_attach(struct exec_gate *g, sd_event *e)
+int gate_attach(struct exec_gate *g, sd_event *e)
 {
 	int r;
 
@@ -300,6 +312,18 @@ int exec_gate_attach(struct exec_gate *g, sd_event *e)
 	if (r < 0)
 		return r;
 	return gate_fanotify_attach(g, e);
+}
+
+void gate_detach(struct exec_gate *g)
+{
+	sd_event_source **sources[] = {
+		&g->fan_source,	 &g->mountinfo_source,	&g->keyring_source,
+		&g->libs_source, &g->libs_flush_source, &g->invalidated_source,
+		&g->jobs_source, &g->call_source,	&g->stop_source,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(sources); i++)
+		*sources[i] = sd_event_source_disable_unref(*sources[i]);
 }
 
 /* The layers of signed policies, those an earlier umbrellad made among them. */
@@ -335,6 +359,12 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	gate_stats_open(&g->stats, maps->gate_stats);
 	g->fan_fd = g->mountinfo_fd = g->inotify_fd = g->libs.inotify_fd = -1;
 	g->ring_wd = g->ring_ancestor_wd = -1;
+	g->stop_fd = g->layer_fd = g->call_fd = -1;
+	r = gate_bridge_init(g);
+	if (r < 0) {
+		log_error_errno(r, "exec gate: cannot set up its thread's messages: %m");
+		goto fail;
+	}
 
 	raise_fd_limit();
 	/* FAN_REPORT_TID: the thread that execs, whose note of an overlayfs file the
@@ -363,6 +393,7 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	r = keyring_read(keyring_dir, "", &g->keyring);
 	if (r < 0)
 		goto fail;
+	atomic_store(&g->keyring_rejected, keyring_rejected_count(g->keyring));
 	r = gate_libraries_init(&g->libs);
 	if (r < 0)
 		log_warning_errno(r, "exec gate: no inotify for library directories: %m");
@@ -398,13 +429,12 @@ void exec_gate_free(struct exec_gate *g)
 {
 	if (!g)
 		return;
-	sd_event_source_disable_unref(g->fan_source);
-	sd_event_source_disable_unref(g->mountinfo_source);
-	sd_event_source_disable_unref(g->keyring_source);
-	sd_event_source_disable_unref(g->libs_source);
-	sd_event_source_disable_unref(g->libs_flush_source);
-	sd_event_source_disable_unref(g->invalidated_source);
-	sd_event_source_disable_unref(g->jobs_source);
+	/* Its thread took its sources out of its loop as it ended. */
+	exec_gate_stop(g);
+	gate_detach(g);
+	gate_bridge_release(g);
+	if (g->stop_fd >= 0)
+		close(g->stop_fd);
 	/* Execs still held: the kernel answers them when the group closes (below). */
 	while (g->jobs) {
 		struct gate_job *j = g->jobs;

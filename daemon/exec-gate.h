@@ -14,7 +14,7 @@
 /* Reading a signed file gives up after this long (the exec is denied, nothing cached). */
 #define GATE_DEADLINE_USEC   (10 * 1000000ULL)
 /* How much of one file is hashed before the others' turn: the longest that another
- * owner's exec, or a request on the socket, waits on a large signed file. */
+ * owner's exec waits on a large signed file (the socket is another thread's). */
 #define GATE_STEP_BYTES	     (1024 * 1024)
 /* Execs held while their files are read, per owner of the file, and in all for owners
  * other than root (each held descriptor, and the one read per owner, costs memory: up
@@ -52,27 +52,41 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 void exec_gate_free(struct exec_gate *g);
 
 /*
- * exec_gate_attach() - serve the gate from the event loop @e: its fanotify events, BPF's
- * invalidations, the mounts, the key ring and library directories it watches, and the
- * files being verified, a step per turn (event-priority.h says in which order).
- * exec_gate_free() detaches it. Return: 0 or -errno (logged).
+ * exec_gate_attach_main() - serve, from the main event loop @e, the gate's requests for
+ * the layers of signed policies (the layers are that loop's, gate-bridge.c). Before
+ * exec_gate_start(). Return: 0 or -errno (logged).
  */
-int exec_gate_attach(struct exec_gate *g, sd_event *e);
+int exec_gate_attach_main(struct exec_gate *g, sd_event *e);
 
 /*
- * exec_gate_reload_keyring() - read the key ring again (SIGHUP, or a change seen by
- * inotify) and start a new verdict epoch. Files it rejects are logged and not trusted,
- * as at start; only a failure (out of memory) keeps the ring in force.
- * Return: 0 or -errno.
+ * exec_gate_start() - serve the gate from an event loop on a thread of its own
+ * (gate-thread.c): its fanotify events, BPF's invalidations, the mounts, the key ring
+ * and library directories it watches, and the files being verified, a step per turn.
+ * From then on the functions below are the main thread's, and each waits for the gate
+ * at most GATE_CALL_WAIT_USEC. If the gate's loop fails, umbrellad exits.
+ * Return: 0 or -errno (logged).
+ */
+int exec_gate_start(struct exec_gate *g);
+
+/* exec_gate_stop() - ends the gate's thread after the event it serves, and joins it (a
+ * layer it waits for is refused). Without a thread it does nothing. */
+void exec_gate_stop(struct exec_gate *g);
+
+/*
+ * exec_gate_reload_keyring() - read the key ring again (SIGHUP; the gate reads it itself
+ * on a change seen by inotify) and start a new verdict epoch. Files it rejects are logged
+ * and not trusted, as at start; only a failure (out of memory) keeps the ring in force.
+ * Return: 0 or -errno; -EBUSY if the gate did not run it in time (logged).
  */
 int exec_gate_reload_keyring(struct exec_gate *g);
 
-/* How many files the key ring in force rejected (for the unit's status). */
+/* How many files the key ring in force rejected (for the unit's status; any thread). */
 size_t exec_gate_keyring_rejected(const struct exec_gate *g);
 
 /*
  * exec_gate_flush() - forget every verdict: a new epoch (verdicts of the old one count as
- * none), the fanotify ignore marks and the verdict log go. Return: 0 or -errno.
+ * none), the fanotify ignore marks and the verdict log go. Return: 0 or -errno; -EBUSY
+ * if the gate did not run it in time (logged).
  */
 int exec_gate_flush(struct exec_gate *g);
 

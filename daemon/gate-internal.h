@@ -10,6 +10,8 @@
 #define UMBRELLA_GATE_INTERNAL_H
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +65,35 @@ struct exec_gate {
 	 * the next one while it is due; NULL before the gate is attached. */
 	uint64_t libs_flushed_usec;
 	sd_event_source *libs_flush_source;
+
+	/* Its thread (gate-thread.c) and its loop, which alone touches the sources above
+	 * (NULL before it starts and after it ends). */
+	sd_event *loop;
+	pthread_t thread;
+	bool running;	  /* the thread runs: the main thread's calls go to it */
+	int start_result; /* 1 while it starts, then 0 or -errno (under bridge_lock) */
+	int stop_fd;	  /* an eventfd: exec_gate_stop() */
+	sd_event_source *stop_source;
+	/* keyring_rejected_count(keyring), for the main thread's status text. */
+	atomic_size_t keyring_rejected;
+
+	/* What the two threads hand each other (gate-bridge.c), under bridge_lock; a
+	 * change is broadcast on bridge_changed (CLOCK_MONOTONIC). */
+	bool bridge_ready; /* the lock and condition are set up */
+	pthread_mutex_t bridge_lock;
+	pthread_cond_t bridge_changed;
+	bool bridge_closed; /* exec_gate_stop(): the main loop serves no more layer jobs */
+	/* The layer the gate waits for (one at a time), made by the main loop: */
+	struct gate_layer_job *layer_job;
+	int layer_fd;		       /* an eventfd in the main loop: a job is queued */
+	sd_event_source *layer_source; /* the main loop's (exec_gate_attach_main()) */
+	/* The main thread's call into the gate (one at a time), run by the gate's loop: */
+	int call_op;	    /* enum gate_call_op */
+	int call_state;	    /* enum gate_call_state */
+	bool call_orphaned; /* its caller stopped waiting: nobody reads call_result */
+	int call_result;
+	int call_fd;		      /* an eventfd in the gate's loop: a call is queued */
+	sd_event_source *call_source; /* the gate loop's */
 };
 
 /* At most one flush of every ignore mark per interval for library changes: any user
@@ -175,6 +206,66 @@ const char *keyring_summary(const struct keyring *k, char *buf, size_t size);
 
 /* Reads the key ring again when its directory changes. Return: 0 or -errno (logged). */
 int gate_keyring_attach(struct exec_gate *g, sd_event *e);
+
+/* exec-gate.c, for the gate's thread */
+
+/* Serves the gate from the event loop @e (its thread's): its fanotify events, BPF's
+ * invalidations, the mounts, the key ring and library directories it watches, and the
+ * files being verified, a step per turn (event-priority.h says in which order).
+ * Return: 0 or -errno (logged). */
+int gate_attach(struct exec_gate *g, sd_event *e);
+
+/* Takes the gate's sources out of its loop (the loop's thread, before it ends). */
+void gate_detach(struct exec_gate *g);
+
+/* exec_gate_flush() and exec_gate_reload_keyring() on the gate's own thread (or before
+ * it starts). Return: 0 or -errno. */
+int gate_flush(struct exec_gate *g);
+int gate_reload_keyring(struct exec_gate *g);
+
+/* gate-bridge.c */
+
+/* What the main thread asks of the gate's loop (gate_call()). */
+enum gate_call_op {
+	GATE_CALL_FLUSH,
+	GATE_CALL_RELOAD_KEYRING,
+};
+
+enum gate_call_state {
+	GATE_CALL_IDLE,
+	GATE_CALL_QUEUED,
+	GATE_CALL_RUNNING,
+	GATE_CALL_DONE,
+};
+
+/* How long the gate waits for the main loop to make or find a layer: that loop serves
+ * the job after the event it serves (a request's mounts, up to MOUNT_BUDGET_USEC), and
+ * every exec the gate holds meanwhile waits too. Past it the exec is refused. */
+#define GATE_LAYER_WAIT_USEC (10 * USEC_PER_SEC)
+/* How long the main thread waits for the gate to run a call (a flush, a key ring
+ * reload): the gate may be stuck reading a file on a stalled FUSE or NFS mount, and the
+ * main loop must not stall with it. Past it the call fails with -EBUSY. */
+#define GATE_CALL_WAIT_USEC  (5 * USEC_PER_SEC)
+
+/* Sets up the bridge's lock, condition and eventfds. Return: 0 or -errno. */
+int gate_bridge_init(struct exec_gate *g);
+void gate_bridge_release(struct exec_gate *g);
+
+/* The gate's thread: the call source in the gate's loop @e. Return: 0 or -errno. */
+int gate_bridge_attach_gate(struct exec_gate *g, sd_event *e);
+
+/* The main thread: no more layer jobs (the main loop ended); a waiting one is dropped. */
+void gate_bridge_close(struct exec_gate *g);
+
+/* The main thread: runs @op on the gate's thread, waiting at most GATE_CALL_WAIT_USEC
+ * (meanwhile it makes the layer the gate may wait for). Return: its result, or -EBUSY
+ * (the call was not made, or its result is not known; logged). */
+int gate_call(struct exec_gate *g, enum gate_call_op op);
+
+/* The gate's thread: gate_policies_layer() made by the main loop, waited for at most
+ * GATE_LAYER_WAIT_USEC (-ETIMEDOUT with *@ret_error past it). Same return. */
+int gate_layer_get(struct exec_gate *g, const char *text, const __u8 *key_id, __u32 pid,
+		   const char *path, __u32 *ret_layer, char **ret_error);
 
 /* gate-backing.c */
 

@@ -144,7 +144,7 @@ const char *keyring_summary(const struct keyring *k, char *buf, size_t size)
 
 size_t exec_gate_keyring_rejected(const struct exec_gate *g)
 {
-	return keyring_rejected_count(g->keyring);
+	return atomic_load(&g->keyring_rejected);
 }
 
 /* The key ring directory changed: read it again. */
@@ -182,7 +182,7 @@ static int on_keyring_changed(_unused_ sd_event_source *s, _unused_ int fd,
 	if (rewatch)
 		keyring_watch(g);
 	if (changed)
-		(void)exec_gate_reload_keyring(g);
+		(void)gate_reload_keyring(g);
 	return 0;
 }
 

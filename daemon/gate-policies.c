@@ -14,6 +14,10 @@
  * listed to find the last one. Signed policies are few (one per policy text and key), so
  * this is not a resource any caller can use up: only binaries signed by a trusted key
  * make one.
+ *
+ * The layers are the main loop's (layers.c, and fs-watch.c's sources in that loop): this
+ * runs on its thread, on the gate's request (gate-bridge.c), and before the gate's own
+ * thread starts.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -136,4 +140,15 @@ int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *k
 		(void)bpf_map_update_elem(p->map, &key, &id, BPF_ANY);
 	*ret_layer = id;
 	return 0;
+}
+
+void gate_policies_abandon(struct gate_policies *p, const char *text, const __u8 *key_id, __u32 id)
+{
+	struct umb_policy_key key;
+	__u32 cached;
+
+	if (policy_key(text, key_id, &key) == 0 &&
+	    bpf_map_lookup_elem(p->map, &key, &cached) == 0 && cached == id)
+		return;
+	layers_put(p->layers, id);
 }

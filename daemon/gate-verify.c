@@ -188,8 +188,8 @@ static bool job_decide(struct exec_gate *g, struct gate_job *j, int r, char *err
 	if (state == UMB_VERDICT_SIGNED && j->e.has_policy) {
 		char *install_error = NULL;
 
-		r = gate_policies_layer(&g->policies, j->e.policy_text, j->e.signature.key_id,
-					j->pid, j->path, &v.layer, &install_error);
+		r = gate_layer_get(g, j->e.policy_text, j->e.signature.key_id, j->pid, j->path,
+				   &v.layer, &install_error);
 		if (r < 0) {
 			snprintf(o->reason, sizeof(o->reason),
 				 "cannot install its restrictions: %s",

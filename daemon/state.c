@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* umbrellad - the one user-space writer of umb_ctl and umb_meta (state.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -9,12 +10,18 @@
 
 static const __u32 zero;
 
+/* umbrellad's main thread writes the mode and its registration, the exec gate's thread
+ * the epoch (gate-thread.c): each read, modify and write of umb_ctl is whole under this
+ * lock, or one would write back the field the other just changed. */
+static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int state_ctl_read(int ctl_fd, struct umb_ctl *ret)
 {
 	return bpf_map_lookup_elem(ctl_fd, &zero, ret) < 0 ? -errno : 0;
 }
 
-int state_ctl_update(int ctl_fd, unsigned int fields, const struct umb_ctl *v)
+/* state_ctl_update() under ctl_lock. */
+static int ctl_update(int ctl_fd, unsigned int fields, const struct umb_ctl *v)
 {
 	struct umb_ctl ctl;
 	int r;
@@ -33,6 +40,16 @@ int state_ctl_update(int ctl_fd, unsigned int fields, const struct umb_ctl *v)
 	if (fields & STATE_CTL_EPOCH)
 		ctl.verdict_epoch = v->verdict_epoch;
 	return bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY) < 0 ? -errno : 0;
+}
+
+int state_ctl_update(int ctl_fd, unsigned int fields, const struct umb_ctl *v)
+{
+	int r;
+
+	pthread_mutex_lock(&ctl_lock);
+	r = ctl_update(ctl_fd, fields, v);
+	pthread_mutex_unlock(&ctl_lock);
+	return r;
 }
 
 int state_set_mode(int ctl_fd, __u32 flags)
@@ -60,10 +77,12 @@ int state_unregister_daemon(int ctl_fd, __u32 tgid)
 	struct umb_ctl ctl;
 	int r;
 
+	pthread_mutex_lock(&ctl_lock);
 	r = state_ctl_read(ctl_fd, &ctl);
-	if (r < 0 || ctl.daemon_tgid != tgid)
-		return r;
-	return state_ctl_update(ctl_fd, STATE_CTL_DAEMON, &(struct umb_ctl){ .daemon_tgid = 0 });
+	if (r == 0 && ctl.daemon_tgid == tgid)
+		r = ctl_update(ctl_fd, STATE_CTL_DAEMON, &(struct umb_ctl){ .daemon_tgid = 0 });
+	pthread_mutex_unlock(&ctl_lock);
+	return r;
 }
 
 int state_meta_create(const char *name, struct umb_meta *ret_meta)

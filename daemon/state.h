@@ -10,7 +10,8 @@
  *
  * An array map's value is written whole, so each change here is a read, modify and
  * write of the entry: it keeps the fields it does not name only because every user-space
- * write goes through these functions, from umbrellad's one thread (the VM tests and the
+ * write goes through these functions, under one lock (umbrellad's main thread writes the
+ * mode and its registration, the exec gate's thread the epoch; the VM tests and the
  * benchmark, which load their own maps, use them too). The BPF side writes one field:
  * it clears daemon_tgid when umbrellad's thread group leader is freed (protect.bpf.h),
  * when no umbrellad writes any more, and the next one waits for it (pin.c).

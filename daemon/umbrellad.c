@@ -507,8 +507,9 @@ static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si,
 /*
  * The event loop: the signals (here), the sweep of the layers (here: layers.c has no
  * loop), and what each module attaches: the socket (server.c), the denial and release
- * records (events.c), the exec gate (exec-gate.c and its parts), the mounts below
- * restricted directories (fs-watch.c). event-priority.h says
+ * records (events.c), the exec gate's requests for layers (gate-bridge.c: the gate has a
+ * loop and thread of its own, gate-thread.c), the mounts below restricted directories
+ * (fs-watch.c). event-priority.h says
  * in which order a turn serves them. The watchdog is sd-event's: it pets systemd at
  * half of WatchdogSec= (sd_event_set_watchdog(3)).
  */
@@ -550,7 +551,7 @@ static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, 
 	if (r < 0)
 		return r;
 	if (s->gate) {
-		r = exec_gate_attach(s->gate, e);
+		r = exec_gate_attach_main(s->gate, e);
 		if (r < 0)
 			return r;
 	}
@@ -588,6 +589,8 @@ int main(int argc, char *argv[])
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
 	libbpf_set_print(libbpf_print);
+	/* Known before the gate's thread writes its first message (log.c learns it once). */
+	(void)log_stderr_is_journal();
 
 	if (arg_reset_pins)
 		return pin_reset(arg_pin_dir) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -719,6 +722,10 @@ int main(int argc, char *argv[])
 		     bpf_map__fd(skel->maps.umb_event_budget), &loop);
 	if (r < 0)
 		goto out;
+	/* Its own loop on its own thread: no request delays an exec's answer. */
+	r = exec_gate_start(gate);
+	if (r < 0)
+		goto out;
 
 	log_info("programs attached, listening on %s", arg_socket);
 	if (keyring_rejected_status(gate, rejected, sizeof(rejected)))
@@ -734,10 +741,13 @@ int main(int argc, char *argv[])
 	if (r < 0)
 		log_error_errno(r, "The event loop failed: %m");
 	(void)sd_notify(0, "STOPPING=1");
+	/* Before the last records: from here on nothing asks this thread for a layer. */
+	exec_gate_stop(gate);
 	(void)ring_buffer__consume(events);
 	journal_flush_suppressed(true);
 
 out:
+	exec_gate_stop(gate);
 	if (server.listen_fd >= 0)
 		(void)unlink(arg_socket);
 	server_close(&server);
