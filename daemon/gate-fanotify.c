@@ -43,14 +43,20 @@ void gate_answer(struct exec_gate *g, int fd, bool allow)
 		log_error_errno(errno, "exec gate: cannot answer an exec: %m");
 }
 
-/* Reads and answers (or queues) every waiting event. */
+/*
+ * Reads and answers (or queues) one buffer of waiting events. One per turn of the loop:
+ * the group stays readable (its source is level-triggered), and between two buffers
+ * the loop serves what sits above it (a stop, the main thread's calls, BPF's
+ * invalidations, the key ring's changes), which a user who execs in a loop would
+ * otherwise hold off for as long as the loop lasts.
+ */
 static void read_events(struct exec_gate *g)
 {
 	/* Few at a time: each event holds a descriptor until it is answered. */
 	char buf[64 * sizeof(struct fanotify_event_metadata)]
 		__attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
 
-	for (;;) {
+	for (bool done = false; !done;) {
 		struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)buf;
 		ssize_t n = read(g->fan_fd, buf, sizeof(buf));
 
@@ -62,6 +68,7 @@ static void read_events(struct exec_gate *g)
 				log_error_errno(errno, "exec gate: cannot read its events: %m");
 			return;
 		}
+		done = true;
 		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
 			if (m->fd < 0)
 				continue; /* a queue overflow: not a permission event */
