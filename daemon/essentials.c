@@ -82,7 +82,14 @@ int essentials_default(char ***ret)
 		goto oom;
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (len > 0) {
+		static const char deleted[] = " (deleted)";
+		size_t dlen = sizeof(deleted) - 1;
+
 		self[len] = '\0';
+		/* Replaced on disk since it started (an upgrade): the file that starts next
+		 * is the one at the name, without the kernel's mark of the old one. */
+		if ((size_t)len > dlen && !strcmp(self + len - dlen, deleted))
+			self[len - dlen] = '\0';
 		if (!(paths[n++] = strdup(self)))
 			goto oom;
 		/* The loader of umbrellad is that of every dynamic program here. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -120,6 +121,59 @@ static void test_default(void)
 	essentials_free(paths);
 }
 
+/* --replaced: renames a copy of this executable over its own name, as an upgrade
+ * does, then prints the default list, a path a line. */
+static int print_default_after_replace(void)
+{
+	char self[256], next[300], **paths = NULL;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return 1;
+	self[n] = '\0';
+	snprintf(next, sizeof(next), "%s.next", self);
+	if (copy_file(self, next, 0755) < 0 || rename(next, self) < 0 ||
+	    essentials_default(&paths) < 0)
+		return 1;
+	for (char **p = paths; *p; p++)
+		printf("%s\n", *p);
+	essentials_free(paths);
+	return 0;
+}
+
+/* umbrellad replaced on disk since it started: its entry is the file now at the name
+ * (the one that starts next), not "NAME (deleted)", which no open() finds. */
+static void test_default_replaced(void)
+{
+	char copy[128], out[4096] = "", line[300];
+	int fds[2], status = -1;
+	size_t len = 0;
+	ssize_t r;
+	pid_t pid;
+
+	snprintf(copy, sizeof(copy), "%s/umbrellad-copy", tmp);
+	if (copy_file("/proc/self/exe", copy, 0755) < 0 || pipe(fds) < 0) {
+		TAP_OK(false, "a copy of this test to replace: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		execl(copy, copy, "--replaced", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (len < sizeof(out) - 1 && (r = read(fds[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)r;
+	out[len] = '\0';
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	snprintf(line, sizeof(line), "\n%s\n", copy);
+	TAP_OK(status == 0 && strstr(out, line) && !strstr(out, "(deleted)"),
+	       "umbrellad replaced on disk: the list names the file at its name (exit %d)", status);
+}
+
 static void test_deny_check(void)
 {
 	struct config c;
@@ -148,8 +202,10 @@ static void test_deny_check(void)
 	free(text);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--replaced"))
+		return print_default_after_replace();
 	if (!mkdtemp(tmp)) {
 		TAP_SKIP("no temporary directory: %s", strerror(errno));
 		return tap_finish();
@@ -158,6 +214,7 @@ int main(void)
 	mkdir(ring, 0755);
 	test_paths();
 	test_default();
+	test_default_replaced();
 	test_deny_check();
 	{
 		char cmd[128];
