@@ -20,30 +20,11 @@
 #include "copy-file.h"
 #include "essentials.h"
 #include "keyring.h"
+#include "ring-key.h"
 #include "signed-elf-sign.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/test-essentials.XXXXXX", ring[64];
-
-/* @k's public key in the ring, as KEYID.pem. */
-static int write_pub(EVP_PKEY *k)
-{
-	uint8_t id[UMB_KEY_ID_LEN];
-	char hex[KEY_ID_HEX_LEN + 1], p[256];
-	FILE *f;
-	int ok;
-
-	if (key_id_of(k, id) < 0)
-		return -EINVAL;
-	key_id_to_hex(id, hex);
-	snprintf(p, sizeof(p), "%s/%s.pem", ring, hex);
-	f = fopen(p, "we");
-	if (!f)
-		return -errno;
-	ok = PEM_write_PUBKEY(f, k);
-	fclose(f);
-	return ok ? 0 : -EIO;
-}
 
 static bool has_line(const char *text, const char *line)
 {
@@ -67,7 +48,7 @@ static void test_paths(void)
 	snprintf(uns, sizeof(uns), "%s/unsigned", tmp);
 	snprintf(link, sizeof(link), "%s/link", tmp);
 	snprintf(missing, sizeof(missing), "%s/missing", tmp);
-	r = key && write_pub(key) == 0 ? 0 : -EIO;
+	r = key && ring_add_public_key(ring, key) == 0 ? 0 : -EIO;
 	r = r ?: copy_file("/bin/true", sig, 0755);
 	r = r ?: copy_file("/bin/true", uns, 0755);
 	r = r ?: symlink(uns, link) < 0 ? -errno : 0;

@@ -25,6 +25,7 @@
 
 #include "copy-file.h"
 #include "keyring.h"
+#include "ring-key.h"
 #include "signed-elf.h"
 #include "signed-elf-sign.h"
 #include "tap.h"
@@ -63,25 +64,6 @@ static int write_whole(const char *p, const uint8_t *buf, size_t len)
 	n = write(fd, buf, len);
 	close(fd);
 	return n == (ssize_t)len ? 0 : -EIO;
-}
-
-static int write_pub(EVP_PKEY *k)
-{
-	uint8_t id[UMB_KEY_ID_LEN];
-	char hex[KEY_ID_HEX_LEN + 1], p[4200];
-	FILE *f;
-	int ok;
-
-	if (key_id_of(k, id) < 0)
-		return -EINVAL;
-	key_id_to_hex(id, hex);
-	snprintf(p, sizeof(p), "%s/%s.pem", ring, hex);
-	f = fopen(p, "we");
-	if (!f)
-		return -errno;
-	ok = PEM_write_PUBKEY(f, k);
-	fclose(f);
-	return ok ? 0 : -EIO;
 }
 
 /* The verdict on @p: UMB_VERDICT_*, or signed_elf_read()'s -errno. */
@@ -706,7 +688,8 @@ int main(int argc, char **argv)
 
 	key = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
 	other = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
-	TAP_OK(key && other && write_pub(key) == 0, "a fresh Ed25519 key in the ring");
+	TAP_OK(key && other && ring_add_public_key(ring, key) == 0,
+	       "a fresh Ed25519 key in the ring");
 
 	test_macro();
 
