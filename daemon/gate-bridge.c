@@ -63,16 +63,10 @@ static void layer_job_free(struct gate_layer_job *job)
 /* The CLOCK_MONOTONIC time @usec from now, for pthread_cond_timedwait(). */
 static struct timespec deadline_after(uint64_t usec)
 {
-	struct timespec t;
+	uint64_t t = now_usec() + usec;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_sec += (time_t)(usec / USEC_PER_SEC);
-	t.tv_nsec += (long)(usec % USEC_PER_SEC) * 1000;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
+	return (struct timespec){ .tv_sec = (time_t)(t / USEC_PER_SEC),
+				  .tv_nsec = (long)(t % USEC_PER_SEC) * 1000 };
 }
 
 int gate_bridge_init(struct exec_gate *g)
