@@ -432,9 +432,7 @@ static void reload(struct server *s)
 	r = config_load(arg_config, arg_config_given, &c, &error);
 	if (r == 1)
 		log_info("no %s: using the defaults", arg_config);
-	if (r >= 0)
-		r = deny_check(&c, &error);
-	/* deny_check() read the ring from disk: with the gate's reload failed (the gate
+	/* deny_check() reads the ring from disk: with the gate's reload failed (the gate
 	 * busy for 5 s, or out of memory), the ring in force is the old one, which may
 	 * not sign the essential programs. */
 	if (r >= 0 && keyring_failed && c.unsigned_deny && !c.unsigned_deny_force) {
@@ -445,6 +443,8 @@ static void reload(struct server *s)
 			     arg_config) < 0)
 			error = NULL;
 	}
+	if (r >= 0)
+		r = deny_check(&c, &error);
 	if (r >= 0)
 		r = config_apply(&c, s);
 	if (r < 0) {
