@@ -10,33 +10,24 @@
 #include <unistd.h>
 
 #include "daemon-args.h"
+#include "daemon-options.h"
 #include "fileio.h"
 #include "macro.h"
 
-/* umbrellad's long options (daemon/umbrellad.c, parse_argv()): keep the two in step. */
-static const struct daemon_option {
-	const char *name;
-	bool has_arg;
-} options[] = {
-	{ "help", false },   { "version", false },	{ "socket", true },
-	{ "pin-dir", true }, { "reset-pins", false },	{ "config", true },
-	{ "keyring", true }, { "check-config", false }, { "log-rate-limit", true },
-};
-
 /* The option that "--@name" (@len bytes, before any '=') names, as getopt_long() picks
  * it: an exact name, else the one option it is a prefix of; NULL if none or ambiguous. */
-static const struct daemon_option *find_option(const char *name, size_t len)
+static const struct option *find_option(const char *name, size_t len)
 {
-	const struct daemon_option *found = NULL;
+	const struct option *found = NULL;
 
-	for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
-		if (strncmp(options[i].name, name, len) != 0)
+	for (const struct option *o = daemon_long_options; o->name; o++) {
+		if (strncmp(o->name, name, len) != 0)
 			continue;
-		if (options[i].name[len] == '\0')
-			return &options[i];
+		if (o->name[len] == '\0')
+			return o;
 		if (found)
 			return NULL;
-		found = &options[i];
+		found = o;
 	}
 	return found;
 }
@@ -50,7 +41,7 @@ const char *daemon_args_keyring(const char *args, size_t len)
 	p = args + strlen(args) + 1; /* past the program */
 	while (p < end) {
 		const char *arg = p, *eq;
-		const struct daemon_option *o;
+		const struct option *o;
 		size_t name_len;
 
 		p += strlen(p) + 1;
@@ -61,7 +52,7 @@ const char *daemon_args_keyring(const char *args, size_t len)
 		eq = strchr(arg + 2, '=');
 		name_len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
 		o = find_option(arg + 2, name_len);
-		if (!o || !o->has_arg)
+		if (!o || o->has_arg != required_argument)
 			continue;
 		if (!eq) {
 			if (p >= end)
@@ -69,7 +60,7 @@ const char *daemon_args_keyring(const char *args, size_t len)
 			eq = p - 1; /* the value: the next argument */
 			p += strlen(p) + 1;
 		}
-		if (!strcmp(o->name, "keyring"))
+		if (o->val == DAEMON_ARG_KEYRING)
 			keyring = eq + 1;
 	}
 	return keyring;

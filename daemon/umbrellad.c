@@ -51,6 +51,7 @@
 #include "arm.h"
 #include "bpf-open.h"
 #include "config.h"
+#include "daemon-options.h"
 #include "event-priority.h"
 #include "essentials.h"
 #include "events.h"
@@ -126,31 +127,9 @@ static void help(void)
 
 static int parse_argv(int argc, char *argv[])
 {
-	enum {
-		ARG_SOCKET = 0x100,
-		ARG_PIN_DIR,
-		ARG_RESET_PINS,
-		ARG_LOG_RATE_LIMIT,
-		ARG_CONFIG,
-		ARG_KEYRING,
-		ARG_CHECK_CONFIG,
-	};
-	static const struct option options[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "socket", required_argument, NULL, ARG_SOCKET },
-		{ "pin-dir", required_argument, NULL, ARG_PIN_DIR },
-		{ "reset-pins", no_argument, NULL, ARG_RESET_PINS },
-		{ "config", required_argument, NULL, ARG_CONFIG },
-		{ "keyring", required_argument, NULL, ARG_KEYRING },
-		{ "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
-		/* Not in --help: for tests; wins over umbrella.conf's log_rate_limit. */
-		{ "log-rate-limit", required_argument, NULL, ARG_LOG_RATE_LIMIT },
-		{},
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hV", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "hV", daemon_long_options, NULL)) >= 0) {
 		switch (c) {
 		case 'h':
 			help();
@@ -158,16 +137,16 @@ static int parse_argv(int argc, char *argv[])
 		case 'V':
 			printf("umbrellad %s (ABI %d)\n", UMBRELLA_VERSION, UMB_ABI_VERSION);
 			return 0;
-		case ARG_SOCKET:
+		case DAEMON_ARG_SOCKET:
 			arg_socket = optarg;
 			break;
-		case ARG_PIN_DIR:
+		case DAEMON_ARG_PIN_DIR:
 			arg_pin_dir = optarg;
 			break;
-		case ARG_RESET_PINS:
+		case DAEMON_ARG_RESET_PINS:
 			arg_reset_pins = true;
 			break;
-		case ARG_LOG_RATE_LIMIT: {
+		case DAEMON_ARG_LOG_RATE_LIMIT: {
 			unsigned int burst, interval;
 			char end;
 
@@ -182,14 +161,14 @@ static int parse_argv(int argc, char *argv[])
 			arg_log_rate_limit = true;
 			break;
 		}
-		case ARG_CONFIG:
+		case DAEMON_ARG_CONFIG:
 			arg_config = optarg;
 			arg_config_given = true;
 			break;
-		case ARG_KEYRING:
+		case DAEMON_ARG_KEYRING:
 			arg_keyring = optarg;
 			break;
-		case ARG_CHECK_CONFIG:
+		case DAEMON_ARG_CHECK_CONFIG:
 			arg_check_config = true;
 			break;
 		default:
