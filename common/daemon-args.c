@@ -11,6 +11,7 @@
 
 #include "daemon-args.h"
 #include "daemon-options.h"
+#include "daemon-pid.h"
 #include "fileio.h"
 #include "macro.h"
 
@@ -69,20 +70,22 @@ const char *daemon_args_keyring(const char *args, size_t len)
 int daemon_keyring_dir(uint32_t pid, const char *def_dir, char **ret)
 {
 	_cleanup_free_ char *args = NULL;
-	char path[64], cwd[PATH_MAX];
+	_cleanup_close_ int proc = -EBADF;
+	char cwd[PATH_MAX];
 	const char *dir;
 	size_t size = 0;
 	ssize_t n;
 	int r;
 
-	snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
-	r = read_full_file_at(AT_FDCWD, path, 0, 1 << 20, &args, &size);
+	proc = daemon_pid_open(pid);
+	if (proc < 0)
+		return proc;
+	r = read_full_file_at(proc, "cmdline", 0, 1 << 20, &args, &size);
 	if (r < 0)
 		return r;
 	dir = daemon_args_keyring(args, size) ?: def_dir;
 	if (dir[0] != '/') {
-		snprintf(path, sizeof(path), "/proc/%u/cwd", pid);
-		n = readlink(path, cwd, sizeof(cwd) - 1);
+		n = readlinkat(proc, "cwd", cwd, sizeof(cwd) - 1);
 		if (n > 0) {
 			cwd[n] = '\0';
 			return asprintf(ret, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", dir) < 0 ?

@@ -26,8 +26,10 @@ const char *daemon_args_keyring(const char *args, size_t len);
 /*
  * daemon_keyring_dir() - the key ring directory of the umbrellad @pid: its --keyring,
  * made absolute with its working directory when relative (if that can be read), or
- * @def_dir. Return: 0 with *@ret malloc'd, or -errno (its command line unreadable:
- * hidepid=, gone).
+ * @def_dir. Both are read of the one process (daemon_pid_open()): a user's process that
+ * took @pid, or calls itself umbrellad, cannot name the ring shown.
+ * Return: 0 with *@ret malloc'd, or -errno (-ESRCH: @pid is not root's umbrellad; its
+ * command line unreadable: hidepid=, gone).
  */
 int daemon_keyring_dir(uint32_t pid, const char *def_dir, char **ret);
 

@@ -21,4 +21,11 @@
  * has exited and is not reaped yet. false for 0. */
 bool daemon_pid_is_umbrellad(uint32_t pid);
 
+/* A directory fd of /proc/@pid when that process is root's and named "umbrellad".
+ * Files read through it are that process's or fail (ENOENT, ESRCH) once it is gone,
+ * even when a new process has the same pid: what is read of it at different times
+ * (its command line, its working directory) belongs to the one process.
+ * Return: the fd (O_CLOEXEC), or -ESRCH when there is no such umbrellad, -errno. */
+int daemon_pid_open(uint32_t pid);
+
 #endif /* UMBRELLA_COMMON_DAEMON_PID_H */

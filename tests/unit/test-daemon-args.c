@@ -3,6 +3,8 @@
  * command line as its getopt_long() parsed it (common/daemon-args.c), and from a real
  * process's /proc/PID/cmdline and working directory. */
 #include <errno.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +39,54 @@ static const struct {
 	{ "umbrellad\0--keyring\0/k", 21, NULL, "a command line cut short (no final NUL)" },
 };
 
+/* The key ring daemon_keyring_dir() reads of a child that runs @prog (as uid @uid
+ * unless 0) in @dir with "--keyring keys", once the exec has replaced the child's command
+ * line (or 2 s have passed). Return: as daemon_keyring_dir(). */
+static int keyring_of_child(const char *dir, const char *prog, uid_t uid, char **ret)
+{
+	pid_t pid = fork();
+	bool execed = false;
+	int r = -ECHILD; /* the child never ran @prog */
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		setpgid(0, 0); /* its sleep is killed with it, and lets go of our stdout */
+		if (chdir(dir) == 0 && (!uid || setuid(uid) == 0))
+			/* (not a last command: the shell must not exec it in its place) */
+			execl(prog, "umbrellad", "-c", "sleep 30; :", "--keyring", "keys",
+			      (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200; i++) {
+		char cmdline[64] = "", path[64];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		f = fopen(path, "re");
+		if (f) {
+			size_t n = fread(cmdline, 1, sizeof(cmdline) - 1, f);
+
+			fclose(f);
+			/* past the exec: argv[1] is "-c" */
+			if (n > 10 && !strcmp(cmdline + strlen(cmdline) + 1, "-c")) {
+				execed = true;
+				break;
+			}
+		}
+		usleep(10000);
+	}
+	if (execed)
+		r = daemon_keyring_dir((uint32_t)pid, "/etc/umbrella/keys", ret);
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return r;
+}
+
 int main(void)
 {
-	char dir[] = "/tmp/test-daemon-args.XXXXXX", *got = NULL, want[128];
-	pid_t pid;
+	char dir[] = "/tmp/test-daemon-args.XXXXXX", *got = NULL, want[128], link[160];
 	int r;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -51,35 +97,40 @@ int main(void)
 		       k ? k : "(none)");
 	}
 
-	/* A process of our own, started in @dir with a relative --keyring. */
+	/* A process of our own named umbrellad (a link to sh), started in @dir with a
+	 * relative --keyring; the same as a plain sh, and as a user's umbrellad. */
 	if (!mkdtemp(dir)) {
 		TAP_SKIP("no temporary directory: %s", strerror(errno));
 		return tap_finish();
 	}
-	pid = fork();
-	if (pid == 0) {
-		if (chdir(dir) == 0)
-			/* (not a last command: the shell must not exec it in its place) */
-			execl("/bin/sh", "sh", "-c", "sleep 30; :", "--keyring", "keys",
-			      (char *)NULL);
-		_exit(127);
+	chmod(dir, 0755); /* for the user's process */
+	snprintf(link, sizeof(link), "%s/umbrellad", dir);
+	if (symlink("/bin/sh", link) < 0) {
+		TAP_OK(false, "symlink %s: %s", link, strerror(errno));
+		return tap_finish();
 	}
-	/* Until the exec has replaced our command line with the child's. */
-	for (int i = 0; i < 500; i++) {
-		free(got);
-		got = NULL;
-		r = daemon_keyring_dir((uint32_t)pid, "/etc/umbrella/keys", &got);
-		if (r == 0 && strcmp(got, "/etc/umbrella/keys") != 0)
-			break;
-		usleep(10000);
-	}
+	r = keyring_of_child(dir, link, 0, &got);
 	snprintf(want, sizeof(want), "%s/keys", dir);
 	TAP_OK(r == 0 && !strcmp(got, want),
 	       "a process's relative --keyring, made absolute with its working directory: %s",
-	       got ? got : strerror(-r));
+	       r == 0 ? got : strerror(-r));
 	free(got);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	got = NULL;
+	r = keyring_of_child(dir, "/bin/sh", 0, &got);
+	TAP_OK(r == -ESRCH, "a process not named umbrellad: -ESRCH (%s)",
+	       r == 0 ? got : strerror(-r));
+	free(got);
+	got = NULL;
+	if (geteuid() == 0) {
+		r = keyring_of_child(dir, link, 65534, &got);
+		TAP_OK(r == -ESRCH, "a user's process named umbrellad: -ESRCH (%s)",
+		       r == 0 ? got : strerror(-r));
+		free(got);
+		got = NULL;
+	} else {
+		TAP_SKIP("a user's process named umbrellad: needs root");
+	}
+	unlink(link);
 	rmdir(dir);
 
 	r = daemon_keyring_dir(0x7ffffffe, "/etc/umbrella/keys", &got);
