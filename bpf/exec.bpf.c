@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Umbrella - exec, and the verdicts of signed binaries (DESIGN.md section 3).
+ * Umbrella - exec, and the verdicts of signed binaries (docs/design.md section 3).
  *
  * Architecture:
  *   lsm/bprm_creds_for_exec   "exec": every execve(2) and execveat(2) (once per call,

@@ -183,7 +183,7 @@ UMB_MAP struct {
 
 /*
  * umb_verdicts: the exec verdict of a file (struct umb_verdict), in the file's inode
- * (DESIGN.md section 3). Writer: umbrellad's exec gate (key: a file descriptor of the
+ * (docs/design.md section 3). Writer: umbrellad's exec gate (key: a file descriptor of the
  * file), PENDING before it reads the file and the result with BPF_EXIST after.
  * Readers: exec.bpf.c (each file an exec runs), file.bpf.c (PROT_EXEC mappings under
  * exec-unsigned), umbrella-cli. Deleted by BPF on any change to the file

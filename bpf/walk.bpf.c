@@ -3,7 +3,7 @@
  * Umbrella - the walk: matching a file system object against the fs rules of a task's
  * layers, from the object up to the root of the mount tree.
  *
- * Rules name objects, not strings (DESIGN.md section 2): umb_fs_inodes holds restricted
+ * Rules name objects, not strings (docs/design.md section 1): umb_fs_inodes holds restricted
  * inodes, umb_fs_names restricted names in directories. An object is denied when it, or
  * any directory above it, carries a deny slot of one of the task's layers for the
  * requested access, or when one of the names on the way up does. A permissive layer's

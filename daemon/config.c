@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * umbrellad - the configuration file, umbrella.conf (DESIGN.md section 5).
+ * umbrellad - the configuration file, umbrella.conf (docs/design.md section 1; umbrella.conf(5)).
  *
  * The one place that knows its format: "key = value" lines, "#" to the end of a line is
  * a comment (no value contains one), blank lines, whitespace around keys and values.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * umbrellad - the exec-time gate of signed binaries (DESIGN.md section 3, issue 5).
+ * umbrellad - the exec-time gate of signed binaries (docs/design.md section 3, issue 5).
  *
  * BPF cannot sleep, so the kernel holds an exec here while umbrellad decides: one
  * fanotify group marks every file system where the kernel sees every write with

@@ -12,7 +12,7 @@
 #include "restriction-names.h"
 
 /*
- * The grammar is DESIGN.md section 1 and the comment at the top of umbrella.h. Where
+ * The grammar is docs/design.md section 1 and the comment at the top of umbrella.h. Where
  * they are silent, this file decides (tests/unit/test-restriction-parse.c checks each):
  *
  * - Items are split at every comma not preceded by an escaping backslash. Nothing is

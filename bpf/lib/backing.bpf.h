@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Umbrella - the verdict of a file run from overlayfs (containers; DESIGN.md section 3).
+ * Umbrella - the verdict of a file run from overlayfs (containers; docs/design.md section 3).
  *
  * An overlayfs file has no content of its own: opening it opens the file underneath
  * (its backing file, on the upper layer or a lower one), which the overlay file keeps in

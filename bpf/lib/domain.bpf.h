@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Umbrella - the domain of a task (DESIGN.md section 1), and who is umbrellad */
+/* Umbrella - the domain of a task (docs/design.md section 1), and who is umbrellad */
 #ifndef UMBRELLA_DOMAIN_BPF_H
 #define UMBRELLA_DOMAIN_BPF_H
 

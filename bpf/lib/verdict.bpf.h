@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Umbrella - exec verdicts (signed binaries, DESIGN.md section 3): looking one up, and
+ * Umbrella - exec verdicts (signed binaries, docs/design.md section 3): looking one up, and
  * deleting it when its file changes.
  *
  * umbrellad's gate writes the verdict of a file into the file's inode (umb_verdicts).

@@ -363,7 +363,7 @@ enum umb_ctl_flags {
 
 /*
  * Value of the inode storage map umb_verdicts: what umbrellad found when it verified an
- * executable (DESIGN.md section 3). Inode storage lives and dies with the inode, so a
+ * executable (docs/design.md section 3). Inode storage lives and dies with the inode, so a
  * verdict can never pass to a later file that reuses the inode number. From user space
  * the key is a file descriptor of the file (the fanotify event's).
  * Producer: umbrellad (the exec gate). Consumers: exec.bpf.c (bprm_check_security,
@@ -593,7 +593,7 @@ enum umb_event_item_kind {
  */
 enum umb_scope {
 	/* Tracing, /proc/PID/mem, process_vm_*(2), pidfd_getfd(2) of a task outside its
-	 * domain (DESIGN.md section 1); writing the /proc/PID files of another process;
+	 * domain (docs/design.md section 1); writing the /proc/PID files of another process;
 	 * setting another process's resource limits when the layer has "signal";
 	 * lowering an OOM score below its floor (the OOM killer would pick others). */
 	UMB_SCOPE_PROCESS = 1,

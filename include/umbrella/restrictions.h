@@ -19,7 +19,7 @@
 #define _Static_assert static_assert
 #endif
 
-/* The kind of a restriction item (struct umb_item.kind, DESIGN.md section 1). */
+/* The kind of a restriction item (struct umb_item.kind, docs/design.md section 1). */
 enum umb_item_kind {
 	UMB_ITEM_FS = 1,	 /* fs:PATH[:MODES]; item: the UMB_FS_* access denied */
 	UMB_ITEM_CAP = 2,	 /* a capability restriction; item: its UMB_CR_* bit */
@@ -28,7 +28,7 @@ enum umb_item_kind {
 };
 
 /*
- * Capability restrictions (the CR items of the grammar, DESIGN.md section 1) as bits.
+ * Capability restrictions (the CR items of the grammar, docs/design.md section 1) as bits.
  * A set bit denies the right. The values are ABI: the BPF side, the library, the daemon,
  * the CLI and the signed-binary policy format all use them. "net:FAMILY" and
  * "cap:NAME" have bit sets of their own (struct umb_layer).
@@ -70,7 +70,7 @@ enum umb_fs_access {
  *        0    8  magic, UMB_POLICY_MAGIC ("UMBRPOL" and a NUL)
  *        8    4  version, UMB_POLICY_VERSION (2; version 1 is read too, see below)
  *       12    4  text_len: bytes of text that follow
- *       16    n  text: the execute restrictions, a list in the one grammar (DESIGN.md
+ *       16    n  text: the execute restrictions, a list in the one grammar (docs/design.md
  *                section 1), UTF-8, not NUL-terminated; 1 <= text_len <= UMB_POLICY_TEXT_MAX
  *     16+n  any  padding: zero bytes only (the macro's terminating NUL), at most 4096
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
  * Umbrella (internal: the BPF side, the signing library, the CLI) - the two ELF sections
- * of a signed binary, byte for byte (DESIGN.md section 3)
+ * of a signed binary, byte for byte (docs/design.md section 3)
  *
  * Every multi-byte field is little-endian. Umbrella reads only ELF files of the machine's
  * own class and byte order (ELFCLASS64, ELFDATA2LSB on x86-64 and arm64); others are

@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /*
- * Restrictions in text form (DESIGN.md section 1), one grammar everywhere:
+ * Restrictions in text form (docs/design.md section 1), one grammar everywhere:
  *
  *   fs:PATH          every access to PATH (a directory: everything under it; "/": all)
  *   fs:PATH:MODES    only the access kinds in MODES (letters r, w, x) on PATH

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: "fs:PATH" holds on every other route to the object (DESIGN.md section 2):
+ * VM test: "fs:PATH" holds on every other route to the object (docs/design.md section 2):
  * bind mounts, hard links, symlinks, "..", /proc/self/root, /proc/PID/fd re-opens of
  * O_PATH fds, openat2 with RESOLVE_* flags, O_PATH then fstat or openat, chroot, a new
  * mount namespace, renaming the object or its directory, replacing it by rename, a
