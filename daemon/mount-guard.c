@@ -3,19 +3,20 @@
  * umbrellad - walking a caller's paths through no mount whose FUSE server a user runs
  * (mount-guard.h, issue 13).
  *
- * umbrellad has one thread: a look-up that waits on a FUSE server that never answers
- * stalls its loop, and with it the exec gate and every rfork, until the watchdog
- * restarts it. A FUSE mount of another user namespace refuses umbrellad without asking
- * its server (fuse_allow_current_process()), but an overlay made in that namespace over
- * it asks the layers with its mounter's credentials: any user can do that with
- * "unshare -Urm". Where umbrellad looks names up in a caller's namespace (the mounts
- * below a restricted directory, fs-mounts.c and fs-watch.c) or asks for permission to
- * search a directory (the climb by ".." above a rule, layer-install.c), it checks the
- * directory's mount first: in a mount namespace owned by another user namespace than
- * umbrellad's, an overlay or a FUSE mount is refused unless its super block is mounted
- * in umbrellad's own namespace too (the system's root overlay, which a user's namespace
- * inherits, made by root). A user's namespace cannot get a mount into a namespace of
- * umbrellad's user namespace, nor propagate one there.
+ * A look-up that waits on a FUSE server that never answers stalls the thread that made
+ * it: umbrellad's main loop, and with it every rfork, until the watchdog restarts it
+ * (the exec gate, on a thread of its own, guards its look-ups of a signed program's
+ * libraries the same way: gate-libraries.c). A FUSE mount of another user namespace
+ * refuses umbrellad without asking its server (fuse_allow_current_process()), but an
+ * overlay made in that namespace over it asks the layers with its mounter's credentials:
+ * any user can do that with "unshare -Urm". Where umbrellad looks names up in a caller's
+ * namespace (the mounts below a restricted directory, fs-mounts.c and fs-watch.c) or
+ * asks for permission to search a directory (the climb by ".." above a rule,
+ * layer-install.c), it checks the directory's mount first: in a mount namespace owned by
+ * another user namespace than umbrellad's, an overlay or a FUSE mount is refused unless
+ * its super block is mounted in umbrellad's own namespace too (the system's root
+ * overlay, which a user's namespace inherits, made by root). A user's namespace cannot
+ * get a mount into a namespace of umbrellad's user namespace, nor propagate one there.
  *
  * The check is by the mount of a descriptor umbrellad holds (fdinfo's mnt_id), before
  * each look-up: a mount made over the path after mountinfo was read is caught, not

@@ -53,7 +53,7 @@ struct mount_entry {
  * mount point or a path, each directory climbed by ".." is a step. A user makes
  * thousands of mounts below a deep chain of directories in a namespace of its own, and
  * one request with a rule on each level made umbrellad look every mount point up from
- * every rule, name by name: minutes of its one thread, for everyone. Past the budget the
+ * every rule, name by name: minutes of its main thread, for everyone. Past the budget the
  * request fails with MOUNT_BUDGET_ERRNO, for that caller only.
  *
  * The value: a desktop's ~100 mounts at a depth of 5 below a rule on "/" cost ~600
