@@ -14,7 +14,7 @@
  *                              per hook with the fs rules, calling lib/mount.bpf.h.
  *                              Detached mounts (fsmount, open_tree(OPEN_TREE_CLONE))
  *                              and mount_setattr(2) reach no LSM hook: see docs/security.md
- *                              of the restriction (tests/integration/test-cap-system.c).
+ *                              of the restriction (tests/integration/cap-system.c).
  *   lsm/kernel_read_file       "module": finit_module(2) (READING_MODULE),
  *   lsm/kernel_load_data       init_module(2) (LOADING_MODULE), and modules the
  *   lsm/kernel_module_request  kernel would load on the task's behalf (request_module).

@@ -40,6 +40,11 @@
 #   check_start LOG DESCRIPTION [ARG...]
 #                                start_daemon LOG ARG... as one check, DESCRIPTION, with
 #                                LOG in $out when it fails.
+#   ctl_daemon_tgid              umb_ctl.daemon_tgid of the pins in $pin: the pid of the
+#                                umbrellad registered there, 0 when none is. Read as
+#                                umbrella-cli does, through the pin opened with
+#                                BPF_F_RDONLY (bpftool 7.5 opens pins for writing, even to
+#                                read them, which is refused while umbrellad is up).
 n=0 failed=0 out=
 
 check() { # RESULT DESCRIPTION...
@@ -152,4 +157,24 @@ check_start() { # LOG DESCRIPTION [ARG...]
 	rc=$?
 	out=$(cat "$log")
 	check "$rc" "$what"
+}
+
+ctl_daemon_tgid() {
+	python3 - "$pin/umb_ctl" <<-'PY'
+	import ctypes, struct, sys
+	libc = ctypes.CDLL(None, use_errno=True)
+	SYS_bpf, BPF_MAP_LOOKUP_ELEM, BPF_OBJ_GET, BPF_F_RDONLY = 321, 1, 7, 1 << 3
+	def bpf(cmd, attr):
+	    buf = ctypes.create_string_buffer(attr, 128)
+	    r = libc.syscall(SYS_bpf, cmd, buf, 128)
+	    if r < 0:
+	        sys.exit("bpf(%d): errno %d" % (cmd, ctypes.get_errno()))
+	    return r
+	path = ctypes.create_string_buffer(sys.argv[1].encode())
+	fd = bpf(BPF_OBJ_GET, struct.pack("=QII", ctypes.addressof(path), 0, BPF_F_RDONLY))
+	key, value = ctypes.c_uint32(0), ctypes.create_string_buffer(24)
+	bpf(BPF_MAP_LOOKUP_ELEM, struct.pack("=IIQQQ", fd, 0, ctypes.addressof(key),
+	                                     ctypes.addressof(value), 0))
+	print(struct.unpack_from("=I", value.raw)[0])
+	PY
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Umbrella VM tests of the capability restrictions (test-cap-*.c) - what they share on
- * top of helpers/vm-test.h: layers made of capability bits, and tasks with a
- * chosen layer stack (written into umb_task through a pidfd, as umbrellad would), so
- * that a test can place a sender and a target inside or outside each other's domain.
+ * Umbrella VM test of the capability restrictions (test-cap.c and its parts, cap-*.c) -
+ * what the parts share on top of helpers/vm-test.h: layers made of capability bits, and
+ * tasks with a chosen layer stack (written into umb_task through a pidfd, as umbrellad
+ * would), so that a test can place a sender and a target inside or outside each other's domain.
  * These tests are about the BPF programs; the grammar and the daemon are tested elsewhere.
  */
 #ifndef UMBRELLA_TESTS_CAP_TEST_H

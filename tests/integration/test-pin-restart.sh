@@ -26,14 +26,6 @@ trap cleanup EXIT
 
 # Layer ids the daemon whose log is $1 handed out, one a line.
 layer_ids() { sed -n 's/.*: layer \([0-9]*\) armed.*/\1/p' "$1"; }
-# umb_ctl.daemon_tgid of a running umbrellad. Through umbrella-cli, which opens the pins
-# read-only: while umbrellad is up nobody else gets a writable fd of its maps, and
-# bpftool 7.5 asks for one even to read a pin.
-ctl_daemon_tgid() {
-	"$cli" -j --pin-dir "$pin" status |
-		python3 -c 'import json, sys; print(json.load(sys.stdin)["umbrellad"]["pid"])'
-}
-
 "$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
 
 start_daemon "$tmp/d1.log" --pin-dir "$pin"
@@ -110,6 +102,9 @@ out=$(tail -n 3 "$tmp/d3.log")
 [ "$rc" = 0 ] && grep -q "stay attached through the links pinned in $pin" "$tmp/d3.log" &&
 	all_denied_since "$since"
 check $? "after a normal stop the restriction still holds"
+out=$(ctl_daemon_tgid 2>&1)
+[ "$out" = 0 ]
+check $? "a stopped umbrellad leaves umb_ctl.daemon_tgid at 0"
 
 # An umbrellad upgraded over the links of an older one, whose programs had other names
 # (umb_exec_check, umb_task_alloc_fork and umb_task_exit became umb_bprm_creds_for_exec,

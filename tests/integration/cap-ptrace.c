@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: tracing. The scope of every layer: a restricted task traces, and reads or
+ * Part of the VM test test-cap (test-cap.c, one load of the BPF object for the five
+ * parts): tracing. The scope of every layer: a restricted task traces, and reads or
  * writes the memory of, only tasks inside its domain (PTRACE_ATTACH, PTRACE_SEIZE,
  * process_vm_readv(2), process_vm_writev(2), /proc/PID/mem), and may not ask a parent
  * outside its domain to trace it (PTRACE_TRACEME); no restricted task traces umbrellad.
@@ -137,7 +138,7 @@ static const struct {
 	test_probe_fn probe;
 	const char *what;
 	int denied; /* the error when denied */
-} routes[] = {
+} ptrace_routes[] = {
 	{ probe_attach, "PTRACE_ATTACH", EPERM },
 	{ probe_seize, "PTRACE_SEIZE", EPERM },
 	{ probe_vm_readv, "process_vm_readv", EPERM },
@@ -145,29 +146,26 @@ static const struct {
 	{ probe_proc_mem, "reading /proc/PID/mem", EACCES },
 };
 
-static void check_routes(struct umbrella_bpf *skel, const __u32 *tracer, unsigned count,
-			 pid_t tracee, bool denied, const char *who)
+static void check_ptrace_routes(struct umbrella_bpf *skel, const __u32 *tracer, unsigned count,
+				pid_t tracee, bool denied, const char *who)
 {
 	target = tracee;
-	for (unsigned i = 0; i < ARRAY_SIZE(routes); i++)
-		TAP_EQ(cap_run(skel, tracer, count, routes[i].probe, NULL),
-		       denied ? routes[i].denied : 0, "%s: %s %s", who, routes[i].what,
-		       denied ? "is denied" : "works");
+	for (unsigned i = 0; i < ARRAY_SIZE(ptrace_routes); i++)
+		TAP_EQ(cap_run(skel, tracer, count, ptrace_routes[i].probe, NULL),
+		       denied ? ptrace_routes[i].denied : 0, "%s: %s %s", who,
+		       ptrace_routes[i].what, denied ? "is denied" : "works");
 }
 
-int main(void)
+static void cap_ptrace(struct umbrella_bpf *skel)
 {
-	struct umbrella_bpf *skel = test_load();
 	__u32 P, X, U, stack[2];
 	pid_t free_task, same, below, other, unsigned_task, daemon;
 
-	if (!skel)
-		return tap_finish();
 	P = cap_layer(skel, UMB_CR_PTRACE, 0);
 	X = cap_layer(skel, UMB_CR_NET, 0);
 	U = cap_layer(skel, UMB_CR_EXEC_UNSIGNED, 0);
-	if (!TAP_OK(P && X && U, "layers are written"))
-		goto out;
+	if (!TAP_OK(P && X && U, "layers are written (ptrace)"))
+		return;
 	free_task = cap_sleeper(skel, NULL, 0);
 	same = cap_sleeper(skel, &X, 1);
 	stack[0] = X, stack[1] = P;
@@ -175,13 +173,14 @@ int main(void)
 	other = cap_sleeper(skel, &P, 1);
 	unsigned_task = cap_sleeper(skel, &U, 1);
 	if (!TAP_OK(free_task > 0 && same > 0 && below > 0 && other > 0 && unsigned_task > 0,
-		    "target processes are started"))
-		goto out;
+		    "target processes are started (ptrace)"))
+		return;
 
-	check_routes(skel, NULL, 0, free_task, false, "unrestricted -> unrestricted");
-	check_routes(skel, &X, 1, free_task, true, "[net] -> unrestricted (outside the scope)");
-	check_routes(skel, &X, 1, same, false, "[net] -> [net] (same stack)");
-	check_routes(skel, &X, 1, below, false, "[net] -> [net ptrace] (descendant)");
+	check_ptrace_routes(skel, NULL, 0, free_task, false, "unrestricted -> unrestricted");
+	check_ptrace_routes(skel, &X, 1, free_task, true,
+			    "[net] -> unrestricted (outside the scope)");
+	check_ptrace_routes(skel, &X, 1, same, false, "[net] -> [net] (same stack)");
+	check_ptrace_routes(skel, &X, 1, below, false, "[net] -> [net ptrace] (descendant)");
 	target = other;
 	TAP_EQ(cap_run1(skel, X, probe_seize, NULL), EPERM,
 	       "[net] -> [ptrace] (another stack): PTRACE_SEIZE fails with EPERM");
@@ -192,8 +191,8 @@ int main(void)
 	       "[net ptrace] -> [net] (less restricted): PTRACE_SEIZE fails with EPERM");
 	TAP_EQ(cap_run(skel, stack, 2, probe_vm_writev, NULL), EPERM,
 	       "[net ptrace] -> [net] (less restricted): process_vm_writev fails with EPERM");
-	check_routes(skel, &P, 1, other, true,
-		     "[ptrace] -> [ptrace] (same stack, no tracing at all)");
+	check_ptrace_routes(skel, &P, 1, other, true,
+			    "[ptrace] -> [ptrace] (same stack, no tracing at all)");
 
 	TAP_EQ(cap_run1(skel, X, probe_traceme, NULL), EPERM,
 	       "[net]: PTRACE_TRACEME to an unrestricted parent fails with EPERM");
@@ -215,9 +214,9 @@ int main(void)
 
 	daemon = cap_sleeper(skel, NULL, 0);
 	if (TAP_OK(daemon > 0 && cap_set_daemon(skel, daemon) == 0,
-		   "a stand-in for umbrellad is registered")) {
-		check_routes(skel, &X, 1, daemon, true, "[net] -> umbrellad");
-		check_routes(skel, NULL, 0, daemon, false, "unrestricted -> umbrellad");
+		   "a stand-in for umbrellad is registered (ptrace)")) {
+		check_ptrace_routes(skel, &X, 1, daemon, true, "[net] -> umbrellad");
+		check_ptrace_routes(skel, NULL, 0, daemon, false, "unrestricted -> umbrellad");
 		cap_set_daemon(skel, 0);
 	}
 	cap_stop(daemon);
@@ -227,7 +226,4 @@ int main(void)
 	cap_stop(below);
 	cap_stop(other);
 	cap_stop(unsigned_task);
-out:
-	umbrella_bpf__destroy(skel);
-	return tap_finish();
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: the restrictions on the system as a whole, each against an unrestricted
+ * Part of the VM test test-cap (test-cap.c, one load of the BPF object for the five
+ * parts): the restrictions on the system as a whole, each against an unrestricted
  * control (root has every capability here):
  *
  *   mount:     mount(2) (new, bind, remount, propagation), umount2(2), pivot_root(2),
@@ -354,13 +355,10 @@ static bool setup(void)
 	return system(cmd) == 0;
 }
 
-int main(void)
+static void cap_system(struct umbrella_bpf *skel)
 {
-	struct umbrella_bpf *skel = test_load();
 	__u32 M, K, I, R, C, A, Y, N, parsed;
 
-	if (!skel)
-		return tap_finish();
 	M = cap_layer(skel, UMB_CR_MOUNT, 0);
 	K = cap_layer(skel, UMB_CR_MODULE, 0);
 	I = cap_layer(skel, UMB_CR_SETID, 0);
@@ -369,9 +367,9 @@ int main(void)
 	A = cap_layer(skel, 0, 1ULL << CAP_SYS_ADMIN);
 	Y = cap_layer(skel, UMB_CR_KEYS, 0);
 	N = cap_layer(skel, UMB_CR_NET, 0);
-	if (!TAP_OK(M && K && I && R && C && A && Y && N, "layers are written") ||
+	if (!TAP_OK(M && K && I && R && C && A && Y && N, "layers are written (system)") ||
 	    !TAP_OK(setup(), "a scratch tmpfs in a private mount namespace is set up"))
-		goto out;
+		return;
 
 	/* mount */
 	TAP_EQ(cap_run1(skel, M, probe_mount, NULL), EPERM,
@@ -451,7 +449,4 @@ int main(void)
 	TAP_EQ(parsed ? cap_run1(skel, parsed, probe_raw_socket, NULL) : -1, EPERM,
 	       "a layer parsed from \"cap:net_raw\": raw socket fails with EPERM");
 	check_keys(skel, Y, N);
-out:
-	umbrella_bpf__destroy(skel);
-	return tap_finish();
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: the "signal" restriction. A restricted task signals only inside its domain
+ * Part of the VM test test-cap (test-cap.c, one load of the BPF object for the five
+ * parts): the "signal" restriction. A restricted task signals only inside its domain
  * (tasks whose layer stack starts with its own), by every route: kill(2), tgkill(2),
  * rt_sigqueueinfo(2), pidfd_send_signal(2), and signal-driven I/O (F_SETOWN and
  * O_ASYNC, F_SETSIG, FIOASYNC, FIOSETOWN). Restricted tasks never signal umbrellad.
@@ -175,7 +176,7 @@ static int probe_fiosetown(void *arg UNUSED)
 static const struct {
 	test_probe_fn probe;
 	const char *what;
-} routes[] = {
+} signal_routes[] = {
 	{ probe_kill0, "kill(pid, 0)" },
 	{ probe_kill, "kill(pid, SIGCONT)" },
 	{ probe_tgkill, "tgkill" },
@@ -185,13 +186,14 @@ static const struct {
 };
 
 /* Checks every route from a sender with @sender layers to @victim. */
-static void check_routes(struct umbrella_bpf *skel, const __u32 *sender, unsigned count,
-			 pid_t victim, int expected, const char *who)
+static void check_signal_routes(struct umbrella_bpf *skel, const __u32 *sender, unsigned count,
+				pid_t victim, int expected, const char *who)
 {
 	target = victim;
-	for (unsigned i = 0; i < ARRAY_SIZE(routes); i++)
-		TAP_EQ(cap_run(skel, sender, count, routes[i].probe, NULL), expected, "%s: %s %s",
-		       who, routes[i].what, expected ? "fails with EPERM" : "works");
+	for (unsigned i = 0; i < ARRAY_SIZE(signal_routes); i++)
+		TAP_EQ(cap_run(skel, sender, count, signal_routes[i].probe, NULL), expected,
+		       "%s: %s %s", who, signal_routes[i].what,
+		       expected ? "fails with EPERM" : "works");
 }
 
 /* Makes a SIGIO to @victim through a pipe whose owner we (unrestricted) set: returns
@@ -213,20 +215,17 @@ static bool sigio_reaches(pid_t victim)
 	return arrived;
 }
 
-int main(void)
+static void cap_signal(struct umbrella_bpf *skel)
 {
-	struct umbrella_bpf *skel = test_load();
 	__u32 S, S2, X, stack[2];
 	pid_t free_task, same, below, other, other2, daemon;
 	int fds[2];
 
-	if (!skel)
-		return tap_finish();
 	S = cap_layer(skel, UMB_CR_SIGNAL, 0);
 	S2 = cap_layer(skel, UMB_CR_SIGNAL, 0);
 	X = cap_layer(skel, UMB_CR_NET, 0);
-	if (!TAP_OK(S && S2 && X, "layers are written"))
-		goto out;
+	if (!TAP_OK(S && S2 && X, "layers are written (signal)"))
+		return;
 
 	free_task = cap_sleeper(skel, NULL, 0);
 	same = cap_sleeper(skel, &S, 1);
@@ -235,13 +234,13 @@ int main(void)
 	other = cap_sleeper(skel, &X, 1);
 	other2 = cap_sleeper(skel, &S2, 1);
 	if (!TAP_OK(free_task > 0 && same > 0 && below > 0 && other > 0 && other2 > 0,
-		    "target processes are started"))
-		goto out;
+		    "target processes are started (signal)"))
+		return;
 
-	check_routes(skel, NULL, 0, free_task, 0, "unrestricted -> unrestricted");
-	check_routes(skel, &X, 1, free_task, 0, "[net] -> unrestricted");
+	check_signal_routes(skel, NULL, 0, free_task, 0, "unrestricted -> unrestricted");
+	check_signal_routes(skel, &X, 1, free_task, 0, "[net] -> unrestricted");
 	(void)cap_find_event(skel, 0, 0, 0, 0); /* drop older records */
-	check_routes(skel, &S, 1, free_task, EPERM, "[signal] -> unrestricted");
+	check_signal_routes(skel, &S, 1, free_task, EPERM, "[signal] -> unrestricted");
 	TAP_OK(cap_find_event(skel, UMB_HOOK_TASK_KILL, S, UMB_CR_SIGNAL, free_task),
 	       "the denial is recorded: task_kill, layer \"signal\", the target's pid");
 	target = same;
@@ -301,7 +300,7 @@ int main(void)
 	/* umbrellad: out of reach of every restricted task. */
 	daemon = cap_sleeper(skel, NULL, 0);
 	if (TAP_OK(daemon > 0 && cap_set_daemon(skel, daemon) == 0,
-		   "a stand-in for umbrellad is registered")) {
+		   "a stand-in for umbrellad is registered (signal)")) {
 		target = daemon;
 		TAP_EQ(cap_run1(skel, X, probe_kill0, NULL), EPERM,
 		       "[net] -> umbrellad: kill(pid, 0) fails with EPERM");
@@ -325,7 +324,4 @@ int main(void)
 	cap_stop(below);
 	cap_stop(other);
 	cap_stop(other2);
-out:
-	umbrella_bpf__destroy(skel);
-	return tap_finish();
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: the "exec" restriction. A restricted task cannot execve(2) or execveat(2)
+ * Part of the VM test test-cap (test-cap.c, one load of the BPF object for the five
+ * parts): the "exec" restriction. A restricted task cannot execve(2) or execveat(2)
  * anything, nor can its threads. A layer armed for the next exec (rfork with
  * UMB_ARM_ON_EXEC, as "umbrella-cli run -r exec -- sh -c CMD" does) lets that one exec
  * happen and denies the next: sh starts, and its exec of CMD fails (exit status 126).
@@ -105,18 +106,15 @@ static int sh_with_pending_layer(struct umbrella_bpf *skel, __u32 layer)
 	return cap_wait(pid);
 }
 
-int main(void)
+static void cap_exec(struct umbrella_bpf *skel)
 {
-	struct umbrella_bpf *skel = test_load();
 	__u32 E, U, N;
 
-	if (!skel)
-		return tap_finish();
 	E = cap_layer(skel, UMB_CR_EXEC, 0);
 	U = cap_layer(skel, UMB_CR_EXEC_UNSIGNED, 0);
 	N = cap_layer(skel, UMB_CR_NET, 0);
-	if (!TAP_OK(E && U && N, "layers are written"))
-		goto out;
+	if (!TAP_OK(E && U && N, "layers are written (exec)"))
+		return;
 
 	TAP_EQ(cap_run1(skel, 0, probe_execve, NULL), 0, "unrestricted: execve works");
 	TAP_EQ(cap_run1(skel, N, probe_execve, NULL), 0, "[net]: execve works");
@@ -144,7 +142,4 @@ int main(void)
 	       "pending [net]: sh -c /bin/true runs /bin/true (control)");
 	TAP_EQ(sh_with_pending_layer(skel, E), 126,
 	       "pending [exec]: sh starts, its exec of /bin/true is denied (exit 126)");
-out:
-	umbrella_bpf__destroy(skel);
-	return tap_finish();
 }

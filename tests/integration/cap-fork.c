@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: the "fork" restriction, and what holds for every restriction: it is kept by
+ * Part of the VM test test-cap (test-cap.c, one load of the BPF object for the five
+ * parts): the "fork" restriction, and what holds for every restriction: it is kept by
  * threads, across exec and by children; a restricted task cannot remove it (bpf() is
  * closed to it, UMB_PRCTL_APPLY without an arm fails); a 17th layer is refused cleanly.
  *
@@ -88,7 +89,7 @@ static int probe_thread(void *arg)
 
 static int probe_fork_after_exec(void *arg UNUSED)
 {
-	execl("/proc/self/exe", "test-cap-fork", "--probe-fork", (char *)NULL);
+	execl("/proc/self/exe", "test-cap", "--probe-fork", (char *)NULL);
 	return PROBE_SETUP_FAILED;
 }
 
@@ -219,23 +220,16 @@ static int fork_with_layers(struct umbrella_bpf *skel, unsigned depth, bool *arm
 	return result;
 }
 
-int main(int argc, char *argv[])
+static void cap_fork(struct umbrella_bpf *skel)
 {
-	struct umbrella_bpf *skel;
 	__u32 F, N, count_after = 0;
 	bool arm_left = true;
 
-	if (argc == 2 && strcmp(argv[1], "--probe-fork") == 0)
-		return probe_fork(NULL);
-
-	skel = test_load();
-	if (!skel)
-		return tap_finish();
 	task_map_fd = bpf_map__fd(skel->maps.umb_task);
 	F = cap_layer(skel, UMB_CR_FORK, 0);
 	N = cap_layer(skel, UMB_CR_NET, 0);
-	if (!TAP_OK(F && N, "layers are written"))
-		goto out;
+	if (!TAP_OK(F && N, "layers are written (fork)"))
+		return;
 
 	TAP_EQ(cap_run1(skel, 0, probe_fork, NULL), 0, "unrestricted: fork works");
 	TAP_EQ(cap_run1(skel, N, probe_fork, NULL), 0, "[net]: fork works");
@@ -273,7 +267,4 @@ int main(int argc, char *argv[])
 	TAP_OK(!arm_left, "16 layers + an armed fork: the refused arm is gone too");
 	TAP_EQ(count_after, UMB_MAX_LAYERS,
 	       "16 layers + an armed fork: the task keeps its 16 layers");
-out:
-	umbrella_bpf__destroy(skel);
-	return tap_finish();
 }
