@@ -238,7 +238,7 @@ enum gate_call_state {
 	GATE_CALL_DONE,
 };
 
-/* How long the gate waits for the main loop to make or find a layer: that loop serves
+/* How long the gate waits for the main loop to make a new layer: that loop serves
  * the job after the event it serves (a request's mounts, up to MOUNT_BUDGET_USEC), and
  * every exec the gate holds meanwhile waits too. Past it the exec is refused. */
 #define GATE_LAYER_WAIT_USEC (10 * USEC_PER_SEC)
@@ -262,7 +262,8 @@ void gate_bridge_close(struct exec_gate *g);
  * (the call was not made, or its result is not known; logged). */
 int gate_call(struct exec_gate *g, enum gate_call_op op);
 
-/* The gate's thread: gate_policies_layer() made by the main loop, waited for at most
+/* The gate's thread: the layer cached in umb_policies (gate_policies_cached()), or else
+ * gate_policies_layer() made by the main loop, waited for at most
  * GATE_LAYER_WAIT_USEC (-ETIMEDOUT with *@ret_error past it). Same return. */
 int gate_layer_get(struct exec_gate *g, const char *text, const __u8 *key_id, __u32 pid,
 		   const char *path, __u32 *ret_layer, char **ret_error);

@@ -147,6 +147,24 @@ ok=$tmp/open:' ok'$'\n'$tmp/secret:
 [ "$rc" = 0 ] && { [ "$out" = "$ok EACCES" ] || [ "$out" = "$ok EPERM" ]; }
 check $? "with the main loop back, the signed binary runs under its policy: $tmp/secret denied (exit $rc: $out)"
 
+# A fresh copy of that signed binary (a new inode: its first exec; the same policy and
+# key) while the main thread is held: the layer made above is in umb_policies, which
+# the gate reads itself. Without that, it would wait 10 s for the main loop and be
+# refused, as the new policy above was (the control).
+cp "$tmp/scat" "$tmp/scat2" && chmod 755 "$tmp/scat2"
+hold "$tmp/go3"
+check $? "umbrellad's main thread alone is stopped a third time"
+start=$SECONDS
+out=$(as_user "$tmp/scat2" "$tmp/open" "$tmp/secret" 2>&1)
+rc=$?
+took=$((SECONDS - start))
+after=$(main_state)
+touch "$tmp/go3"
+wait "$hold"
+[ "$rc" = 0 ] && { [ "$out" = "$ok EACCES" ] || [ "$out" = "$ok EPERM" ]; } &&
+	[ "$took" -lt 9 ] && [ "$after" = t ]
+check $? "a new copy of the signed binary, whose policy's layer exists, runs under it at its first exec while the main loop is held: the gate finds the layer itself (exit $rc after $took s: $out; main thread: $after)"
+
 verdict_of "$tmp/prog"
 before=$state
 out=$("$cli" verdict flush 2>&1)
