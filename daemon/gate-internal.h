@@ -74,6 +74,14 @@ struct exec_gate {
 	int start_result; /* 1 while it starts, then 0 or -errno (under bridge_lock) */
 	int stop_fd;	  /* an eventfd: exec_gate_stop() */
 	sd_event_source *stop_source;
+	/* Whether the gate's loop still turns, for the watchdog (exec_gate_alive()): the
+	 * gate's thread stamps each turn of its loop (a post source, first of all), the main
+	 * thread pings it (an eventfd in the gate's loop) and reads the stamp. */
+	_Atomic uint64_t turn_usec; /* CLOCK_MONOTONIC µs of its last turn: the gate's */
+	uint64_t ping_usec;	    /* when the main thread last pinged it: the main's */
+	bool stall_said;	    /* the main thread logged the stall: the main's */
+	int ping_fd;
+	sd_event_source *ping_source, *turn_source;
 	/* keyring_rejected_count(keyring), for the main thread's status text. */
 	atomic_size_t keyring_rejected;
 
