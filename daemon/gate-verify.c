@@ -360,6 +360,8 @@ static bool verify_libraries(struct exec_gate *g, struct gate_job *j)
 /* Answers @j's exec as decided (and frees @j). */
 static void job_finish(struct exec_gate *g, struct gate_job *j)
 {
+	bool mark = j->o.cached;
+
 	/* A file read (not a verdict found cached, nor an exec refused unread). */
 	if (j->attempt)
 		gate_stats_record(&g->stats, j->o.cached ? j->o.verdict.state : 0,
@@ -369,8 +371,8 @@ static void job_finish(struct exec_gate *g, struct gate_job *j)
 	 * exec, maybe another caller's, asks again (the refusal is that caller's alone). */
 	if (j->event && j->o.allow && j->o.cached && j->o.verdict.state == UMB_VERDICT_SIGNED &&
 	    !verify_libraries(g, j))
-		j->o.cached = false;
-	if (j->o.cached)
+		mark = false;
+	if (mark)
 		gate_ignore_mark(g, j);
 	gate_backing_fill(g, j); /* an exec through overlayfs: before the answer */
 	gate_answer(g, j->fd, j->o.allow);

@@ -246,13 +246,13 @@ stat=${stat##*) }
 out="gate thread $gate: $(<"$tmp/hold.out"), state ${stat%% *}"
 [ -n "$gate" ] && [ "$(<"$tmp/hold.out")" = stopped ] && [ "${stat%% *}" = t ]
 check $? "the gate's thread (umbrellad-gate) alone is stopped (ptrace)"
-pause 26
+pause 30
 pets_since 0
 from=$lines
 pause 8
 pets_since "$from"
 log=$(<"$tmp/d.log")
-out="$pets pets in 8 s, 26 s after the gate stopped"
+out="$pets pets in 8 s, 30 s after the gate stopped"
 [ "$pets" = 0 ] && [[ "$log" == *"its loop has not turned for"*"stops petting systemd's watchdog"* ]]
 check $? "with the gate's loop stuck, the watchdog is no longer petted and the log says why ($out)"
 touch "$tmp/go4"
