@@ -235,13 +235,14 @@ for t in /proc/$daemon/task/*; do
 	[ "$(<"$t/comm")" = umbrellad-gate ] && gate=${t##*/}
 done
 rm -f "$tmp/hold.out"
-"$py" "$tmp/hold.py" "$gate" "$tmp/go4" >"$tmp/hold.out" 2>&1 &
+"$py" "$tmp/hold.py" "${gate:-0}" "$tmp/go4" >"$tmp/hold.out" 2>&1 &
 hold=$!
 for _ in {1..600}; do
 	[ -s "$tmp/hold.out" ] && break
 	pause 0.1
 done
-read -r stat <"/proc/$daemon/task/$gate/stat"
+stat=
+[ -n "$gate" ] && read -r stat <"/proc/$daemon/task/$gate/stat"
 stat=${stat##*) }
 out="gate thread $gate: $(<"$tmp/hold.out"), state ${stat%% *}"
 [ -n "$gate" ] && [ "$(<"$tmp/hold.out")" = stopped ] && [ "${stat%% *}" = t ]
