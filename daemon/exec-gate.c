@@ -317,9 +317,9 @@ int gate_attach(struct exec_gate *g, sd_event *e)
 void gate_detach(struct exec_gate *g)
 {
 	sd_event_source **sources[] = {
-		&g->fan_source,	 &g->mountinfo_source,	&g->keyring_source,
-		&g->libs_source, &g->libs_flush_source, &g->invalidated_source,
-		&g->jobs_source, &g->call_source,	&g->stop_source,
+		&g->fan_source,	       &g->mountinfo_source,   &g->keyring_source, &g->libs_source,
+		&g->libs_flush_source, &g->invalidated_source, &g->jobs_source,	   &g->call_source,
+		&g->stop_source,       &g->ping_source,	       &g->turn_source,
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(sources); i++)
@@ -359,7 +359,7 @@ int exec_gate_new(const struct exec_gate_maps *maps, const char *keyring_dir,
 	gate_stats_open(&g->stats, maps->gate_stats);
 	g->fan_fd = g->mountinfo_fd = g->inotify_fd = g->libs.inotify_fd = -1;
 	g->ring_wd = g->ring_ancestor_wd = -1;
-	g->stop_fd = g->layer_fd = g->call_fd = -1;
+	g->stop_fd = g->ping_fd = g->layer_fd = g->call_fd = -1;
 	r = gate_bridge_init(g);
 	if (r < 0) {
 		log_error_errno(r, "exec gate: cannot set up its thread's messages: %m");
@@ -435,6 +435,8 @@ void exec_gate_free(struct exec_gate *g)
 	gate_bridge_release(g);
 	if (g->stop_fd >= 0)
 		close(g->stop_fd);
+	if (g->ping_fd >= 0)
+		close(g->ping_fd);
 	/* Execs still held: the kernel answers them when the group closes (below). */
 	while (g->jobs) {
 		struct gate_job *j = g->jobs;

@@ -13,6 +13,9 @@
 
 /* Reading a signed file gives up after this long (the exec is denied, nothing cached). */
 #define GATE_DEADLINE_USEC   (10 * 1000000ULL)
+/* A gate's loop whose ping waits longer than this is stuck (exec_gate_alive()): longer
+ * than any one event it serves may take (a read step, a layer waited for 10 s). */
+#define GATE_STALL_USEC	     (20 * 1000000ULL)
 /* How much of one file is hashed before the others' turn: the longest that another
  * owner's exec waits on a large signed file (the socket is another thread's). */
 #define GATE_STEP_BYTES	     (1024 * 1024)
@@ -67,6 +70,14 @@ int exec_gate_attach_main(struct exec_gate *g, sd_event *e);
  * Return: 0 or -errno (logged).
  */
 int exec_gate_start(struct exec_gate *g);
+
+/*
+ * exec_gate_alive() - (the main thread) whether the gate's loop still turns: false when
+ * it has not served the previous call's ping for more than GATE_STALL_USEC (logged once,
+ * and once when it turns again). Pings it for the next call. Without a thread: true.
+ * Called at each pet of systemd's watchdog (watchdog.c), which stops while it is false.
+ */
+bool exec_gate_alive(struct exec_gate *g);
 
 /* exec_gate_stop() - ends the gate's thread after the event it serves, and joins it (a
  * layer it waits for is refused). Without a thread it does nothing. */

@@ -6,8 +6,12 @@
  * are two). What one thread needs done by the other goes as a message to the other's
  * loop (an eventfd source there) and a wait for its result, bounded, under bridge_lock:
  *
- * - The gate needs the layer of a signed policy (gate_layer_get()): the layers are the
- *   main loop's (layers.c; fs-watch.c's sources are in that loop). The main loop makes
+ * - The gate needs the layer of a signed policy (gate_layer_get()). A layer made
+ *   before (the usual case: every later exec of that policy, whatever the file) it finds
+ *   in umb_policies itself, without asking (gate_policies_cached()): a user who copies a
+ *   signed binary to new files, each exec'd once, while flooding the main loop with
+ *   requests, delays nobody's execs. A new one it asks for: the layers are the main
+ *   loop's (layers.c; fs-watch.c's sources are in that loop). The main loop makes
  *   it after the event it serves (its source comes before every other), so the gate
  *   waits for at most that one event's budgeted work; past GATE_LAYER_WAIT_USEC the exec
  *   is refused, and a layer made for a job nobody waits for any more is dropped unless
@@ -189,6 +193,9 @@ int gate_layer_get(struct exec_gate *g, const char *text, const __u8 *key_id, __
 	if (!g->running)
 		return gate_policies_layer(&g->policies, text, key_id, pid, path, ret_layer,
 					   ret_error);
+	/* Made before: no need of the main loop (no wait behind its work). */
+	if (gate_policies_cached(&g->policies, text, key_id, ret_layer) == 0)
+		return 0;
 	job = calloc(1, sizeof(*job));
 	if (!job)
 		return -ENOMEM;

@@ -74,6 +74,14 @@ struct exec_gate {
 	int start_result; /* 1 while it starts, then 0 or -errno (under bridge_lock) */
 	int stop_fd;	  /* an eventfd: exec_gate_stop() */
 	sd_event_source *stop_source;
+	/* Whether the gate's loop still turns, for the watchdog (exec_gate_alive()): the
+	 * gate's thread stamps each turn of its loop (a post source, first of all), the main
+	 * thread pings it (an eventfd in the gate's loop) and reads the stamp. */
+	_Atomic uint64_t turn_usec; /* CLOCK_MONOTONIC µs of its last turn: the gate's */
+	uint64_t ping_usec;	    /* when the main thread last pinged it: the main's */
+	bool stall_said;	    /* the main thread logged the stall: the main's */
+	int ping_fd;
+	sd_event_source *ping_source, *turn_source;
 	/* keyring_rejected_count(keyring), for the main thread's status text. */
 	atomic_size_t keyring_rejected;
 
@@ -238,7 +246,7 @@ enum gate_call_state {
 	GATE_CALL_DONE,
 };
 
-/* How long the gate waits for the main loop to make or find a layer: that loop serves
+/* How long the gate waits for the main loop to make a new layer: that loop serves
  * the job after the event it serves (a request's mounts, up to MOUNT_BUDGET_USEC), and
  * every exec the gate holds meanwhile waits too. Past it the exec is refused. */
 #define GATE_LAYER_WAIT_USEC (10 * USEC_PER_SEC)
@@ -262,7 +270,8 @@ void gate_bridge_close(struct exec_gate *g);
  * (the call was not made, or its result is not known; logged). */
 int gate_call(struct exec_gate *g, enum gate_call_op op);
 
-/* The gate's thread: gate_policies_layer() made by the main loop, waited for at most
+/* The gate's thread: the layer cached in umb_policies (gate_policies_cached()), or else
+ * gate_policies_layer() made by the main loop, waited for at most
  * GATE_LAYER_WAIT_USEC (-ETIMEDOUT with *@ret_error past it). Same return. */
 int gate_layer_get(struct exec_gate *g, const char *text, const __u8 *key_id, __u32 pid,
 		   const char *path, __u32 *ret_layer, char **ret_error);

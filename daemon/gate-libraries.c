@@ -20,7 +20,9 @@
  * swapped after the verification leads ld.so to an inode without one.
  *
  * The work is bounded per exec (GATE_LIBS_MAX files, GATE_LIBS_BYTES_MAX bytes hashed,
- * GATE_LIBS_DEADLINE_USEC) and done before the exec is answered, in the event loop:
+ * GATE_LIBS_DEADLINE_USEC; the caller's mounts, which the caller shapes, are read once
+ * per exec, within the mount guard's budget: over_budget()) and done before the exec is
+ * answered, in the gate's event loop:
  * cached verdicts make later execs cost a lookup per library.
  */
 #include <elf.h>
@@ -87,6 +89,9 @@ struct closure {
 	 * stall the gate, and with it every exec and rfork. */
 	struct mount_guard guard;
 	bool guard_said;
+	/* Past the guard's budget (MOUNT_BUDGET_STEPS, MOUNT_BUDGET_USEC) for reading the
+	 * caller's mounts: said, and nothing more is looked up or verified. */
+	bool over_budget;
 	pid_t pid;
 	const char *program;
 	uint16_t machine; /* the program's e_machine: ld.so skips a library of another */
@@ -109,9 +114,32 @@ struct closure {
  * look-ups may wait on a user's FUSE server (mount_guard_open_in_root()): what ld.so
  * finds there gets no verdict, and is refused when mapped. Said once per exec.
  */
+/*
+ * The caller's mounts cost more than one exec may spend reading them: its mountinfo is
+ * the caller's to grow (thousands of mounts, long mount points), and the gate's thread
+ * serves every exec. Nothing more of this closure is verified, so what the program maps
+ * is refused: that caller's exec fails, nobody else's waits. Said once per exec.
+ */
+static void over_budget(struct closure *c, const char *path)
+{
+	if (!c->over_budget)
+		log_warning("libraries of %s (pid %d) not verified (at %s): its mount namespace "
+			    "is past umbrellad's budget for one exec (%u steps: mountinfo lines "
+			    "read, names looked up; or %llu s): what the program maps is refused",
+			    c->program, (int)c->pid, path, MOUNT_BUDGET_STEPS,
+			    MOUNT_BUDGET_USEC / USEC_PER_SEC);
+	c->over_budget = true;
+}
+
 static int open_path_in_root(struct closure *c, const char *path)
 {
-	int fd = mount_guard_open_in_root(&c->guard, c->root, path);
+	int fd;
+
+	if (c->over_budget)
+		return -MOUNT_BUDGET_ERRNO;
+	fd = mount_guard_open_in_root(&c->guard, c->root, path);
+	if (fd == -MOUNT_BUDGET_ERRNO)
+		over_budget(c, path);
 
 	if (fd == -EREMOTEIO && !c->guard_said) {
 		log_notice("libraries of %s (pid %d) not looked up at %s (nor further on such a "
@@ -245,14 +273,26 @@ static bool verify_library(struct closure *c, int fd, const char *path, const st
 	struct umb_verdict v = { .state = UMB_VERDICT_PENDING, .epoch = env->epoch };
 	const char *reason = NULL;
 	struct signed_elf e = {};
+	struct mount_entry m;
 	char *error = NULL;
 	uint32_t kdev;
 	uint64_t ino;
 	int r, state;
 
-	if (umb_kernel_inode(fd, (int)c->pid, &kdev, &ino) < 0) {
+	if (c->over_budget)
+		return false;
+	/* Its mount from the mounts the closure read once, within the guard's budget (not
+	 * umb_kernel_inode(), which reads a whole mountinfo each time, with no bound). */
+	r = mount_guard_mount(&c->guard, fd, (int)c->pid, &m, &ino);
+	if (r == -MOUNT_BUDGET_ERRNO) {
+		over_budget(c, path);
+		return false;
+	}
+	if (r < 0) {
 		kdev = umb_kdev(st->st_dev);
 		ino = st->st_ino;
+	} else {
+		kdev = m.dev;
 	}
 	if (!cacheable(c, fd, kdev)) {
 		not_verified(c, path, "not on a file system where verdicts are cached");
@@ -573,7 +613,7 @@ static const char *program_path(struct closure *c, int fd, const char *path)
 	return path;
 }
 
-void gate_libraries_verify(struct gate_libraries *libs, const struct gate_libraries_env *env,
+bool gate_libraries_verify(struct gate_libraries *libs, const struct gate_libraries_env *env,
 			   int fd, pid_t pid, const char *path)
 {
 	struct closure *c = calloc(1, sizeof(*c));
@@ -581,14 +621,15 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 	struct stat st;
 	char root[64];
 	struct found f;
+	bool complete;
 	int r;
 
 	if (!c)
-		return;
+		return true;
 	if (elf_dynamic_read(fd, &dyn) < 0 || (!dyn.interp && !dyn.n_needed)) {
 		elf_dynamic_release(&dyn); /* static: nothing to map but itself */
 		free(c);
-		return;
+		return true;
 	}
 	*c = (struct closure){ .libs = libs,
 			       .env = env,
@@ -603,7 +644,7 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 				 (int)pid, root);
 		elf_dynamic_release(&dyn);
 		free(c);
-		return;
+		return true;
 	}
 	r = mount_guard_open(&c->guard, -1, pid, -1);
 	if (r < 0) { /* fail closed: no library of it gets a verdict */
@@ -613,7 +654,7 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 		close(c->root);
 		elf_dynamic_release(&dyn);
 		free(c);
-		return;
+		return true;
 	}
 	if (fstat(fd, &st) == 0)
 		(void)seen(c, &st);
@@ -622,7 +663,7 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 	if (dyn.interp && dyn.interp[0] == '/' && try_path(c, dyn.interp, &f))
 		add_file(c, &f, NULL);
 	enqueue(c, &dyn, program_path(c, fd, path), NULL);
-	while (c->head < c->tail) {
+	while (c->head < c->tail && !c->over_budget) {
 		struct object *o = &c->queue[c->head++];
 
 		for (size_t i = 0; i < o->dyn.n_needed && c->n_seen < GATE_LIBS_MAX; i++) {
@@ -646,7 +687,9 @@ void gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 	free(c->cache);
 	mount_guard_close(&c->guard);
 	close(c->root);
+	complete = !c->over_budget;
 	free(c);
+	return complete;
 }
 
 bool gate_libraries_forget(struct gate_libraries *libs, uint32_t kdev, uint64_t ino)

@@ -80,8 +80,11 @@ void gate_libraries_release(struct gate_libraries *libs);
  * @pid (its path @path, as umbrellad sees it), and write each library's verdict
  * A library that cannot be found, read or verified gets no verdict: its mapping is
  * refused. A library refused by its signature is logged, naming the program.
+ * Return: false when the caller's mounts were past the mount guard's budget (logged):
+ * the closure was not verified for that caller, and the program's exec must ask again
+ * (no ignore mark). True otherwise.
  */
-void gate_libraries_verify(struct gate_libraries *libs, const struct gate_libraries_env *env,
+bool gate_libraries_verify(struct gate_libraries *libs, const struct gate_libraries_env *env,
 			   int fd, pid_t pid, const char *path);
 
 /*

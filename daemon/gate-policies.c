@@ -15,9 +15,15 @@
  * this is not a resource any caller can use up: only binaries signed by a trusted key
  * make one.
  *
- * The layers are the main loop's (layers.c, and fs-watch.c's sources in that loop): this
- * runs on its thread, on the gate's request (gate-bridge.c), and before the gate's own
- * thread starts.
+ * The layers are the main loop's (layers.c, and fs-watch.c's sources in that loop):
+ * making one runs on its thread, on the gate's request (gate-bridge.c), and before the
+ * gate's own thread starts. Who owns what of umb_policies: its entries are written by
+ * the main thread alone (gate_policies_layer()) and deleted only by
+ * gate_policies_open(), before the gate's thread starts (BPF keeps everyone else out of
+ * the map, bpf/lib/protect.bpf.h). An entry names a layer the gate holds for as long as
+ * the pins live, so the gate's thread may read an entry at any time, without a lock and
+ * without asking layers.c (gate_policies_cached()): the id it finds is live. A map
+ * element is read and written whole by the kernel.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -116,6 +122,20 @@ static int policy_layer_new(struct gate_policies *p, const char *text, const __u
 out:
 	umb_restrictions__free(r);
 	return ret;
+}
+
+int gate_policies_cached(const struct gate_policies *p, const char *text, const __u8 *key_id,
+			 __u32 *ret_layer)
+{
+	struct umb_policy_key key;
+	int r;
+
+	r = policy_key(text, key_id, &key);
+	if (r < 0)
+		return r;
+	if (bpf_map_lookup_elem(p->map, &key, ret_layer) < 0)
+		return -errno;
+	return 0;
 }
 
 int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *key_id, __u32 pid,

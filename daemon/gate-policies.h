@@ -21,8 +21,18 @@ struct gate_policies {
 void gate_policies_open(struct gate_policies *p, struct layers *layers, int map);
 
 /*
- * gate_policies_layer() - (the main loop's thread: the layers are its) the layer of @text signed by @key_id: the one made for the same
- * pair before (by this umbrellad or an earlier one), or a new one, held by the gate for
+ * gate_policies_cached() - (any thread: the gate's) the layer made before for @text
+ * signed by @key_id, from umb_policies alone: live, held by the gate (gate-policies.c
+ * says why no lock is needed). Return: 0 and *@ret_layer, -ENOENT when none was made
+ * yet, or -errno.
+ */
+int gate_policies_cached(const struct gate_policies *p, const char *text, const __u8 *key_id,
+			 __u32 *ret_layer);
+
+/*
+ * gate_policies_layer() - (the main loop's thread: the layers are its) the layer of
+ * @text signed by @key_id: the one made for the same pair before (by this umbrellad or
+ * an earlier one), or a new one, held by the gate for
  * as long as the pins live, with the key id and the binary's @path in its description.
  * Return: 0 and *@ret_layer, or -errno with *@ret_error (malloc'd, may be NULL).
  */

@@ -28,6 +28,13 @@
  * exec it is asked about for ever (the kernel has no time limit), while the main loop,
  * alive, keeps the watchdog quiet. The group closes, the kernel answers the held execs,
  * BPF decides by the pinned verdicts and the mode, and systemd starts umbrellad again.
+ *
+ * A gate loop that is stuck, not failed (a read that never returns, a bug), holds every
+ * exec the same way, and only the watchdog can end it: the main loop pets systemd only
+ * while the gate's loop turns (watchdog.c, exec_gate_alive()). The gate stamps each turn
+ * (a post source, dispatched first after any other, so a flood of events does not
+ * starve it), and the main thread pings the gate's loop at each pet so that an idle gate
+ * turns too: past GATE_STALL_USEC with a ping unanswered the gate is stuck.
  */
 #include <errno.h>
 #include <signal.h>
@@ -49,6 +56,26 @@ static int on_stop(sd_event_source *s, _unused_ int fd, _unused_ uint32_t revent
 	return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
+/* A turn of the gate's loop: the watchdog's proof that it is not stuck. */
+static int on_turn(_unused_ sd_event_source *s, void *userdata)
+{
+	struct exec_gate *g = userdata;
+
+	atomic_store(&g->turn_usec, now_usec());
+	return 0;
+}
+
+/* The main thread's ping: it makes a turn (on_turn() stamps it). */
+static int on_ping(_unused_ sd_event_source *s, int fd, _unused_ uint32_t revents, void *userdata)
+{
+	struct exec_gate *g = userdata;
+	eventfd_t n;
+
+	(void)eventfd_read(fd, &n);
+	atomic_store(&g->turn_usec, now_usec());
+	return 0;
+}
+
 /* Makes the gate's loop and attaches its sources. Return: 0 or -errno (logged). */
 static int loop_start(struct exec_gate *g)
 {
@@ -61,6 +88,14 @@ static int loop_start(struct exec_gate *g)
 			 g);
 	if (r < 0)
 		return log_error_errno(r, "exec gate: cannot watch its stop event: %m");
+	r = event_add_io(g->loop, &g->ping_source, g->ping_fd, EPOLLIN, PRIORITY_SIGNAL, on_ping,
+			 g);
+	if (r >= 0)
+		r = sd_event_add_post(g->loop, &g->turn_source, on_turn, g);
+	if (r >= 0)
+		r = sd_event_source_set_priority(g->turn_source, PRIORITY_SIGNAL);
+	if (r < 0)
+		return log_error_errno(r, "exec gate: cannot stamp its turns: %m");
 	r = gate_bridge_attach_gate(g, g->loop);
 	if (r < 0)
 		return r;
@@ -70,7 +105,11 @@ static int loop_start(struct exec_gate *g)
 static void *run(void *arg)
 {
 	struct exec_gate *g = arg;
-	int r = loop_start(g);
+	int r;
+
+	/* Its name, for ps and for the tests that stop it (test-gate-thread). */
+	(void)pthread_setname_np(pthread_self(), "umbrellad-gate");
+	r = loop_start(g);
 
 	pthread_mutex_lock(&g->bridge_lock);
 	g->start_result = r;
@@ -98,6 +137,12 @@ int exec_gate_start(struct exec_gate *g)
 	g->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (g->stop_fd < 0)
 		return log_error_errno(errno, "exec gate: cannot create its stop event: %m");
+	g->ping_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (g->ping_fd < 0)
+		return log_error_errno(errno, "exec gate: cannot create its ping event: %m");
+	atomic_store(&g->turn_usec, now_usec());
+	g->ping_usec = 0;
+	g->stall_said = false;
 	g->start_result = 1;
 	/* Before the thread exists: from now on the main thread asks it (gate-bridge.c). */
 	g->running = true;
@@ -130,4 +175,33 @@ void exec_gate_stop(struct exec_gate *g)
 	(void)eventfd_write(g->stop_fd, 1);
 	(void)pthread_join(g->thread, NULL);
 	g->running = false;
+}
+
+bool exec_gate_alive(struct exec_gate *g)
+{
+	uint64_t now = now_usec(), turn;
+
+	if (!g || !g->running)
+		return true;
+	turn = atomic_load(&g->turn_usec);
+	if (turn >= g->ping_usec) {
+		/* The last ping was answered: ping again, for the next look. Stamped
+		 * first, so the gate's answer is later than it. */
+		g->ping_usec = now;
+		(void)eventfd_write(g->ping_fd, 1);
+		if (g->stall_said)
+			log_notice("exec gate: its loop turns again: the watchdog is petted again");
+		g->stall_said = false;
+		return true;
+	}
+	if (now - g->ping_usec <= GATE_STALL_USEC)
+		return true; /* busy with an event, for now */
+	if (!g->stall_said)
+		log_error("exec gate: its loop has not turned for %llu s with work waiting "
+			  "(a ping unanswered since %llu s): it is stuck and holds every exec, "
+			  "so umbrellad stops petting systemd's watchdog",
+			  (unsigned long long)((now - turn) / USEC_PER_SEC),
+			  (unsigned long long)((now - g->ping_usec) / USEC_PER_SEC));
+	g->stall_said = true;
+	return false;
 }

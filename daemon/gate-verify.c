@@ -343,7 +343,7 @@ static bool inode_busy(void *arg, dev_t dev, ino_t ino)
 	return false;
 }
 
-static void verify_libraries(struct exec_gate *g, struct gate_job *j)
+static bool verify_libraries(struct exec_gate *g, struct gate_job *j)
 {
 	const struct gate_libraries_env env = {
 		.verdicts = g->maps.verdicts,
@@ -354,21 +354,26 @@ static void verify_libraries(struct exec_gate *g, struct gate_job *j)
 		.arg = g,
 	};
 
-	gate_libraries_verify(&g->libs, &env, j->fd, (pid_t)j->pid, j->path);
+	return gate_libraries_verify(&g->libs, &env, j->fd, (pid_t)j->pid, j->path);
 }
 
 /* Answers @j's exec as decided (and frees @j). */
 static void job_finish(struct exec_gate *g, struct gate_job *j)
 {
+	bool mark = j->o.cached;
+
 	/* A file read (not a verdict found cached, nor an exec refused unread). */
 	if (j->attempt)
 		gate_stats_record(&g->stats, j->o.cached ? j->o.verdict.state : 0,
 				  now_usec() - j->event_us);
-	if (j->o.cached)
+	/* A signed program: its libraries get verdicts before it can map them. A closure
+	 * the caller's mounts kept from being verified leaves no ignore mark: the next
+	 * exec, maybe another caller's, asks again (the refusal is that caller's alone). */
+	if (j->event && j->o.allow && j->o.cached && j->o.verdict.state == UMB_VERDICT_SIGNED &&
+	    !verify_libraries(g, j))
+		mark = false;
+	if (mark)
 		gate_ignore_mark(g, j);
-	/* A signed program: its libraries get verdicts before it can map them. */
-	if (j->event && j->o.allow && j->o.cached && j->o.verdict.state == UMB_VERDICT_SIGNED)
-		verify_libraries(g, j);
 	gate_backing_fill(g, j); /* an exec through overlayfs: before the answer */
 	gate_answer(g, j->fd, j->o.allow);
 	if (!j->o.allow)

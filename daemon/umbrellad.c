@@ -69,6 +69,7 @@
 #include "state.h"
 #include "time-util.h"
 #include "umbrella.skel.h"
+#include "watchdog.h"
 
 /* EX_CONFIG: restarting cannot help (the unit's RestartPreventExitStatus=). */
 #define EXIT_PINS_INCOMPATIBLE 78
@@ -500,8 +501,8 @@ static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si,
  * records (events.c), the exec gate's requests for layers (gate-bridge.c: the gate has a
  * loop and thread of its own, gate-thread.c), the mounts below restricted directories
  * (fs-watch.c). event-priority.h says
- * in which order a turn serves them. The watchdog is sd-event's: it pets systemd at
- * half of WatchdogSec= (sd_event_set_watchdog(3)).
+ * in which order a turn serves them. The watchdog (watchdog.c) pets systemd at half of
+ * WatchdogSec= while this loop and the gate's both turn.
  */
 static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, int budget_fd,
 		    sd_event **ret)
@@ -534,9 +535,9 @@ static int loop_new(struct server *s, struct ring_buffer *events, int stats_fd, 
 	source = sd_event_source_unref(source);
 	if (r < 0)
 		return log_error_errno(r, "Failed to schedule the sweep of the layers: %m");
-	r = sd_event_set_watchdog(e, 1);
+	r = watchdog_attach(e, s->gate);
 	if (r < 0)
-		return log_error_errno(r, "Failed to set up the watchdog: %m");
+		return r;
 	r = events_attach(events, stats_fd, budget_fd, e);
 	if (r < 0)
 		return r;

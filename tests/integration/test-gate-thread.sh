@@ -18,11 +18,20 @@
 # thread is stopped, with a line that says why; once it runs again, the same exec runs
 # under its policy (control: without it, that user reads the file). What the main
 # thread asks of the gate's loop reaches it: root's verdict flush empties the verdict
-# list. Last, SIGTERM joins the gate's thread and umbrellad exits 0.
+# list. A copy of the signed binary (a new inode, the same policy) is not refused while
+# the main thread is stopped: the gate finds the layer made before itself (issue 27,
+# review 1). The watchdog is petted (WATCHDOG=1 to a NOTIFY_SOCKET of the test's, with
+# WATCHDOG_USEC) while idle, not while the gate's thread is stopped, and again once it
+# runs (review 2). Last, SIGTERM joins the gate's thread and umbrellad exits 0.
 set -u
 source_root='@SOURCE_ROOT@'
 . "$source_root/tests/helpers/tap.sh"
 vm_test /run/umbrella-gatethread-test/umbrellad.sock /sys/fs/bpf/umbrella-gatethread-test
+notify= hold=
+cleanup_first() {
+	touch "$tmp/go" "$tmp/go2" "$tmp/go3" "$tmp/go4" 2>/dev/null
+	[ -n "$notify" ] && kill "$notify" 2>/dev/null
+}
 trap vm_cleanup EXIT
 py=/usr/bin/python3
 chmod 755 "$tmp"
@@ -71,7 +80,24 @@ out=$({ "$cli" key generate t --dir "$tmp" &&
 check $? "a key in the ring, signed-cat signed with the policy fs:$tmp/secret"
 chmod 755 "$tmp/scat"
 as_user() { timeout 120 setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
+# systemd's side of the watchdog, as the test's: a datagram socket, each datagram a line.
+mkfifo "$tmp/pause.fifo"
+: >"$tmp/notify.log"
+"$py" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+print("ready", flush=True)
+with open(sys.argv[2], "a") as log:
+    while True:
+        for line in s.recv(4096).decode().split("\n"):
+            log.write(line + "\n")
+        log.flush()' "$tmp/notify.sock" "$tmp/notify.log" >"$tmp/notify.out" 2>&1 &
+notify=$!
+for _ in $(seq 100); do [ -s "$tmp/notify.out" ] && break; sleep 0.1; done
+export NOTIFY_SOCKET=$tmp/notify.sock WATCHDOG_USEC=4000000
 check_start "$tmp/d.log" "umbrellad starts" --pin-dir "$pin" --keyring "$tmp/keys"
+unset NOTIFY_SOCKET WATCHDOG_USEC
 
 out=$(ask 2>&1)
 [ "$out" = fine ]
@@ -147,6 +173,24 @@ ok=$tmp/open:' ok'$'\n'$tmp/secret:
 [ "$rc" = 0 ] && { [ "$out" = "$ok EACCES" ] || [ "$out" = "$ok EPERM" ]; }
 check $? "with the main loop back, the signed binary runs under its policy: $tmp/secret denied (exit $rc: $out)"
 
+# A fresh copy of that signed binary (a new inode: its first exec; the same policy and
+# key) while the main thread is held: the layer made above is in umb_policies, which
+# the gate reads itself. Without that, it would wait 10 s for the main loop and be
+# refused, as the new policy above was (the control).
+cp "$tmp/scat" "$tmp/scat2" && chmod 755 "$tmp/scat2"
+hold "$tmp/go3"
+check $? "umbrellad's main thread alone is stopped a third time"
+start=$SECONDS
+out=$(as_user "$tmp/scat2" "$tmp/open" "$tmp/secret" 2>&1)
+rc=$?
+took=$((SECONDS - start))
+after=$(main_state)
+touch "$tmp/go3"
+wait "$hold"
+[ "$rc" = 0 ] && { [ "$out" = "$ok EACCES" ] || [ "$out" = "$ok EPERM" ]; } &&
+	[ "$took" -lt 9 ] && [ "$after" = t ]
+check $? "a new copy of the signed binary, whose policy's layer exists, runs under it at its first exec while the main loop is held: the gate finds the layer itself (exit $rc after $took s: $out; main thread: $after)"
+
 verdict_of "$tmp/prog"
 before=$state
 out=$("$cli" verdict flush 2>&1)
@@ -156,6 +200,70 @@ out="exit $rc: $out; verdict before: $before, after: '$state'"
 [ "$rc" = 0 ] && [ "$before" = unsigned ] && [ -z "$state" ]
 check $? "root's verdict flush (the main thread's call into the gate's loop) empties the verdict list ($out)"
 
+# The watchdog (daemon/watchdog.c): the pets (WATCHDOG=1, every 2 s here) come while the
+# gate's loop turns, idle or not, and stop when it is stuck: its thread alone is stopped
+# (ptrace), with the main loop's ping waiting in it. Past GATE_STALL_USEC (20 s) no pet
+# comes and the log says why; once the thread runs again, the pets come again. While
+# the gate is stopped, only bash builtins run here: an exec the gate is asked about
+# would wait for it.
+# pets_since LINE: the number of WATCHDOG=1 datagrams at or after line LINE, in $pets;
+# the number of lines of the log, in $lines.
+pets_since() {
+	local l i=0
+	pets=0
+	mapfile -t l <"$tmp/notify.log"
+	lines=${#l[@]}
+	for ((i = $1; i < lines; i++)); do
+		[ "${l[i]}" = WATCHDOG=1 ] && pets=$((pets + 1))
+	done
+}
+pause() { read -rt "$1" <>"$tmp/pause.fifo"; } # sleep, as a builtin
+pets_since 0
+out="$pets pets, $lines datagrams"
+[ "$pets" -ge 1 ]
+check $? "control: the watchdog is petted from its start ($out)"
+pets_since "$lines"
+from=$lines
+pause 7
+pets_since "$from"
+out="$pets pets in 7 s"
+[ "$pets" -ge 2 ]
+check $? "control: the idle daemon keeps petting its watchdog ($out)"
+
+gate=
+for t in /proc/$daemon/task/*; do
+	[ "$(<"$t/comm")" = umbrellad-gate ] && gate=${t##*/}
+done
+rm -f "$tmp/hold.out"
+"$py" "$tmp/hold.py" "${gate:-0}" "$tmp/go4" >"$tmp/hold.out" 2>&1 &
+hold=$!
+for _ in {1..600}; do
+	[ -s "$tmp/hold.out" ] && break
+	pause 0.1
+done
+stat=
+[ -n "$gate" ] && read -r stat <"/proc/$daemon/task/$gate/stat"
+stat=${stat##*) }
+out="gate thread $gate: $(<"$tmp/hold.out"), state ${stat%% *}"
+[ -n "$gate" ] && [ "$(<"$tmp/hold.out")" = stopped ] && [ "${stat%% *}" = t ]
+check $? "the gate's thread (umbrellad-gate) alone is stopped (ptrace)"
+pause 30
+pets_since 0
+from=$lines
+pause 8
+pets_since "$from"
+log=$(<"$tmp/d.log")
+out="$pets pets in 8 s, 30 s after the gate stopped"
+[ "$pets" = 0 ] && [[ "$log" == *"its loop has not turned for"*"stops petting systemd's watchdog"* ]]
+check $? "with the gate's loop stuck, the watchdog is no longer petted and the log says why ($out)"
+touch "$tmp/go4"
+wait "$hold"
+pause 6
+pets_since "$from"
+out="$pets pets in 6 s"
+[ "$pets" -ge 1 ] && grep -qF "its loop turns again" "$tmp/d.log"
+check $? "once the gate's thread runs again, the pets come again ($out)"
+
 kill -0 "$daemon" 2>/dev/null
 check $? "umbrellad still runs"
 kill "$daemon" && wait "$daemon"
@@ -164,4 +272,6 @@ out=$(cat "$tmp/d.log")
 [ "$rc" = 0 ]
 check $? "umbrellad stops on SIGTERM, its gate's thread joined (exit $rc)"
 daemon=
+kill "$notify"
+notify=
 tap_done
