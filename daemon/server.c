@@ -565,12 +565,12 @@ static void serve_turn(struct server *s, struct client *c)
 			   "= %llu): its requests are refused until it has drained",
 			   c->uid, (unsigned long long)(s->turns.budget_usec / USEC_PER_SEC));
 	/* Only when others wait too: then the order is worth a line (tests read it). */
-	if (behind || s->turns.order_count)
+	if (behind || turns_waiting(&s->turns))
 		log_full_errno(LOG_DEBUG, 0,
 			       "turn %llu: uid %u%s, queued behind %llu requests, %zu uids waiting",
 			       (unsigned long long)s->turns.served, c->uid,
 			       over ? " refused (past its budget)" : "", (unsigned long long)behind,
-			       s->turns.order_count);
+			       turns_waiting(&s->turns));
 	keep = over ? request_refuse(s, c->fd, -EAGAIN, over_budget_text(s)) :
 		      request_serve(s, c->fd);
 	turns_charge(&s->turns, c->uid, now_usec() - start, now_usec());
@@ -613,7 +613,7 @@ static int on_turn(_unused_ sd_event_source *source, _unused_ int fd, _unused_ u
 			}
 		serve_turn(s, c);
 	}
-	if (!turns_pending(&s->turns))
+	if (!turns_waiting(&s->turns))
 		(void)sd_event_source_set_enabled(s->turn_source, SD_EVENT_OFF);
 	return 0;
 }

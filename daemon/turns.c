@@ -54,10 +54,10 @@ bool turns_next(struct turns *t, uint32_t *ret_uid)
 	return true;
 }
 
-/* Whether a turn is to be taken: a uid waits, or the uid served last does. */
-bool turns_pending(const struct turns *t)
+/* The uids in the order, and the uid served last if it has more waiting. */
+size_t turns_waiting(const struct turns *t)
 {
-	return t->order_count || t->last_waiting;
+	return t->order_count + t->last_waiting;
 }
 
 /* @c's charge at @now: what it was, less what drained since. */

@@ -72,8 +72,9 @@ void turns_enter(struct turns *t, uint32_t uid);
  * does so when it has more waiting). Return: false when none waits. */
 bool turns_next(struct turns *t, uint32_t *ret_uid);
 
-/* turns_pending() - whether a turn is to be taken (turns_next() may find a uid). */
-bool turns_pending(const struct turns *t);
+/* turns_waiting() - how many uids wait for a turn: those in the order, and the uid
+ * served last once it was entered again. 0: no turn to take. */
+size_t turns_waiting(const struct turns *t);
 
 /* turns_over_budget() - whether @uid's requests are to be refused at @now (never uid
  * 0's). Sets *@ret_first when this is the first refusal since it was under. */

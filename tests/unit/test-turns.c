@@ -34,7 +34,7 @@ int main(void)
 		order[n++] = uid;
 	TAP_OK(n == 3 && order[0] == 2000 && order[1] == 3000 && order[2] == 1000,
 	       "then B, then C that arrived while A was served, then A's next");
-	TAP_OK(!turns_next(&t, &uid) && !turns_pending(&t), "none left");
+	TAP_OK(!turns_next(&t, &uid) && !turns_waiting(&t), "none left");
 
 	/* A floods: while each of its requests is served, root's arrives: root is next,
 	 * ahead of A's next and of B, which waited before it. */
@@ -43,14 +43,14 @@ int main(void)
 	TAP_OK(turns_next(&t, &uid) && uid == 1000, "A's turn");
 	turns_enter(&t, 1000);
 	turns_enter(&t, 0);
-	TAP_OK(turns_pending(&t) && turns_next(&t, &uid) && uid == 0,
+	TAP_OK(turns_waiting(&t) == 3 && turns_next(&t, &uid) && uid == 0,
 	       "root's request, arrived while A's was served, is next: behind that one only");
 	TAP_OK(turns_next(&t, &uid) && uid == 2000, "then B");
 	TAP_OK(turns_next(&t, &uid) && uid == 1000, "then A again");
-	TAP_OK(turns_pending(&t) == false && !turns_next(&t, &uid), "none left");
+	TAP_OK(!turns_waiting(&t) && !turns_next(&t, &uid), "none left");
 	/* The uid served last, with nothing else waiting, takes the next turn itself. */
 	turns_enter(&t, 1000);
-	TAP_OK(turns_pending(&t) && turns_next(&t, &uid) && uid == 1000,
+	TAP_OK(turns_waiting(&t) == 1 && turns_next(&t, &uid) && uid == 1000,
 	       "alone, A is served again at the next turn");
 	TAP_OK(!turns_next(&t, &uid), "none left");
 
