@@ -9,8 +9,8 @@
 # again as soon as it is answered. Meanwhile root rforks and user B (65533) asks for a
 # small layer. Asserted by mechanism, from umbrellad's log of its turns: root's requests
 # go first, behind no request of A's or B's queued (only the one being served when they
-# arrived), and A's queue is not drained when root is served. Then, request_time_per_user reloaded as 1 s a minute, A floods again:
-# its requests fail with EAGAIN and a message naming that setting, while root's and B's
+# arrived), and A's queue is not drained when root is served. Then, request_time_per_user
+# reloaded as 1 s a minute, A floods again: its requests fail with EAGAIN and a message naming that setting, while root's and B's
 # after it still get their layers. Controls: A's and B's small requests get their layers
 # first; A's flood was served (E2BIG) before it was refused.
 set -u
