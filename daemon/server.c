@@ -550,6 +550,28 @@ static const char *over_budget_text(const struct server *s)
 	return text;
 }
 
+/*
+ * Whether a turn's line may be logged at @now: TURN_LOG_BURST per TURN_LOG_INTERVAL_USEC.
+ * A uid past its budget sends requests refused at no cost, as fast as it likes: a line
+ * for each would write to the journal as fast, and its rate limit for umbrellad would
+ * drop other users' records with them. The lines left out are counted in the next.
+ */
+#define TURN_LOG_BURST	       100
+#define TURN_LOG_INTERVAL_USEC (10 * USEC_PER_SEC)
+static bool turn_log_allowed(struct server *s, uint64_t now)
+{
+	if (now - s->turn_log_start >= TURN_LOG_INTERVAL_USEC) {
+		s->turn_log_start = now;
+		s->turn_log_count = 0;
+	}
+	if (s->turn_log_count >= TURN_LOG_BURST) {
+		s->turn_log_skipped++;
+		return false;
+	}
+	s->turn_log_count++;
+	return true;
+}
+
 /* Serves the request waiting on @c (queued), or refuses it when its uid is past its
  * budget; charges its uid the time it took. */
 static void serve_turn(struct server *s, struct client *c)
@@ -565,12 +587,20 @@ static void serve_turn(struct server *s, struct client *c)
 			   "= %llu): its requests are refused until it has drained",
 			   c->uid, (unsigned long long)(s->turns.budget_usec / USEC_PER_SEC));
 	/* Only when others wait too: then the order is worth a line (tests read it). */
-	if (behind || turns_waiting(&s->turns))
+	if ((behind || turns_waiting(&s->turns)) && turn_log_allowed(s, start)) {
+		char skipped[64] = "";
+
+		if (s->turn_log_skipped)
+			snprintf(skipped, sizeof(skipped), " (%llu turns before it not logged)",
+				 (unsigned long long)s->turn_log_skipped);
 		log_full_errno(LOG_DEBUG, 0,
-			       "turn %llu: uid %u%s, queued behind %llu requests, %zu uids waiting",
+			       "turn %llu: uid %u%s, queued behind %llu requests, %zu uids waiting"
+			       "%s",
 			       (unsigned long long)s->turns.served, c->uid,
 			       over ? " refused (past its budget)" : "", (unsigned long long)behind,
-			       turns_waiting(&s->turns));
+			       turns_waiting(&s->turns), skipped);
+		s->turn_log_skipped = 0;
+	}
 	keep = over ? request_refuse(s, c->fd, -EAGAIN, over_budget_text(s)) :
 		      request_serve(s, c->fd);
 	turns_charge(&s->turns, c->uid, now_usec() - start, now_usec());

@@ -81,6 +81,9 @@ struct server {
 	struct turns turns;		/* whose request is served next (turns.h) */
 	int turn_fd;			/* an eventfd, always readable: a turn to take */
 	sd_event_source *turn_source;	/* on turn_fd, on while a turn is pending */
+	uint64_t turn_log_start;	/* the turns' lines: this interval's start, */
+	unsigned int turn_log_count;	/* lines so far in it, */
+	uint64_t turn_log_skipped;	/* and lines left out since the last one */
 };
 
 /* Creates the listening socket at @path (and its directory). Returns the fd or -errno. */

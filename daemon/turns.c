@@ -88,7 +88,11 @@ bool turns_over_budget(struct turns *t, uint32_t uid, uint64_t now, bool *ret_fi
 	if (uid == 0 || !t->budget_usec || !c)
 		return false;
 	over = drained(t, c, now) >= t->budget_usec;
-	*ret_first = over && !c->refusing;
+	if (over && !c->refusing && (!c->noticed || now - c->noticed_at >= TURNS_WINDOW_USEC)) {
+		*ret_first = true;
+		c->noticed = true;
+		c->noticed_at = now;
+	}
 	c->refusing = over;
 	return over;
 }

@@ -44,9 +44,11 @@
 
 struct turn_charge {
 	uint32_t uid;
-	bool refusing; /* it is past its budget (logged once when it starts) */
-	uint64_t usec; /* its charge at @at, before draining */
-	uint64_t at;   /* CLOCK_MONOTONIC µs */
+	bool refusing;	     /* it is past its budget (logged when it starts, once a minute) */
+	bool noticed;	     /* @noticed_at is set */
+	uint64_t noticed_at; /* the last refusal told (turns_over_budget()'s *ret_first) */
+	uint64_t usec;	     /* its charge at @at, before draining */
+	uint64_t at;	     /* CLOCK_MONOTONIC µs */
 };
 
 struct turns {
@@ -77,7 +79,9 @@ bool turns_next(struct turns *t, uint32_t *ret_uid);
 size_t turns_waiting(const struct turns *t);
 
 /* turns_over_budget() - whether @uid's requests are to be refused at @now (never uid
- * 0's). Sets *@ret_first when this is the first refusal since it was under. */
+ * 0's). Sets *@ret_first when this is the first refusal since it was under, and none was
+ * told for @uid within TURNS_WINDOW_USEC: a uid that drains just below its budget and
+ * goes past it again with each cheap request would otherwise log a line each time. */
 bool turns_over_budget(struct turns *t, uint32_t uid, uint64_t now, bool *ret_first);
 
 /* turns_charge() - @uid's request took @usec of the loop, ending at @now (uid 0 is not

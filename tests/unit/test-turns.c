@@ -70,9 +70,12 @@ int main(void)
 	TAP_OK(!turns_over_budget(&t, 1000, MIN + 6 * USEC_PER_SEC, &first),
 	       "six seconds later (drained by 1 s): under again");
 	turns_charge(&t, 1000, 2 * USEC_PER_SEC, MIN + 6 * USEC_PER_SEC);
-	TAP_OK(turns_over_budget(&t, 1000, MIN + 6 * USEC_PER_SEC, &first) && first,
-	       "charged 2 s more (11.5 s): over again");
+	TAP_OK(turns_over_budget(&t, 1000, MIN + 6 * USEC_PER_SEC, &first) && !first,
+	       "charged 2 s more (11.5 s): over again, not told again within a minute");
 	TAP_OK(!turns_over_budget(&t, 1000, 3 * MIN, &first), "two minutes later: drained");
+	turns_charge(&t, 1000, 11 * USEC_PER_SEC, 3 * MIN);
+	TAP_OK(turns_over_budget(&t, 1000, 3 * MIN, &first) && first,
+	       "over again after a minute: told again");
 
 	/* No budget: nobody is refused. */
 	t.budget_usec = 0;
