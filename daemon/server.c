@@ -453,10 +453,21 @@ static void idle_restart(struct server *s, struct client *c)
 		log_error_errno(r, "Failed to time a connection out: %m");
 }
 
+/* Whether the peer of @fd is gone with nothing left to read: its next read is the end. */
+static bool hung_up(int fd)
+{
+	char byte;
+
+	/* A peek takes nothing: a message's descriptors stay in it, none is installed. */
+	return recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 /*
  * A request (or a hang-up: EPOLLHUP comes unasked) waits on connection @c: it is queued
  * for its uid's turn (turns.h), and the connection is neither watched nor timed until
- * it is served. Nothing is read here.
+ * it is served. Nothing is read here. A hang-up with nothing before it is no work: the
+ * connection is closed at once, as a turn would (client_close()), so that its slot is
+ * free before the next connection of its user is counted (a turn could come after it).
  */
 static void client_queue(struct server *s, struct client *c)
 {
@@ -464,6 +475,10 @@ static void client_queue(struct server *s, struct client *c)
 
 	if (c->queued)
 		return;
+	if (hung_up(c->fd)) {
+		client_close(s, c);
+		return;
+	}
 	c->queued = ++s->turns.queued;
 	c->queued_turn = s->turns.served;
 	turns_enter(&s->turns, c->uid);
