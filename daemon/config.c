@@ -19,6 +19,8 @@
  *   max_rules_per_user = N           fs rules of the live layers of one non-root uid
  *   max_connections_per_user = N     open connections to the socket of one non-root uid
  *   idle_timeout = SECONDS           a connection's time to send its (next) request
+ *   request_time_per_user = SECONDS  umbrellad's time per minute for one non-root uid's
+ *                                    requests
  *   log_rate_limit = BURST/SECONDS | off
  *
  * Parsing is pure (config_parse()): umbrellad applies a configuration only once all of
@@ -178,6 +180,12 @@ static int parse_idle_timeout(const char *value, struct config *c, struct messag
 			   m);
 }
 
+static int parse_request_time_per_user(const char *value, struct config *c, struct message *m)
+{
+	return parse_count("request_time_per_user", value, CONFIG_REQUEST_TIME_PER_USER_LIMIT,
+			   &c->request_time_per_user, m);
+}
+
 static int parse_log_rate_limit(const char *value, struct config *c, struct message *m)
 {
 	char buf[64], burst[16];
@@ -218,6 +226,7 @@ static const struct key {
 	{ "max_rules_per_user", parse_max_rules_per_user },
 	{ "max_connections_per_user", parse_max_connections_per_user },
 	{ "idle_timeout", parse_idle_timeout },
+	{ "request_time_per_user", parse_request_time_per_user },
 	{ "log_rate_limit", parse_log_rate_limit },
 };
 
@@ -232,6 +241,7 @@ void config_init(struct config *c)
 		.max_rules_per_user = CONFIG_MAX_RULES_PER_USER_DEFAULT,
 		.max_connections_per_user = CONFIG_MAX_CONNECTIONS_PER_USER_DEFAULT,
 		.idle_timeout_sec = CONFIG_IDLE_TIMEOUT_DEFAULT,
+		.request_time_per_user = CONFIG_REQUEST_TIME_PER_USER_DEFAULT,
 		.log_burst = CONFIG_LOG_BURST_DEFAULT,
 		.log_interval_sec = CONFIG_LOG_INTERVAL_DEFAULT,
 	};

@@ -23,6 +23,10 @@
 /* Seconds a connection may wait before its (next) request, unless it follows layers. */
 #define CONFIG_IDLE_TIMEOUT_DEFAULT		5
 #define CONFIG_IDLE_TIMEOUT_LIMIT		3600
+/* Seconds of umbrellad's loop that the requests of one non-root uid may take per
+ * minute (daemon/turns.h); past it they are refused until it drains. */
+#define CONFIG_REQUEST_TIME_PER_USER_DEFAULT	30
+#define CONFIG_REQUEST_TIME_PER_USER_LIMIT	60
 #define CONFIG_LOG_BURST_DEFAULT		200 /* as daemon/events.c starts */
 #define CONFIG_LOG_INTERVAL_DEFAULT		5
 
@@ -38,6 +42,7 @@ struct config {
 	unsigned int max_layers_per_user, max_rules_per_user;
 	unsigned int max_connections_per_user; /* open connections of one non-root uid */
 	unsigned int idle_timeout_sec;	       /* a connection's time to ask (server.c) */
+	unsigned int request_time_per_user;    /* seconds per minute of one non-root uid */
 	unsigned int log_burst;		       /* log_rate_limit = BURST/SECONDS; 0: no limit */
 	unsigned int log_interval_sec;
 };

@@ -336,3 +336,31 @@ bool request_serve(struct server *s, int fd)
 	request_fds_close(&s->request_fds);
 	return keep;
 }
+
+bool request_refuse(struct server *s, int fd, int error, const char *message)
+{
+	char byte, control[PEER_CMSG_SPACE + REQUEST_FDS_CMSG_SPACE];
+	/* One byte: the rest of the message is dropped (SOCK_SEQPACKET), unread. */
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	request_fds_take(&msg, &s->request_fds);
+	/* As request_serve(): those are the caller's to hand to the closer thread. */
+	if (s->request_fds.unexpected) {
+		request_reply(fd, -EBADMSG, 0,
+			      "malformed request: a request brings only O_PATH descriptors "
+			      "and its sender's pidfd");
+		return false;
+	}
+	request_fds_close(&s->request_fds);
+	if (n == 0)
+		return false;
+	request_reply(fd, error, 0, message);
+	return true;
+}

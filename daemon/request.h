@@ -27,6 +27,14 @@
  */
 bool request_serve(struct server *s, int fd);
 
+/*
+ * request_refuse() - read one message from client @fd of @s and refuse it, whatever it
+ * asks, with @error and @message (its uid is past its budget, turns.h): nothing of it
+ * is looked at but the descriptors it brought, closed as request_serve() closes them.
+ * Return: as request_serve().
+ */
+bool request_refuse(struct server *s, int fd, int error, const char *message);
+
 /* request_reply() - send a reply on @fd; @message (may be NULL: strerror) follows the
  * header when @error < 0. Return: 0, or -errno (-EPIPE: the caller shut its end down). */
 int request_reply(int fd, int error, __u32 layer, const char *message);

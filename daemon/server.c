@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -399,6 +400,7 @@ static void client_free(struct server *s, struct client *c)
 static void client_close(struct server *s, struct client *c)
 {
 	follow_closed(&s->follows, c->fd);
+	c->queued = 0; /* its uid's turn goes to its next request, or is skipped */
 	c->io = sd_event_source_disable_unref(c->io);
 	c->idle = sd_event_source_disable_unref(c->idle);
 	(void)shutdown(c->fd, SHUT_RDWR);
@@ -451,24 +453,213 @@ static void idle_restart(struct server *s, struct client *c)
 		log_error_errno(r, "Failed to time a connection out: %m");
 }
 
-/* Answers the requests waiting on a connection (and a hang-up: EPOLLHUP comes
- * unasked); closes it when the client has left. */
-static int on_client(_unused_ sd_event_source *source, int fd, _unused_ uint32_t revents,
+/* Whether the peer of @fd is gone with nothing left to read: its next read is the end. */
+static bool hung_up(int fd)
+{
+	char byte;
+
+	/* A peek takes nothing: a message's descriptors stay in it, none is installed. */
+	return recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/*
+ * A request (or a hang-up: EPOLLHUP comes unasked) waits on connection @c: it is queued
+ * for its uid's turn (turns.h), and the connection is neither watched nor timed until
+ * it is served. Nothing is read here. A hang-up with nothing before it is no work: the
+ * connection is closed at once, as a turn would (client_close()), so that its slot is
+ * free before the next connection of its user is counted (a turn could come after it).
+ */
+static void client_queue(struct server *s, struct client *c)
+{
+	int r;
+
+	if (c->queued)
+		return;
+	if (hung_up(c->fd)) {
+		client_close(s, c);
+		return;
+	}
+	c->queued = ++s->turns.queued;
+	c->queued_turn = s->turns.served;
+	turns_enter(&s->turns, c->uid);
+	(void)sd_event_source_set_enabled(c->io, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(c->idle, SD_EVENT_OFF);
+	r = sd_event_source_set_enabled(s->turn_source, SD_EVENT_ON);
+	if (r < 0) {
+		/* Nothing would serve it: better closed than waiting forever. */
+		log_error_errno(r, "Failed to queue a request: %m");
+		client_close(s, c);
+	}
+}
+
+static int on_client(_unused_ sd_event_source *source, _unused_ int fd, _unused_ uint32_t revents,
 		     void *userdata)
 {
 	struct client *c = userdata;
-	struct server *s = c->server;
 
-	if (!request_serve(s, fd)) {
-		client_close(s, c);
-		return 0;
+	client_queue(c->server, c);
+	return 0;
+}
+
+static bool accept_one(struct server *s);
+
+/*
+ * Before each turn: the connections waiting to be accepted, and the requests waiting on
+ * connections not queued, take their places now, not when the loop gets to their
+ * sources. sd-event dispatches one source per pass, and among sources of one priority
+ * the longest pending first: the turn's own source, pending again at each pass, could
+ * go before a caller's that became ready during the last request, and that caller's
+ * request would wait behind one more of a flooding uid (two or three 4 s requests for
+ * root's rfork in the emulated VM, past the client's 10 s). Gathered here, a request
+ * that arrived while another was served is in the order before the next is chosen.
+ */
+static void gather(struct server *s)
+{
+	struct pollfd fds[SERVER_SLOTS];
+	struct client *of[SERVER_SLOTS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < SERVER_SLOTS && accept_one(s); i++)
+		;
+	for (size_t i = 0; i < s->client_count; i++) {
+		struct client *c = s->clients[i];
+
+		/* c->io is NULL once it is closed; queued ones wait already. */
+		if (c->queued || c->closing || !c->io)
+			continue;
+		fds[n] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+		of[n++] = c;
 	}
+	if (!n || poll(fds, n, 0) <= 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (fds[i].revents & (POLLIN | POLLHUP | POLLERR))
+			client_queue(s, of[i]);
+}
+
+/* The oldest request of @uid waiting for its turn, or NULL. */
+static struct client *oldest_queued(const struct server *s, uint32_t uid)
+{
+	struct client *oldest = NULL;
+
+	for (size_t i = 0; i < s->client_count; i++) {
+		struct client *c = s->clients[i];
+
+		if (c->queued && !c->closing && c->uid == uid &&
+		    (!oldest || c->queued < oldest->queued))
+			oldest = c;
+	}
+	return oldest;
+}
+
+/* What a uid past its budget is told (turns.h). */
+static const char *over_budget_text(const struct server *s)
+{
+	static char text[256];
+
+	snprintf(text, sizeof(text),
+		 "this user's share of umbrellad's time is used up: its requests took %llu s "
+		 "of it within the last minute (request_time_per_user in umbrella.conf); try "
+		 "again later",
+		 (unsigned long long)(s->turns.budget_usec / USEC_PER_SEC));
+	return text;
+}
+
+/*
+ * Whether a turn's line may be logged at @now: TURN_LOG_BURST per TURN_LOG_INTERVAL_USEC.
+ * A uid past its budget sends requests refused at no cost, as fast as it likes: a line
+ * for each would write to the journal as fast, and its rate limit for umbrellad would
+ * drop other users' records with them. The lines left out are counted in the next.
+ */
+#define TURN_LOG_BURST	       100
+#define TURN_LOG_INTERVAL_USEC (10 * USEC_PER_SEC)
+static bool turn_log_allowed(struct server *s, uint64_t now)
+{
+	if (now - s->turn_log_start >= TURN_LOG_INTERVAL_USEC) {
+		s->turn_log_start = now;
+		s->turn_log_count = 0;
+	}
+	if (s->turn_log_count >= TURN_LOG_BURST) {
+		s->turn_log_skipped++;
+		return false;
+	}
+	s->turn_log_count++;
+	return true;
+}
+
+/* Serves the request waiting on @c (queued), or refuses it when its uid is past its
+ * budget; charges its uid the time it took. */
+static void serve_turn(struct server *s, struct client *c)
+{
+	uint64_t start = now_usec(), behind = s->turns.served - c->queued_turn;
+	bool keep, over, first;
+
+	c->queued = 0;
+	s->turns.served++;
+	over = turns_over_budget(&s->turns, c->uid, start, &first);
+	if (first)
+		log_notice("uid %u is past its share of umbrellad's time (request_time_per_user "
+			   "= %llu): its requests are refused until it has drained",
+			   c->uid, (unsigned long long)(s->turns.budget_usec / USEC_PER_SEC));
+	/* Only when others wait too: then the order is worth a line (tests read it). */
+	if ((behind || turns_waiting(&s->turns)) && turn_log_allowed(s, start)) {
+		char skipped[64] = "";
+
+		if (s->turn_log_skipped)
+			snprintf(skipped, sizeof(skipped), " (%llu turns before it not logged)",
+				 (unsigned long long)s->turn_log_skipped);
+		log_full_errno(LOG_DEBUG, 0,
+			       "turn %llu: uid %u%s, queued behind %llu requests, %zu uids waiting"
+			       "%s",
+			       (unsigned long long)s->turns.served, c->uid,
+			       over ? " refused (past its budget)" : "", (unsigned long long)behind,
+			       turns_waiting(&s->turns), skipped);
+		s->turn_log_skipped = 0;
+	}
+	keep = over ? request_refuse(s, c->fd, -EAGAIN, over_budget_text(s)) :
+		      request_serve(s, c->fd);
+	turns_charge(&s->turns, c->uid, now_usec() - start, now_usec());
+	if (!keep) {
+		client_close(s, c);
+		return;
+	}
+	(void)sd_event_source_set_enabled(c->io, SD_EVENT_ON);
 	/* A connection that follows layers waits for their records: no time limit (it
 	 * counts for its user all the same). Any other must ask again in time. */
-	if (follow_has(&s->follows, fd))
+	if (follow_has(&s->follows, c->fd))
 		(void)sd_event_source_set_enabled(c->idle, SD_EVENT_OFF);
 	else
 		idle_restart(s, c);
+}
+
+/*
+ * One turn: the arrivals gathered, the next uid in the order serves its oldest request;
+ * it goes back at the end at the next turn, behind those that arrive meanwhile, if it
+ * has more waiting. turn_fd stays readable: this source is pending again at each pass
+ * of the loop, in turn with the other sources of its priority (event-priority.h), so a
+ * queue of requests never starves them.
+ */
+static int on_turn(_unused_ sd_event_source *source, _unused_ int fd, _unused_ uint32_t revents,
+		   void *userdata)
+{
+	struct server *s = userdata;
+	struct client *c = NULL;
+	uint32_t uid;
+
+	gather(s);
+	while (!c && turns_next(&s->turns, &uid))
+		c = oldest_queued(s, uid);
+	if (c) {
+		for (size_t i = 0; i < s->client_count; i++)
+			if (s->clients[i] != c && s->clients[i]->queued &&
+			    !s->clients[i]->closing && s->clients[i]->uid == uid) {
+				turns_enter(&s->turns, uid); /* taken at the next turn */
+				break;
+			}
+		serve_turn(s, c);
+	}
+	if (!turns_waiting(&s->turns))
+		(void)sd_event_source_set_enabled(s->turn_source, SD_EVENT_OFF);
 	return 0;
 }
 
@@ -526,11 +717,9 @@ static const char *over_limit(const struct server *s, uint32_t uid, const struct
 	return NULL;
 }
 
-/* Accepts a waiting connection. */
-static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ uint32_t revents,
-		     void *userdata)
+/* Accepts a waiting connection. Return: whether one was taken (served or refused). */
+static bool accept_one(struct server *s)
 {
-	struct server *s = userdata;
 	struct conn_counts n;
 	const char *why;
 	struct client *c;
@@ -541,22 +730,22 @@ static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ u
 	 * new ones wait in the backlog until one is free (client_free()). */
 	if (s->client_count >= SERVER_SLOTS) {
 		(void)sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
-		return 0;
+		return false;
 	}
-	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0) {
 		/* A connection that went before we took it, or no descriptor left: the
 		 * client sees its connection fail; the loop goes on. */
 		if (errno != EAGAIN && errno != ECONNABORTED)
 			log_warning_errno(errno, "Failed to accept a connection: %m");
-		return 0;
+		return false;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		/* No slot to hand it to the closer thread in, should it need one. */
 		request_reply(fd, -ENOMEM, 0, NULL);
 		close(fd);
-		return 0;
+		return true;
 	}
 	uid = connection_uid(s, fd);
 	/* Refused or not, it has a slot: closing it may need the closer thread. */
@@ -584,11 +773,18 @@ static int on_listen(_unused_ sd_event_source *source, int listen_fd, _unused_ u
 		request_reply(fd, r, 0, "umbrellad cannot serve this connection");
 		goto refuse;
 	}
-	return 0;
+	return true;
 
 refuse:
 	/* What it may have sent already is read and closed as for any connection. */
 	client_close(s, c);
+	return true;
+}
+
+static int on_listen(_unused_ sd_event_source *source, _unused_ int fd, _unused_ uint32_t revents,
+		     void *userdata)
+{
+	(void)accept_one(userdata);
 	return 0;
 }
 
@@ -630,6 +826,14 @@ int server_attach(struct server *s, sd_event *e)
 			 on_closer_done, s);
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the closer thread: %m");
+	s->turn_fd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->turn_fd < 0)
+		return log_error_errno(-errno, "Failed to create an eventfd: %m");
+	r = event_add_io(e, &s->turn_source, s->turn_fd, EPOLLIN, PRIORITY_WORK, on_turn, s);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(s->turn_source, SD_EVENT_OFF);
+	if (r < 0)
+		return log_error_errno(r, "Failed to serve the requests in turns: %m");
 	r = event_add_io(e, &s->listen_source, s->listen_fd, EPOLLIN, PRIORITY_WORK, on_listen, s);
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the socket: %m");
@@ -644,6 +848,10 @@ void server_close(struct server *s)
 			client_close(s, s->clients[i]);
 	s->closer_source = sd_event_source_disable_unref(s->closer_source);
 	closer_stop(&s->closer);
+	if (s->turn_source) {
+		s->turn_source = sd_event_source_disable_unref(s->turn_source);
+		close(s->turn_fd);
+	}
 	s->listen_source = sd_event_source_disable_unref(s->listen_source);
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);

@@ -15,6 +15,7 @@ struct ring_buffer;
 #include "history.h"
 #include "layers.h"
 #include "request-fds.h"
+#include "turns.h"
 
 /*
  * Connections served at once. Root that carries no layer may use them all; every other
@@ -37,6 +38,7 @@ struct ring_buffer;
 #define SERVER_BACKLOG	    64 /* listen(2); the kernel queues one more */
 _Static_assert(SERVER_USERS_MAX + SERVER_BACKLOG + 1 + SERVER_ROOT_RESERVE <= SERVER_SLOTS,
 	       "users' stuck connections could take root's slots");
+_Static_assert(TURNS_ORDER_MAX >= SERVER_SLOTS, "a uid with a request waiting left out of turns");
 
 /* One connection. */
 struct client {
@@ -47,6 +49,9 @@ struct client {
 	sd_event_source *io;   /* its requests; NULL once it is being closed */
 	sd_event_source *idle; /* no request for idle_timeout: closed */
 	bool closing;	       /* its descriptors are the closer thread's (job) */
+	uint64_t queued;       /* its request waits for its uid's turn: its place (turns.queued
+				* then); 0: none waits */
+	uint64_t queued_turn;  /* turns.served when it was queued */
 	struct closer_job job;
 };
 
@@ -73,6 +78,12 @@ struct server {
 	struct follows follows;		/* the clients that follow layers (UMB_OP_FOLLOW) */
 	struct history history;		/* each uid's recent denials (UMB_OP_EVENTS) */
 	struct ring_buffer *events;	/* consumed before a stream ends; NULL: none (tests) */
+	struct turns turns;		/* whose request is served next (turns.h) */
+	int turn_fd;			/* an eventfd, always readable: a turn to take */
+	sd_event_source *turn_source;	/* on turn_fd, on while a turn is pending */
+	uint64_t turn_log_start;	/* the turns' lines: this interval's start, */
+	unsigned int turn_log_count;	/* lines so far in it, */
+	uint64_t turn_log_skipped;	/* and lines left out since the last one */
 };
 
 /* Creates the listening socket at @path (and its directory). Returns the fd or -errno. */

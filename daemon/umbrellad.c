@@ -363,6 +363,10 @@ static int config_apply(const struct config *c, struct server *s)
 	s->max_per_user = c->max_connections_per_user ?: CONFIG_MAX_CONNECTIONS_PER_USER_DEFAULT;
 	s->idle_timeout_usec =
 		(uint64_t)(c->idle_timeout_sec ?: CONFIG_IDLE_TIMEOUT_DEFAULT) * USEC_PER_SEC;
+	/* The charges so far stay; they drain at the new rate. */
+	s->turns.budget_usec =
+		(uint64_t)(c->request_time_per_user ?: CONFIG_REQUEST_TIME_PER_USER_DEFAULT) *
+		USEC_PER_SEC;
 	if (!arg_log_rate_limit)
 		journal_set_rate_limit(c->log_burst, c->log_interval_sec);
 	config = *c;

@@ -17,6 +17,8 @@
 #   mounts       a chain of 300 nested directories in its own user and mount namespace,
 #                each with three bind mounts (900 mounts), and rforks with a rule on each
 #                level, in a loop
+#   mountflood   the same, with 6 such loops at once (requests served in turns by uid,
+#                the attacker's past request_time_per_user refused)
 #   requests     4 loops of rforks (umbrella-cli run --empty-layer -- true)
 #   execs        execs of new 32 MiB copies of a program (unsigned), in a loop
 #   denials      denial-flood: 2 processes calling socket(AF_INET) under "net"
@@ -29,7 +31,7 @@ build=$(realpath "${1:?usage: attack-bench.sh BUILD_DIR SAMPLES [ATTACK]...}")
 samples=${2:?}
 shift 2
 attacks=("$@")
-[ ${#attacks[@]} -gt 0 ] || attacks=(mounts requests execs denials connections fuse)
+[ ${#attacks[@]} -gt 0 ] || attacks=(mounts mountflood requests execs denials connections fuse)
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 umbrellad=$build/daemon/umbrellad
@@ -105,11 +107,13 @@ percentiles() {
 }
 
 # The attacks: each starts its processes in the background (their pids in attack_pids).
-attack_mounts() {
+# mount_loops NAME LOOPS: the chain of mounts in a namespace of the attacker's, and LOOPS
+# loops of rforks naming every level, at once.
+mount_loops() {
 	local depth=300
 	# Every level bind-mounted on itself three times, and one rfork naming every level.
 	as "$attacker" unshare -Urm --propagation private bash -c '
-		d=$1 depth=$2 cli=$3 rules=()
+		d=$1 depth=$2 cli=$3 loops=$4 rules=()
 		p=$d
 		for i in $(seq "$depth"); do
 			p=$p/l
@@ -117,10 +121,19 @@ attack_mounts() {
 			for _ in 1 2 3; do mount --bind "$p" "$p" || exit 1; done
 			rules+=(-r "fs:$p")
 		done
-		while :; do "$cli" run -q "${rules[@]}" -- true; done' \
-		_ "$dir/attacker/mounts" "$depth" "$cli" >/dev/null 2>&1 &
+		for _ in $(seq "$loops"); do
+			while :; do "$cli" run -q "${rules[@]}" -- true; done &
+		done
+		wait' \
+		_ "$dir/attacker/$1" "$depth" "$cli" "$2" >/dev/null 2>&1 &
 	attack_pids+=($!)
 }
+
+attack_mounts() { mount_loops mounts 1; }
+
+# Many requests at the budget at once: each waits for its turn (daemon/turns.h), and
+# past request_time_per_user the attacker's are refused.
+attack_mountflood() { mount_loops mountflood 6; }
 
 attack_requests() {
 	for _ in 1 2 3 4; do
