@@ -29,6 +29,9 @@
  *                             umb_ctl has UMB_CTL_UNSIGNED_DENY, else run; so is a
  *                             SIGNED shared library (UMB_VERDICT_F_LIBRARY: ld.so
  *                             run as a program maps an unchecked program itself).
+ *                             UNSIGNED with UMB_VERDICT_F_UNKNOWN_SIGNER (a key the
+ *                             ring does not know) is decided as UNSIGNED, mark or not,
+ *                             and where it runs, its layer is carried as a SIGNED one's.
  *                             A SIGNED file with a layer: the layer is carried in
  *                             umb_exec to bprm_committed_creds (task.bpf.c), which
  *                             pushes it; the exec is refused here if it would not fit
@@ -228,6 +231,16 @@ int BPF_PROG(umb_bprm_check_security, struct linux_binprm *bprm, int ret)
 		return 0;
 	if (verdict == UMB_VERDICT_REFUSED || verdict == UMB_VERDICT_STALE)
 		return umb_verdict_deny(UMB_HOOK_BPRM_CHECK_SECURITY, 0, verdict, file, 0, true);
+
+	/* UNSIGNED by a key the ring does not know: verified (not a miss), so the mark does
+	 * not refuse it; it runs where an unsigned file runs, with the layer of its
+	 * restrictions (a layer only takes rights away). */
+	if (verdict == UMB_VERDICT_UNSIGNED && v && (v->flags & UMB_VERDICT_F_UNKNOWN_SIGNER)) {
+		ret = unsigned_mode_deny(task, ctl, verdict, file);
+		if (ret || !v->layer)
+			return ret;
+		return carry_layer(task, v->layer);
+	}
 
 	/* UNSIGNED, or a miss. A file that claims a signature never runs unverified: not
 	 * under "unsigned = allow", not in permissive mode. The gate refuses such a file

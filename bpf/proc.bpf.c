@@ -452,14 +452,17 @@ int BPF_PROG(umb_task_fix_setgroups, struct cred *new_cred, const struct cred *o
 /*
  * Whether the layer @id was chosen by a user other than root: asked for with rfork()
  * or restrict_self() by a caller whose effective uid (umbrellad's SO_PEERCRED) was not
- * 0. A signed binary's layer is its vendor's, whoever ran it. A layer that cannot be
- * read (cannot happen while the task holds it) counts as a user's: fail closed.
+ * 0. A signed binary's layer is its vendor's, whoever ran it; that of a binary signed
+ * by a key the ring does not know is anyone's (any user can write one). A layer that
+ * cannot be read (cannot happen while the task holds it) counts as a user's: fail
+ * closed.
  */
 static __always_inline bool chosen_by_user(__u32 id)
 {
 	const struct umb_layer *layer = umb_layer_get(id);
 
-	return !layer || (layer->origin != UMB_ORIGIN_SIGNED_BINARY && layer->uid != 0);
+	return !layer || layer->origin == UMB_ORIGIN_UNKNOWN_SIGNER ||
+	       (layer->origin != UMB_ORIGIN_SIGNED_BINARY && layer->uid != 0);
 }
 
 /* The first layer of @state, or the layer this exec will push, that a user chose

@@ -304,12 +304,16 @@ static int binary_sign(char **files, int n, const char *tree, const char *key_pa
 	return s.failed ? EXIT_ERROR : EXIT_OK;
 }
 
+/* The reason given for a file signed by a key the ring does not know. */
+#define UNKNOWN_SIGNER_REASON "unknown signer (key not in the ring): runs as unsigned"
+
 /* What verify and inspect found. */
 struct check {
 	struct signed_elf e;
 	int read_result; /* signed_elf_read()'s */
 	char *read_error;
-	int verdict; /* UMB_VERDICT_*, 0: unknown (the ring did not load) */
+	int verdict;	     /* UMB_VERDICT_*, 0: unknown (the ring did not load) */
+	bool unknown_signer; /* UNSIGNED: signed by a key the ring does not know */
 	const char *reason;
 	char *ring_error;
 };
@@ -343,6 +347,14 @@ static int check_file(const char *file, const char *keyring, struct check *c)
 		return 0;
 	}
 	c->verdict = keyring_verify(k, &c->e, &c->reason);
+	/* As the gate decides (daemon/gate-verify.c): a key the ring does not know makes
+	 * the file unsigned, with its restrictions, never refused. */
+	if (c->verdict == UMB_VERDICT_REFUSED && keyring_signer_unknown(k, &c->e)) {
+		c->verdict = UMB_VERDICT_UNSIGNED;
+		c->unknown_signer = true;
+		c->reason = c->e.has_policy ? UNKNOWN_SIGNER_REASON " with its restrictions" :
+					      UNKNOWN_SIGNER_REASON;
+	}
 	keyring_free(k);
 	return 0;
 }
@@ -359,6 +371,7 @@ static void verdict_fields(json_writer_t *jw, const struct check *c)
 {
 	jsonw_string_field(jw, "verdict", cli_verdict_name(c->verdict));
 	jsonw_bool_field(jw, "valid", c->verdict == UMB_VERDICT_SIGNED);
+	jsonw_bool_field(jw, "unknown_signer", c->unknown_signer);
 	jsonw_string_field(jw, "reason", c->reason);
 }
 
@@ -396,8 +409,13 @@ static int binary_verify(const char *file, const char *keyring)
 		ret = EXIT_OK;
 		break;
 	case UMB_VERDICT_UNSIGNED:
-		cli_error("%s: %s", file,
-			  c.e.is_elf ? "no signature" : "not an ELF file, unsigned");
+		key_id_to_hex(c.e.signature.key_id, hex);
+		if (c.unknown_signer)
+			cli_error("%s: signed by key %s, which the key ring does not know: %s",
+				  file, hex, c.reason);
+		else
+			cli_error("%s: %s", file,
+				  c.e.is_elf ? "no signature" : "not an ELF file, unsigned");
 		ret = EXIT_UNSIGNED;
 		break;
 	case UMB_VERDICT_REFUSED:

@@ -17,9 +17,10 @@ enum {
 			      * verdict flush: umbrellad cannot be reached */
 	EXIT_NOT_FOUND = 4,   /* task show, layer show: no such process or layer;
 			       * key remove, unrevoke: no such key */
-	EXIT_UNSIGNED = 5,    /* binary verify: the file has no signature */
+	EXIT_UNSIGNED = 5,    /* binary verify: the file has no signature, or one by a key
+			       * the ring does not know: umbrellad treats it as unsigned */
 	EXIT_REFUSED = 6,     /* binary verify: a signature that does not verify, a revoked
-			       * or unknown key, or a malformed file: umbrellad refuses it */
+			       * key, or a malformed file: umbrellad refuses it */
 };
 
 extern bool arg_json;		/* -j, --json: JSON on stdout */

@@ -43,9 +43,17 @@ static const char *origin_name(__u32 origin)
 		return "restrict-self";
 	case UMB_ORIGIN_SIGNED_BINARY:
 		return "signed-binary";
+	case UMB_ORIGIN_UNKNOWN_SIGNER:
+		return "unknown-signer"; /* signed by a key not in the ring, run as unsigned */
 	default:
 		return "unknown";
 	}
+}
+
+/* Whether a layer of @origin is a binary's own (its path is the binary's). */
+static bool origin_binary(__u32 origin)
+{
+	return origin == UMB_ORIGIN_SIGNED_BINARY || origin == UMB_ORIGIN_UNKNOWN_SIGNER;
 }
 
 /* The items a layer's bits stand for (fs rules are only a count there). */
@@ -152,11 +160,11 @@ static void layer_json(json_writer_t *jw, const struct layer_view *v)
 	jsonw_uint_field(jw, "pid", v->layer.creator_pid);
 	if (v->described) {
 		jsonw_string_field(jw, "comm", v->desc.creator_comm);
-		if (v->desc.origin != UMB_ORIGIN_SIGNED_BINARY)
+		if (!origin_binary(v->desc.origin))
 			jsonw_string_field(jw, "exe", v->desc.origin_path);
 	}
 	jsonw_end_object(jw);
-	if (v->described && v->desc.origin == UMB_ORIGIN_SIGNED_BINARY)
+	if (v->described && origin_binary(v->desc.origin))
 		jsonw_string_field(jw, "binary", v->desc.origin_path);
 	if (v->described && cli_key_id_set(v->desc.key_id)) {
 		key_id_to_hex(v->desc.key_id, key);
@@ -204,7 +212,7 @@ static void layer_text(const struct layer_view *v, const char *in)
 			       "?");
 		if (v->desc.origin_path[0])
 			printf("%s\t%-13s %s%s\n", in,
-			       v->desc.origin == UMB_ORIGIN_SIGNED_BINARY ? "binary:" : "exe:",
+			       origin_binary(v->desc.origin) ? "binary:" : "exe:",
 			       cli_printable(v->desc.origin_path, safe, sizeof(safe)),
 			       v->desc.flags & UMB_DESC_ORIGIN_TRUNCATED ? "... (truncated)" : "");
 		if (cli_key_id_set(v->desc.key_id)) {

@@ -139,6 +139,8 @@ static int verdict_list(void)
 			jsonw_string_field(jw, "state", cli_verdict_name(rec.state));
 			jsonw_bool_field(jw, "trusted_self",
 					 rec.flags & UMB_VERDICT_RECORD_TRUSTED_SELF);
+			jsonw_bool_field(jw, "unknown_signer",
+					 rec.flags & UMB_VERDICT_RECORD_UNKNOWN_SIGNER);
 			if (f == IN_FORCE_UNKNOWN)
 				jsonw_null_field(jw, "in_force");
 			else

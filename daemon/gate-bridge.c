@@ -44,7 +44,7 @@
  * by the main thread while it makes it once the gate stopped waiting (abandoned). */
 struct gate_layer_job {
 	char *text, *path;
-	__u8 key_id[UMB_KEY_ID_LEN];
+	struct gate_policy_signer signer;
 	__u32 pid;
 	bool running;	/* the main thread took it (g->layer_job is NULL again) */
 	bool done;	/* the result is here */
@@ -135,13 +135,13 @@ static bool serve_layer_job(struct exec_gate *g)
 	job->running = true;
 	g->layer_job = NULL;
 	pthread_mutex_unlock(&g->bridge_lock);
-	job->r = gate_policies_layer(&g->policies, job->text, job->key_id, job->pid, job->path,
+	job->r = gate_policies_layer(&g->policies, job->text, &job->signer, job->pid, job->path,
 				     &job->layer, &job->error);
 	pthread_mutex_lock(&g->bridge_lock);
 	if (job->abandoned) {
 		pthread_mutex_unlock(&g->bridge_lock);
 		if (job->r == 0)
-			gate_policies_abandon(&g->policies, job->text, job->key_id, job->layer);
+			gate_policies_abandon(&g->policies, job->text, &job->signer, job->layer);
 		layer_job_free(job);
 		pthread_mutex_lock(&g->bridge_lock);
 	} else {
@@ -182,8 +182,8 @@ void gate_bridge_close(struct exec_gate *g)
 	pthread_mutex_unlock(&g->bridge_lock);
 }
 
-int gate_layer_get(struct exec_gate *g, const char *text, const __u8 *key_id, __u32 pid,
-		   const char *path, __u32 *ret_layer, char **ret_error)
+int gate_layer_get(struct exec_gate *g, const char *text, const struct gate_policy_signer *s,
+		   __u32 pid, const char *path, __u32 *ret_layer, char **ret_error)
 {
 	struct timespec deadline = deadline_after(GATE_LAYER_WAIT_USEC);
 	struct gate_layer_job *job;
@@ -191,10 +191,9 @@ int gate_layer_get(struct exec_gate *g, const char *text, const __u8 *key_id, __
 
 	/* Before the thread starts (exec_gate_new()), this is the main thread. */
 	if (!g->running)
-		return gate_policies_layer(&g->policies, text, key_id, pid, path, ret_layer,
-					   ret_error);
+		return gate_policies_layer(&g->policies, text, s, pid, path, ret_layer, ret_error);
 	/* Made before: no need of the main loop (no wait behind its work). */
-	if (gate_policies_cached(&g->policies, text, key_id, ret_layer) == 0)
+	if (gate_policies_cached(&g->policies, text, s, ret_layer) == 0)
 		return 0;
 	job = calloc(1, sizeof(*job));
 	if (!job)
@@ -205,7 +204,7 @@ int gate_layer_get(struct exec_gate *g, const char *text, const __u8 *key_id, __
 		layer_job_free(job);
 		return -ENOMEM;
 	}
-	memcpy(job->key_id, key_id, sizeof(job->key_id));
+	job->signer = *s;
 	job->pid = pid;
 
 	pthread_mutex_lock(&g->bridge_lock);

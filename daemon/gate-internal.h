@@ -273,8 +273,8 @@ int gate_call(struct exec_gate *g, enum gate_call_op op);
 /* The gate's thread: the layer cached in umb_policies (gate_policies_cached()), or else
  * gate_policies_layer() made by the main loop, waited for at most
  * GATE_LAYER_WAIT_USEC (-ETIMEDOUT with *@ret_error past it). Same return. */
-int gate_layer_get(struct exec_gate *g, const char *text, const __u8 *key_id, __u32 pid,
-		   const char *path, __u32 *ret_layer, char **ret_error);
+int gate_layer_get(struct exec_gate *g, const char *text, const struct gate_policy_signer *s,
+		   __u32 pid, const char *path, __u32 *ret_layer, char **ret_error);
 
 /* gate-backing.c */
 

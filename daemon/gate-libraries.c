@@ -277,6 +277,7 @@ static bool verify_library(struct closure *c, int fd, const char *path, const st
 	char *error = NULL;
 	uint32_t kdev;
 	uint64_t ino;
+	bool unknown;
 	int r, state;
 
 	if (c->over_budget)
@@ -326,7 +327,14 @@ static bool verify_library(struct closure *c, int fd, const char *path, const st
 	state = gate_verdict_of_read(env->keyring, &e, r, error, &reason);
 	if (state < 0)
 		goto uncached;
-	if (state == UMB_VERDICT_SIGNED && e.has_policy) {
+	/* A key the ring does not know: unsigned, as the exec gate decides
+	 * (gate-verify.c), never refused; a library of a signed program only if unsigned
+	 * ones may be mapped there. */
+	unknown = state == UMB_VERDICT_REFUSED && r >= 0 &&
+		  keyring_signer_unknown(env->keyring, &e);
+	if (unknown)
+		state = UMB_VERDICT_UNSIGNED;
+	if ((state == UMB_VERDICT_SIGNED || unknown) && e.has_policy) {
 		/* Its restrictions are pushed when it is exec'd, and a task may map it only
 		 * with them (exec_unsigned_map()): that verdict is the exec's to write. */
 		r = -EPERM;
@@ -334,6 +342,8 @@ static bool verify_library(struct closure *c, int fd, const char *path, const st
 		goto uncached;
 	}
 	v = (struct umb_verdict){ .state = (__u32)state, .epoch = env->epoch };
+	if (unknown)
+		v.flags = UMB_VERDICT_F_UNKNOWN_SIGNER;
 	/* A library's verdict is also the one of its exec: it must say "library". */
 	if (state == UMB_VERDICT_SIGNED && (r = gate_verdict_flags(fd, &v.flags)) < 0)
 		goto uncached;

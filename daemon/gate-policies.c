@@ -13,7 +13,10 @@
  * a verdict cached in an inode may name it at any later exec, and verdicts cannot be
  * listed to find the last one. Signed policies are few (one per policy text and key), so
  * this is not a resource any caller can use up: only binaries signed by a trusted key
- * make one.
+ * make one. A binary signed by a key the ring does not know runs as unsigned with its
+ * restrictions, and any user can write one: its layer is charged to the file's owner
+ * (root's to the restricted root's account), within umbrella.conf's per-user limits,
+ * and cached under a key of its own, so that it is never taken for a known signer's.
  *
  * The layers are the main loop's (layers.c, and fs-watch.c's sources in that loop):
  * making one runs on its thread, on the gate's request (gate-bridge.c), and before the
@@ -40,25 +43,41 @@
 #include "layers.h"
 #include "system-paths.h"
 
-/* The key of @text signed by @key_id. Return: 0, or -ENOMEM (OpenSSL failed). */
-static int policy_key(const char *text, const __u8 *key_id, struct umb_policy_key *ret)
+/* What the digest of an unknown signer's policy begins with: its key never equals a
+ * known signer's for the same text. */
+static const char unknown_signer_prefix[] = "umbrella: unknown signer\n";
+
+/* The key of @text signed by @s. Return: 0, or -ENOMEM (OpenSSL failed). */
+static int policy_key(const char *text, const struct gate_policy_signer *s,
+		      struct umb_policy_key *ret)
 {
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	unsigned int len = 0;
+	bool ok;
 
 	*ret = (struct umb_policy_key){};
-	memcpy(ret->key_id, key_id, sizeof(ret->key_id));
-	if (!EVP_Digest(text, strlen(text), ret->digest, &len, EVP_sha256(), NULL) ||
-	    len != sizeof(ret->digest))
-		return -ENOMEM;
-	return 0;
+	memcpy(ret->key_id, s->key_id, sizeof(ret->key_id));
+	ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 &&
+	     (!s->unknown || EVP_DigestUpdate(md, unknown_signer_prefix,
+					      sizeof(unknown_signer_prefix) - 1) == 1) &&
+	     EVP_DigestUpdate(md, text, strlen(text)) == 1 &&
+	     EVP_DigestFinal_ex(md, ret->digest, &len) == 1 && len == sizeof(ret->digest);
+	EVP_MD_CTX_free(md);
+	return ok ? 0 : -ENOMEM;
 }
 
-/* Whether @id is a live layer of a signed policy (a freed one's id never comes back). */
-static bool policy_layer_live(const struct gate_policies *p, __u32 id)
+static __u32 signer_origin(const struct gate_policy_signer *s)
+{
+	return s->unknown ? UMB_ORIGIN_UNKNOWN_SIGNER : UMB_ORIGIN_SIGNED_BINARY;
+}
+
+/* Whether @id is a live layer of a signed policy of @origin (a freed one's id never
+ * comes back). */
+static bool policy_layer_live(const struct gate_policies *p, __u32 id, __u32 origin)
 {
 	const struct umb_layer *l = layers_get(p->layers, id);
 
-	return l && l->origin == UMB_ORIGIN_SIGNED_BINARY;
+	return l && l->origin == origin;
 }
 
 void gate_policies_open(struct gate_policies *p, struct layers *layers, int map)
@@ -73,15 +92,18 @@ void gate_policies_open(struct gate_policies *p, struct layers *layers, int map)
 	more = bpf_map_get_next_key(map, NULL, &key) == 0;
 	while (more) {
 		more = bpf_map_get_next_key(map, &key, &next) == 0;
-		if (bpf_map_lookup_elem(map, &key, &id) < 0 || !policy_layer_live(p, id))
+		if (bpf_map_lookup_elem(map, &key, &id) < 0 ||
+		    (!policy_layer_live(p, id, UMB_ORIGIN_SIGNED_BINARY) &&
+		     !policy_layer_live(p, id, UMB_ORIGIN_UNKNOWN_SIGNER)))
 			(void)bpf_map_delete_elem(map, &key);
 		key = next;
 	}
 }
 
 /* A new layer of @text for the exec of @path by @pid, held by the gate. */
-static int policy_layer_new(struct gate_policies *p, const char *text, const __u8 *key_id,
-			    __u32 pid, const char *path, __u32 *ret_layer, char **ret_error)
+static int policy_layer_new(struct gate_policies *p, const char *text,
+			    const struct gate_policy_signer *s, __u32 pid, const char *path,
+			    __u32 *ret_layer, char **ret_error)
 {
 	struct umb_restrictions *r;
 	struct system_paths paths;
@@ -100,9 +122,13 @@ static int policy_layer_new(struct gate_policies *p, const char *text, const __u
 	ret = system_paths_open(r, &paths, ret_error);
 	if (ret < 0)
 		goto out;
-	/* Charged to root: the system's, not the exec'ing user's (see the top). */
-	ret = layers_create_at(p->layers, paths.canonical, &paths.refs, pid, 0,
-			       UMB_ORIGIN_SIGNED_BINARY, 0, &id, ret_error);
+	/* A known signer's: charged to root, the system's, not the exec'ing user's; an
+	 * unknown one's to the file's owner (see the top). */
+	ret = layers_create_at(p->layers, paths.canonical, &paths.refs, pid,
+			       !s->unknown ? 0 :
+			       s->uid	   ? s->uid :
+					     LAYER_UID_RESTRICTED_ROOT,
+			       signer_origin(s), 0, &id, ret_error);
 	system_paths_close(&paths);
 	if (ret < 0)
 		goto out;
@@ -111,7 +137,7 @@ static int policy_layer_new(struct gate_policies *p, const char *text, const __u
 	 * the layer before its verdict is written, so nobody reads a half description. */
 	desc_fd = p->layers->maps.layer_desc;
 	if (desc_fd >= 0 && bpf_map_lookup_elem(desc_fd, &id, &desc) == 0) {
-		memcpy(desc.key_id, key_id, sizeof(desc.key_id));
+		memcpy(desc.key_id, s->key_id, sizeof(desc.key_id));
 		if (snprintf(desc.origin_path, sizeof(desc.origin_path), "%s", path) >=
 		    (int)sizeof(desc.origin_path))
 			desc.flags |= UMB_DESC_ORIGIN_TRUNCATED;
@@ -124,13 +150,13 @@ out:
 	return ret;
 }
 
-int gate_policies_cached(const struct gate_policies *p, const char *text, const __u8 *key_id,
-			 __u32 *ret_layer)
+int gate_policies_cached(const struct gate_policies *p, const char *text,
+			 const struct gate_policy_signer *s, __u32 *ret_layer)
 {
 	struct umb_policy_key key;
 	int r;
 
-	r = policy_key(text, key_id, &key);
+	r = policy_key(text, s, &key);
 	if (r < 0)
 		return r;
 	if (bpf_map_lookup_elem(p->map, &key, ret_layer) < 0)
@@ -138,20 +164,22 @@ int gate_policies_cached(const struct gate_policies *p, const char *text, const 
 	return 0;
 }
 
-int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *key_id, __u32 pid,
-			const char *path, __u32 *ret_layer, char **ret_error)
+int gate_policies_layer(struct gate_policies *p, const char *text,
+			const struct gate_policy_signer *s, __u32 pid, const char *path,
+			__u32 *ret_layer, char **ret_error)
 {
 	struct umb_policy_key key;
 	bool keyed;
 	__u32 id;
 	int r;
 
-	keyed = policy_key(text, key_id, &key) == 0;
-	if (keyed && bpf_map_lookup_elem(p->map, &key, &id) == 0 && policy_layer_live(p, id)) {
+	keyed = policy_key(text, s, &key) == 0;
+	if (keyed && bpf_map_lookup_elem(p->map, &key, &id) == 0 &&
+	    policy_layer_live(p, id, signer_origin(s))) {
 		*ret_layer = id;
 		return 0;
 	}
-	r = policy_layer_new(p, text, key_id, pid, path, &id, ret_error);
+	r = policy_layer_new(p, text, s, pid, path, &id, ret_error);
 	if (r < 0)
 		return r;
 	/* Not remembered (no memory): the next binary with this policy gets a layer of its
@@ -162,13 +190,14 @@ int gate_policies_layer(struct gate_policies *p, const char *text, const __u8 *k
 	return 0;
 }
 
-void gate_policies_abandon(struct gate_policies *p, const char *text, const __u8 *key_id, __u32 id)
+void gate_policies_abandon(struct gate_policies *p, const char *text,
+			   const struct gate_policy_signer *s, __u32 id)
 {
 	struct umb_policy_key key;
 	__u32 cached;
 
-	if (policy_key(text, key_id, &key) == 0 &&
-	    bpf_map_lookup_elem(p->map, &key, &cached) == 0 && cached == id)
+	if (policy_key(text, s, &key) == 0 && bpf_map_lookup_elem(p->map, &key, &cached) == 0 &&
+	    cached == id)
 		return;
 	layers_put(p->layers, id);
 }

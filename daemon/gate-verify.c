@@ -132,6 +132,23 @@ static void log_refusal(const char *path, __u32 pid, const struct outcome *o)
 				     o->cached ? "refused" : "not verified");
 }
 
+/* Says that @j's file, signed by a key the ring does not know, got the verdict @v: it
+ * runs where unsigned files may, as one, with the layer of its restrictions. */
+static void log_unknown_signer(const struct gate_job *j, const struct umb_verdict *v)
+{
+	char key[KEY_ID_HEX_LEN + 1];
+
+	key_id_to_hex(j->e.signature.key_id, key);
+	if (v->layer)
+		log_notice("exec gate: %s is signed by key %s, which the key ring does not "
+			   "know: it counts as an unsigned file, with its restrictions (layer %u)",
+			   j->path, key, v->layer);
+	else
+		log_notice("exec gate: %s is signed by key %s, which the key ring does not "
+			   "know: it counts as an unsigned file",
+			   j->path, key);
+}
+
 /* Ends @j without a cached verdict: the exec is refused and the next one asks again.
  * PENDING counts as none, but leave no stale entry behind. */
 static void job_uncached(struct exec_gate *g, struct gate_job *j)
@@ -152,6 +169,7 @@ static void job_uncached(struct exec_gate *g, struct gate_job *j)
 static bool job_decide(struct exec_gate *g, struct gate_job *j, int r, char *error)
 {
 	struct outcome *o = &j->o;
+	struct gate_policy_signer signer = {};
 	struct umb_verdict v;
 	const char *reason;
 	bool done = true;
@@ -159,6 +177,18 @@ static bool job_decide(struct exec_gate *g, struct gate_job *j, int r, char *err
 	int state;
 
 	state = gate_verdict_of_read(g->keyring, &j->e, r, error, &reason);
+	/* Signed by a key the ring does not know: no worse off than unsigned. It runs as
+	 * an unsigned file does, with the restrictions it carries (a layer only takes
+	 * rights away, so they need no trust), never as SIGNED; and not as umbrellad's
+	 * own executable (trust_self). A new key starts a new epoch: its next exec is
+	 * verified again. */
+	if (state == UMB_VERDICT_REFUSED && r >= 0 && keyring_signer_unknown(g->keyring, &j->e)) {
+		state = UMB_VERDICT_UNSIGNED;
+		signer.unknown = true;
+		signer.uid = j->st.st_uid;
+		reason = "unknown signer: run as unsigned with its restrictions";
+		flags = UMB_VERDICT_RECORD_UNKNOWN_SIGNER;
+	}
 	if (state < 0) {
 		snprintf(o->reason, sizeof(o->reason), "not verified: %s",
 			 r == -ETIMEDOUT ? "reading took too long" :
@@ -171,12 +201,14 @@ static bool job_decide(struct exec_gate *g, struct gate_job *j, int r, char *err
 		memcpy(o->key_id, j->e.signature.key_id, sizeof(o->key_id));
 		o->has_key_id = true;
 	}
-	if (state == UMB_VERDICT_UNSIGNED && j->trust_self) {
+	if (state == UMB_VERDICT_UNSIGNED && j->trust_self && !signer.unknown) {
 		state = UMB_VERDICT_SIGNED;
 		reason = "umbrellad's own executable";
 		flags = UMB_VERDICT_RECORD_TRUSTED_SELF;
 	}
 	v = (struct umb_verdict){ .state = (__u32)state, .epoch = g->epoch };
+	if (signer.unknown)
+		v.flags = UMB_VERDICT_F_UNKNOWN_SIGNER;
 	if (state == UMB_VERDICT_SIGNED && !(flags & UMB_VERDICT_RECORD_TRUSTED_SELF)) {
 		r = gate_verdict_flags(j->fd, &v.flags);
 		if (r < 0) {
@@ -185,11 +217,12 @@ static bool job_decide(struct exec_gate *g, struct gate_job *j, int r, char *err
 			goto out;
 		}
 	}
-	if (state == UMB_VERDICT_SIGNED && j->e.has_policy) {
+	if ((state == UMB_VERDICT_SIGNED || signer.unknown) && j->e.has_policy) {
 		char *install_error = NULL;
 
-		r = gate_layer_get(g, j->e.policy_text, j->e.signature.key_id, j->pid, j->path,
-				   &v.layer, &install_error);
+		memcpy(signer.key_id, j->e.signature.key_id, sizeof(signer.key_id));
+		r = gate_layer_get(g, j->e.policy_text, &signer, j->pid, j->path, &v.layer,
+				   &install_error);
 		if (r < 0) {
 			snprintf(o->reason, sizeof(o->reason),
 				 "cannot install its restrictions: %s",
@@ -208,6 +241,8 @@ static bool job_decide(struct exec_gate *g, struct gate_job *j, int r, char *err
 		o->allow = state != UMB_VERDICT_REFUSED;
 		log_verdict(g, key.dev, key.ino, &v, j->pid, o->has_key_id ? o->key_id : NULL,
 			    j->path, o->reason, flags);
+		if (signer.unknown)
+			log_unknown_signer(j, &v);
 	} else if (errno != ENOENT) {
 		snprintf(o->reason, sizeof(o->reason), "cannot write the verdict: %s",
 			 strerror(errno));

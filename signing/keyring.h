@@ -57,6 +57,15 @@ void keyring_free(struct keyring *k);
  */
 int keyring_verify(const struct keyring *k, const struct signed_elf *e, const char **ret_reason);
 
+/*
+ * keyring_signer_unknown() - whether keyring_verify() refused @e only because its key is
+ * not in @k: a well-formed signature section of a known algorithm by a key neither in
+ * the ring nor revoked, while the revocation list is known. Such a file may run as
+ * unsigned with its restrictions where unsigned files run (umbrella.conf(5)); a broken
+ * signature by a key of the ring, a revoked key or a malformed section never does.
+ */
+bool keyring_signer_unknown(const struct keyring *k, const struct signed_elf *e);
+
 /* key_id_of() - the key id of an Ed25519 public (or private) key. Return: 0 or -EINVAL. */
 int key_id_of(EVP_PKEY *key, uint8_t ret_id[UMB_KEY_ID_LEN]);
 

@@ -58,3 +58,12 @@ int keyring_verify(const struct keyring *k, const struct signed_elf *e, const ch
 	*ret_reason = "valid signature";
 	return UMB_VERDICT_SIGNED;
 }
+
+bool keyring_signer_unknown(const struct keyring *k, const struct signed_elf *e)
+{
+	const __u8 *id = e->signature.key_id;
+
+	return e->is_elf && e->has_signature && e->signature.algorithm == UMB_SIG_ED25519_SHA256 &&
+	       keyring_revocations_known(k) && !keyring_is_revoked(k, id) &&
+	       !keyring_has_key(k, id);
+}

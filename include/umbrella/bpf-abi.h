@@ -107,6 +107,10 @@ enum umb_layer_origin {
 	UMB_ORIGIN_RFORK = 1,	      /* rfork(): a parent restricted its child */
 	UMB_ORIGIN_RESTRICT_SELF = 2, /* restrict_self(): a task restricted itself */
 	UMB_ORIGIN_SIGNED_BINARY = 3, /* the execute restrictions of a signed binary */
+	/* The execute restrictions of a binary signed by a key the ring does not know, run
+	 * as unsigned with them under "unsigned = allow": anyone can write such a policy,
+	 * so it counts as chosen by a user (the scope), whoever the file's owner is. */
+	UMB_ORIGIN_UNKNOWN_SIGNER = 4,
 };
 
 /*
@@ -374,8 +378,9 @@ enum umb_ctl_flags {
  */
 struct umb_verdict {
 	__u32 state; /* enum umb_verdict_state */
-	__u32 layer; /* UMB_VERDICT_SIGNED: the layer of the binary's execute restrictions,
-		      * pushed at exec; 0: the binary has none */
+	__u32 layer; /* UMB_VERDICT_SIGNED, and UNSIGNED with UMB_VERDICT_F_UNKNOWN_SIGNER:
+		      * the layer of the binary's execute restrictions, pushed at exec; 0:
+		      * the binary has none */
 	__u32 epoch; /* umb_ctl.verdict_epoch when made */
 	/* UMB_VERDICT_F_*. Was padding (zero) before: no ABI bump, since umbrellad starts
 	 * a new verdict epoch whenever it starts, and no verdict made before counts. */
@@ -393,6 +398,12 @@ enum umb_verdict_flags {
 	 * run ("unsigned = deny", a task with exec-unsigned). Run as a program, ld.so
 	 * maps the program named on its command line itself, and no exec checks it. */
 	UMB_VERDICT_F_LIBRARY = 1 << 0,
+	/* UNSIGNED only: a signature section by a key the ring does not know (neither in
+	 * it nor revoked). It runs where an unsigned file runs, as unsigned, with the
+	 * restrictions its section carries (a layer only takes rights away); the signature
+	 * mark does not make it a miss (exec.bpf.c). Never trusted: a key added later
+	 * starts a new epoch, and a change to the file deletes the verdict. */
+	UMB_VERDICT_F_UNKNOWN_SIGNER = 1 << 1,
 };
 
 enum umb_verdict_state {
@@ -844,6 +855,9 @@ enum umb_verdict_record_flags {
 	/* umbrellad's own executable, trusted as SIGNED without a signature so that it can
 	 * start again under "unsigned = deny" (umbrellad(8)). */
 	UMB_VERDICT_RECORD_TRUSTED_SELF = 1 << 0,
+	/* UNSIGNED with UMB_VERDICT_F_UNKNOWN_SIGNER: signed by a key the ring does not
+	 * know, run as unsigned with its restrictions (key_id: the key it names). */
+	UMB_VERDICT_RECORD_UNKNOWN_SIGNER = 1 << 1,
 };
 
 #endif /* UMBRELLA_BPF_ABI_H */

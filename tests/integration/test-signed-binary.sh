@@ -218,7 +218,13 @@ tamper_check data .data
 tamper_check rodata .rodata
 tamper_check policy .umbrella.policy 20		# in the restriction's text
 tamper_check signature .umbrella.sig 60		# in the Ed25519 signature
-tamper_check key-id .umbrella.sig 20		# in the key id: an unknown key
+# A byte flipped in the key id names a key the ring does not know: like any unknown
+# signer's binary, it runs as unsigned, with its restriction (test-signed-unknown).
+cp "$bin/signed-cat" "$bin/tampered-key-id"
+out=$(flip_in "$bin/tampered-key-id" .umbrella.sig 20 2>&1) &&
+	probe "$bin/tampered-key-id" /etc/passwd /etc/hostname
+[ "$rc" = 0 ] && denied /etc/passwd && opened /etc/hostname ok
+check $? "a byte flipped in the key id (an unknown key): runs as unsigned with its restriction"
 
 probe "$bin/signed-cat" /etc/passwd
 [ "$rc" = 0 ] && denied /etc/passwd

@@ -157,7 +157,10 @@ out=$("$cli" key remove nothex 2>&1)
 check $? "key remove of something that is no key id: exit 2"
 printf '' >"$UMBRELLA_KEYRING/revoked"
 out=$("$cli" binary verify --keyring "$UMBRELLA_KEYRING" "$tmp/true" 2>&1)
-[ $? = 6 ] && [[ $out == *"unknown key"* ]]
-check $? "binary verify --keyring with the key removed: exit 6, unknown key"
+[ $? = 5 ] && [[ $out == *"which the key ring does not know"*"runs as unsigned"* ]]
+check $? "binary verify --keyring with the key removed: exit 5, unknown signer, runs as unsigned"
+out=$("$cli" --json binary verify --keyring "$UMBRELLA_KEYRING" "$tmp/true" 2>&1)
+[ $? = 5 ] && [[ $out == *'"verdict":"unsigned","valid":false,"unknown_signer":true'* ]]
+check $? "binary verify --json: unsigned, unknown_signer ($out)"
 
 tap_done

@@ -67,6 +67,9 @@ static int write_whole(const char *p, const uint8_t *buf, size_t len)
 }
 
 /* The verdict on @p: UMB_VERDICT_*, or signed_elf_read()'s -errno. */
+/* keyring_signer_unknown() of the file verdict_of() read last. */
+static bool last_signer_unknown;
+
 static int verdict_of(const char *p, const char **ret_reason, char **ret_error)
 {
 	struct signed_elf e;
@@ -93,6 +96,7 @@ static int verdict_of(const char *p, const char **ret_reason, char **ret_error)
 		return -EINVAL;
 	}
 	r = keyring_verify(k, &e, ret_reason);
+	last_signer_unknown = keyring_signer_unknown(k, &e);
 	keyring_free(k);
 	signed_elf_release(&e);
 	return r;
@@ -750,6 +754,9 @@ int main(int argc, char **argv)
 	TAP_EQ(r, 0, "sign with a second key");
 	TAP_EQ(verdict_of(scratch, &reason, NULL), UMB_VERDICT_REFUSED, "unknown key refused");
 	TAP_OK(!strcmp(reason, "unknown key"), "reason: %s", reason);
+	TAP_OK(last_signer_unknown, "unknown key: keyring_signer_unknown() (runs as unsigned)");
+	TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_SIGNED, "control: the ring's key");
+	TAP_OK(!last_signer_unknown, "the ring's key: not an unknown signer");
 
 	/* Revoked: the key file is still there, its id in "revoked". */
 	{
@@ -766,6 +773,7 @@ int main(int argc, char **argv)
 		TAP_EQ(verdict_of(path, &reason, NULL), UMB_VERDICT_REFUSED,
 		       "revoked key refused while its file is in the ring");
 		TAP_OK(!strcmp(reason, "revoked key"), "reason: %s", reason);
+		TAP_OK(!last_signer_unknown, "a revoked key is no unknown signer");
 		f = fopen(p, "we");
 		fprintf(f, "# a typo in a revocation\n%.63s\n", hex);
 		fclose(f);
