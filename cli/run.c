@@ -22,6 +22,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,7 +39,9 @@
 #include "cli.h"
 #include "command.h"
 #include "daemon-socket.h"
+#include "printable.h"
 #include "run-explain.h"
+#include "run-precheck.h"
 #include "run.h"
 
 #define PROFILE_DIR_DEFAULT "/etc/umbrella/profiles"
@@ -329,6 +332,8 @@ int cli_run(int argc, char *argv[])
 	};
 	struct umb_restrictions *r = umb_restrictions__new();
 	bool no_fork = false, die_with = false, quiet = false, permissive = false, empty = false;
+	char reason[2 * PATH_MAX + 128], reason_shown[CLI_PRINTABLE_SIZE(sizeof(reason))];
+	char name[CLI_PRINTABLE_SIZE(256)];
 	pid_t parent = getppid();
 	int c, ret = EXIT_RUN_FAILED;
 
@@ -408,6 +413,15 @@ int cli_run(int argc, char *argv[])
 	if (permissive && no_fork) {
 		cli_error("run: --permissive and --no-fork do not go together: run tells what "
 			  "the layer would deny once CMD has exited");
+		goto out;
+	}
+	/* A CMD that could not even start under the layer is refused with the rule's name,
+	 * not left to die of SIGSEGV. A permissive layer denies nothing. */
+	if (!permissive && run_precheck(r, argv[optind], reason, sizeof(reason))) {
+		cli_error("run: %s: not run: %s, so it could not start",
+			  cli_printable(argv[optind], name, sizeof(name)),
+			  cli_printable(reason, reason_shown, sizeof(reason_shown)));
+		ret = EXIT_CANNOT_EXEC;
 		goto out;
 	}
 	if (die_with && !die_with_parent(parent))
