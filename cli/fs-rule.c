@@ -21,7 +21,8 @@ const char *fs_rule_text(const struct umb_item *it, char *buf, size_t size)
 	if (it->fs_access == UMB_FS_ALL)
 		snprintf(buf, size, "fs:%s", it->path);
 	else
-		snprintf(buf, size, "fs:%s:%s%s%s", it->path, it->fs_access & UMB_FS_READ ? "r" : "",
+		snprintf(buf, size, "fs:%s:%s%s%s", it->path,
+			 it->fs_access & UMB_FS_READ ? "r" : "",
 			 it->fs_access & UMB_FS_WRITE ? "w" : "",
 			 it->fs_access & UMB_FS_EXEC ? "x" : "");
 	return buf;

@@ -123,8 +123,10 @@ static bool denies_mapping(const struct umb_restrictions *r, const char *path, c
 
 		if (it->kind == UMB_ITEM_CAP && (it->value & UMB_CR_EXEC_UNSIGNED) &&
 		    unsigned_elf(path)) {
-			snprintf(reason, size, "exec-unsigned denies mapping %s (%s): it has no "
-				 "signature", realpath(path, canon) ? canon : path, what);
+			snprintf(reason, size,
+				 "exec-unsigned denies mapping %s (%s): it has no "
+				 "signature",
+				 realpath(path, canon) ? canon : path, what);
 			return true;
 		}
 	}

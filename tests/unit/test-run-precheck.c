@@ -45,8 +45,7 @@ static void runs(const char *list, const char *cmd)
 {
 	int ret = check(list, cmd);
 
-	TAP_OK(ret == 0, "%s on %s: not refused%s%s", list, cmd, ret ? ": " : "",
-	       tap_show(reason));
+	TAP_OK(ret == 0, "%s on %s: not refused%s%s", list, cmd, ret ? ": " : "", tap_show(reason));
 }
 
 int main(void)
@@ -102,7 +101,8 @@ int main(void)
 	/* A script: its interpreter is mapped, not the script. */
 	snprintf(q, sizeof(q), "%s/script", tmp);
 	f = fopen(q, "w");
-	TAP_OK(f && fprintf(f, "#! %s -e\nexit 0\n", p) > 0 && fclose(f) == 0 && chmod(q, 0755) == 0,
+	TAP_OK(f && fprintf(f, "#! %s -e\nexit 0\n", p) > 0 && fclose(f) == 0 &&
+		       chmod(q, 0755) == 0,
 	       "a script run by %s", p);
 	snprintf(list, sizeof(list), "fs:%s/real:x", tmp);
 	refused(list, q, "(the interpreter of its script)");
@@ -128,7 +128,8 @@ int main(void)
 	       "%s signed", p);
 	check("exec-unsigned", p);
 	TAP_OK(!strstr(reason, "(the program)") && strstr(reason, "(its ELF interpreter)"),
-	       "exec-unsigned: a signed program is not refused itself, its unsigned ld.so is (\"%s\")", tap_show(reason));
+	       "exec-unsigned: a signed program is not refused itself, its unsigned ld.so is (\"%s\")",
+	       tap_show(reason));
 	runs("exec", p);
 	EVP_PKEY_free(key);
 
