@@ -79,7 +79,8 @@ static int run_help(void)
 		"children (the first few, then a count), except with --quiet or --no-fork.\n"
 		"\n"
 		"Exit status: CMD's (128+N when signal N killed it); 125 when run failed,\n"
-		"126 when CMD could not be executed, 127 when CMD was not found.\n");
+		"126 when CMD could not be executed (or the layer would deny mapping its own\n"
+		"code: run names the rule), 127 when CMD was not found.\n");
 }
 
 /* Adds the restrictions of the list @text to @r; @origin names it in an error. */
