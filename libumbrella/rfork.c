@@ -31,6 +31,7 @@
 
 #include "daemon-socket.h"
 #include "lib-errno.h"
+#include "rfork-internal.h"
 
 static __thread char last_error[UMB_REPLY_TEXT_MAX];
 
@@ -192,8 +193,8 @@ static bool prctl_yes(int option, unsigned long arg)
 	return prctl(option, arg, 0, 0, 0) < 0 && errno == UMB_PRCTL_YES;
 }
 
-/* umb_rfork() as UMBRELLA_0.3 has it: the pid, 0 in the child, or -errno. */
-static pid_t rfork_flags(const struct umb_restrictions *r, unsigned int flags)
+/* rfork-internal.h */
+pid_t umb_rfork_flags(const struct umb_restrictions *r, unsigned int flags)
 {
 	int ret = 0, status;
 	long layer;
@@ -240,18 +241,18 @@ pid_t rfork_v0_1(const struct umb_restrictions *r);
 __attribute__((symver("umb_rfork@@UMBRELLA_0.3"))) pid_t
 umb_rfork_v0_3(const struct umb_restrictions *r, unsigned int flags)
 {
-	return umb_errno(rfork_flags(r, flags));
+	return umb_errno(umb_rfork_flags(r, flags));
 }
 
 __attribute__((symver("rfork@@UMBRELLA_0.3"))) pid_t rfork_v0_3(const struct umb_restrictions *r)
 {
-	return umb_errno(rfork_flags(r, 0));
+	return umb_errno(umb_rfork_flags(r, 0));
 }
 
 __attribute__((symver("umb_rfork@UMBRELLA_0.1"))) pid_t
 umb_rfork_v0_1(const struct umb_restrictions *r, unsigned int flags)
 {
-	pid_t pid = umb_errno(rfork_flags(r, flags));
+	pid_t pid = umb_errno(umb_rfork_flags(r, flags));
 
 	return pid < 0 ? -1 : pid;
 }

@@ -226,6 +226,31 @@ int umb_restrict_self(const struct umb_restrictions *r);
 int umb_restrict_self_on_exec(const struct umb_restrictions *r);
 
 /**
+ * umb_spawn() - start the program @path as a child that carries the caller's layers
+ * plus a new layer made of @r, as posix_spawn(3) starts one, and get a pidfd of it
+ * @ret_pidfd: set to a pidfd of the child (pidfd_open(2), O_CLOEXEC): poll it, wait for
+ *             it with waitid(P_PIDFD), signal it with pidfd_send_signal(2)
+ * @ret_pid: if not NULL, set to the child's pid
+ * @path: the program, as execve(2) takes it (no $PATH search)
+ * @argv, @envp: as for execve(2); @envp NULL: the caller's environ
+ * @r: the restrictions of the new layer, in effect from the program's first instruction
+ * @flags: 0 or UMB_RFORK_PERMISSIVE
+ *
+ * Fails closed: the layer is on the child before it runs anything (as with umb_rfork()
+ * and UMB_RFORK_ON_EXEC), and when it cannot be applied or the exec fails, no program
+ * runs, the child is reaped and the caller gets the error. Unlike posix_spawn(3) there
+ * are no file actions nor attributes: descriptors without O_CLOEXEC, the signal mask
+ * and ignored signals pass to the program as through fork(2) and execve(2).
+ *
+ * Return: 0, or a negative errno value (errno set too): umb_rfork()'s errors, -EINVAL
+ * for a NULL argument or an unknown flag, or the exec's error (-ENOENT, -EACCES, ...;
+ * -EPERM when the kernel refused the exec, e.g. an unsigned program under
+ * "unsigned = deny").
+ */
+int umb_spawn(int *ret_pidfd, pid_t *ret_pid, const char *path, char *const argv[],
+	      char *const envp[], const struct umb_restrictions *r, unsigned int flags);
+
+/**
  * umb_last_error() - the message umbrellad gave with the calling thread's last refusal
  *
  * Return: the message (valid until the thread's next call into the library), or NULL.

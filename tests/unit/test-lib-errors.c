@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <umbrella/umbrella.h>
 
@@ -31,8 +32,9 @@ __asm__(".symver rfork_0_1, rfork@UMBRELLA_0.1");
 int main(void)
 {
 	struct umb_restrictions *r = umb_restrictions__new();
+	char *args[] = { (char *)"true", NULL };
+	int want = 0, pidfd = -1;
 	uint64_t bit;
-	int want = 0;
 
 	if (!r || umb_restrictions__parse(r, "net", NULL) < 0) {
 		printf("1..0 # SKIP out of memory\n");
@@ -60,6 +62,14 @@ int main(void)
 	CHECK_ERR(umb_rfork(r, 1U << 30), -EINVAL, "umb_rfork() with an unknown flag");
 	CHECK_ERR(umb_rfork(r, 0), -ENOENT, "umb_rfork() without umbrellad");
 	CHECK_ERR(rfork(r), -ENOENT, "rfork() without umbrellad");
+	CHECK_ERR(umb_spawn(&pidfd, NULL, "/bin/true", args, NULL, r, 0), -ENOENT,
+		  "umb_spawn() without umbrellad");
+	CHECK_ERR(umb_spawn(&pidfd, NULL, "/bin/true", args, NULL, r, UMB_RFORK_ON_EXEC), -EINVAL,
+		  "umb_spawn() with a flag it does not take");
+	CHECK_ERR(umb_spawn(NULL, NULL, "/bin/true", args, NULL, r, 0), -EINVAL,
+		  "umb_spawn() without a place for the pidfd");
+	TAP_OK(pidfd == -1 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD,
+	       "umb_spawn() that failed left no pidfd and no child");
 
 	/* UMBRELLA_0.1: fork(2)'s convention, kept for programs linked then. */
 	want = EINVAL;
