@@ -21,6 +21,8 @@
  * canonical path, as the layer canonicalises its own paths; exec-unsigned on a file
  * without a signature section), and says nothing where it cannot know (a signature
  * that may or may not verify, an object reached by another name, a library ld.so maps).
+ * It does not know the system mode: in the permissive one nothing is killed, and the
+ * caller asks first (run.c, system_permissive()).
  * Return: 1 when the layer would deny, else 0.
  */
 int run_precheck(const struct umb_restrictions *r, const char *cmd, char *reason, size_t size);

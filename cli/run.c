@@ -34,6 +34,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <umbrella/bpf-abi.h>
 #include <umbrella/umbrella.h>
 
 #include "cli.h"
@@ -193,6 +195,34 @@ static bool die_with_parent(pid_t parent)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * Whether the system mode is permissive (mode = permissive: every denial only
+ * recorded), so that the layer would kill nothing: then run refuses nothing before the
+ * exec either. The pinned umb_ctl is root's to read; false when it cannot be read
+ * (another user, nothing pinned, another ABI).
+ */
+static bool system_permissive(void)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), zero = 0;
+	struct umb_ctl ctl = {};
+	char path[PATH_MAX];
+	bool ret = false;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/umb_ctl", arg_pin_dir) >= (int)sizeof(path))
+		return false;
+	fd = bpf_obj_get_opts(path, &opts);
+	if (fd < 0)
+		return false;
+	if (bpf_map_get_info_by_fd(fd, &info, &len) == 0 && info.value_size == sizeof(ctl) &&
+	    bpf_map_lookup_elem(fd, &zero, &ctl) == 0)
+		ret = ctl.flags & UMB_CTL_PERMISSIVE;
+	close(fd);
+	return ret;
 }
 
 static volatile sig_atomic_t child_pid;
@@ -417,8 +447,10 @@ int cli_run(int argc, char *argv[])
 		goto out;
 	}
 	/* A CMD that could not even start under the layer is refused with the rule's name,
-	 * not left to die of SIGSEGV. A permissive layer denies nothing. */
-	if (!permissive && run_precheck(r, argv[optind], reason, sizeof(reason))) {
+	 * not left to die of SIGSEGV. A permissive layer denies nothing, nor does any in
+	 * the permissive system mode. */
+	if (!permissive && run_precheck(r, argv[optind], reason, sizeof(reason)) &&
+	    !system_permissive()) {
 		cli_error("run: %s: not run: %s, so it could not start",
 			  cli_printable(argv[optind], name, sizeof(name)),
 			  cli_printable(reason, reason_shown, sizeof(reason_shown)));

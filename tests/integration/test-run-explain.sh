@@ -353,7 +353,19 @@ wait "$spy"
 grep -qx 0 "$tmp/spy" && grep -qx 'records=0 end=1' "$tmp/spy" && [[ "$err" == *"umbrella: denied open"* ]]
 check $? "another user's follow connection gets none of root's denials: $(tr '\n' ' ' <"$tmp/spy")"
 
+# In the permissive system mode the layer kills nothing: run refuses nothing before the
+# exec either (root reads the mode from the pins).
 kill "$daemon"
 wait "$daemon"
+pin=/sys/fs/bpf/umbrella-run-explain-test
+printf 'mode = permissive\n' >"$tmp/permissive.conf"
+start_daemon "$log" --pin-dir "$pin" --config "$tmp/permissive.conf"
+run "$cli" --pin-dir "$pin" run -r fs:/ -- true
+[ "$rc" = 0 ] && [[ "$err" != *"not run"* ]]
+check $? "permissive mode: run -r fs:/ -- true is not refused before the exec, and runs (exit $rc)"
+
+kill "$daemon"
+wait "$daemon"
+"$umbrellad" --reset-pins --pin-dir "$pin" 2>/dev/null
 rm -rf "$log" "$tmp"
 tap_done
