@@ -22,6 +22,7 @@
 #include <umbrella/protocol.h>
 
 #include "daemon-socket.h"
+#include "fs-rule.h"
 #include "macro.h"
 #include "printable.h"
 #include "run-explain.h"
@@ -77,19 +78,6 @@ fail:
 	return ret;
 }
 
-/* Whether @path is @dir or under it (component-wise: "/etc" does not cover "/etcx"),
- * as the parser reads @dir: "/etc/" is "/etc". */
-static bool covers(const char *dir, const char *path)
-{
-	size_t len = strlen(dir);
-
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	if (len == 1 && dir[0] == '/')
-		return path[0] == '/';
-	return strncmp(dir, path, len) == 0 && (path[len] == '\0' || path[len] == '/');
-}
-
 /* The UMB_FS_* of a record's restriction ("fs:rw"), 0 if it is not an fs one. */
 static uint32_t fs_access(const char *restriction)
 {
@@ -122,7 +110,7 @@ static const char *rule_text(const struct run_explain *x, const struct umb_denia
 		const struct umb_item *it = umb_restrictions__item(x->r, i);
 
 		if (it->kind != UMB_ITEM_FS || !(it->fs_access & access) ||
-		    !covers(it->path, d->object))
+		    !fs_rule_covers(it->path, d->object))
 			continue;
 		if (!best || strlen(it->path) > strlen(best->path))
 			best = it;
@@ -131,14 +119,7 @@ static const char *rule_text(const struct run_explain *x, const struct umb_denia
 		snprintf(buf, size, "%s", d->restriction);
 		return buf;
 	}
-	if (best->fs_access == (UMB_FS_READ | UMB_FS_WRITE | UMB_FS_EXEC))
-		snprintf(buf, size, "fs:%s", best->path);
-	else
-		snprintf(buf, size, "fs:%s:%s%s%s", best->path,
-			 best->fs_access & UMB_FS_READ ? "r" : "",
-			 best->fs_access & UMB_FS_WRITE ? "w" : "",
-			 best->fs_access & UMB_FS_EXEC ? "x" : "");
-	return buf;
+	return fs_rule_text(best, buf, size);
 }
 
 /* What was done, in a word where the hook's name is not one: "open", "mkdir", "exec". */

@@ -22,6 +22,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,12 +34,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <umbrella/bpf-abi.h>
 #include <umbrella/umbrella.h>
 
 #include "cli.h"
 #include "command.h"
 #include "daemon-socket.h"
+#include "printable.h"
 #include "run-explain.h"
+#include "run-precheck.h"
 #include "run.h"
 
 #define PROFILE_DIR_DEFAULT "/etc/umbrella/profiles"
@@ -76,7 +81,8 @@ static int run_help(void)
 		"children (the first few, then a count), except with --quiet or --no-fork.\n"
 		"\n"
 		"Exit status: CMD's (128+N when signal N killed it); 125 when run failed,\n"
-		"126 when CMD could not be executed, 127 when CMD was not found.\n");
+		"126 when CMD could not be executed (or the layer would deny mapping its own\n"
+		"code: run names the rule), 127 when CMD was not found.\n");
 }
 
 /* Adds the restrictions of the list @text to @r; @origin names it in an error. */
@@ -189,6 +195,34 @@ static bool die_with_parent(pid_t parent)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * Whether the system mode is permissive (mode = permissive: every denial only
+ * recorded), so that the layer would kill nothing: then run refuses nothing before the
+ * exec either. The pinned umb_ctl is root's to read; false when it cannot be read
+ * (another user, nothing pinned, another ABI).
+ */
+static bool system_permissive(void)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), zero = 0;
+	struct umb_ctl ctl = {};
+	char path[PATH_MAX];
+	bool ret = false;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/umb_ctl", arg_pin_dir) >= (int)sizeof(path))
+		return false;
+	fd = bpf_obj_get_opts(path, &opts);
+	if (fd < 0)
+		return false;
+	if (bpf_map_get_info_by_fd(fd, &info, &len) == 0 && info.value_size == sizeof(ctl) &&
+	    bpf_map_lookup_elem(fd, &zero, &ctl) == 0)
+		ret = ctl.flags & UMB_CTL_PERMISSIVE;
+	close(fd);
+	return ret;
 }
 
 static volatile sig_atomic_t child_pid;
@@ -329,6 +363,8 @@ int cli_run(int argc, char *argv[])
 	};
 	struct umb_restrictions *r = umb_restrictions__new();
 	bool no_fork = false, die_with = false, quiet = false, permissive = false, empty = false;
+	char reason[2 * PATH_MAX + 128], reason_shown[CLI_PRINTABLE_SIZE(sizeof(reason))];
+	char name[CLI_PRINTABLE_SIZE(256)];
 	pid_t parent = getppid();
 	int c, ret = EXIT_RUN_FAILED;
 
@@ -408,6 +444,17 @@ int cli_run(int argc, char *argv[])
 	if (permissive && no_fork) {
 		cli_error("run: --permissive and --no-fork do not go together: run tells what "
 			  "the layer would deny once CMD has exited");
+		goto out;
+	}
+	/* A CMD that could not even start under the layer is refused with the rule's name,
+	 * not left to die of SIGSEGV. A permissive layer denies nothing, nor does any in
+	 * the permissive system mode. */
+	if (!permissive && run_precheck(r, argv[optind], reason, sizeof(reason)) &&
+	    !system_permissive()) {
+		cli_error("run: %s: not run: %s, so it could not start",
+			  cli_printable(argv[optind], name, sizeof(name)),
+			  cli_printable(reason, reason_shown, sizeof(reason_shown)));
+		ret = EXIT_CANNOT_EXEC;
 		goto out;
 	}
 	if (die_with && !die_with_parent(parent))

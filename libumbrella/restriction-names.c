@@ -7,6 +7,8 @@
 
 #include <umbrella/umbrella.h>
 
+#include "lib-errno.h"
+
 #include "macro.h"
 #include "restriction-names.h"
 
@@ -28,7 +30,7 @@ static const struct {
 	{ "keys", UMB_CR_KEYS },
 };
 
-int umb_cap_restriction_from_name(const char *name, uint64_t *ret_bit)
+static int cap_restriction_from_name_impl(const char *name, uint64_t *ret_bit)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(cap_restrictions); i++) {
 		if (strcmp(name, cap_restrictions[i].name) == 0) {
@@ -189,4 +191,9 @@ int umb_linux_cap_from_name(const char *name, int *ret_cap)
 		}
 	}
 	return -EINVAL;
+}
+
+int umb_cap_restriction_from_name(const char *name, uint64_t *ret_bit)
+{
+	return umb_errno(cap_restriction_from_name_impl(name, ret_bit));
 }

@@ -9,6 +9,8 @@
 
 #include <umbrella/umbrella.h>
 
+#include "lib-errno.h"
+
 #include "restriction-names.h"
 
 /*
@@ -312,7 +314,7 @@ static int append_items(struct umb_restrictions *to, const struct umb_restrictio
 	return 0;
 }
 
-int umb_restrictions__parse(struct umb_restrictions *r, const char *list, char **ret_error)
+static int restrictions__parse_impl(struct umb_restrictions *r, const char *list, char **ret_error)
 {
 	struct umb_restrictions *parsed;
 	const char *prev = NULL, *p = list;
@@ -464,7 +466,7 @@ static int format_item(struct text *t, const struct umb_item *item)
 	}
 }
 
-int umb_restrictions__format(const struct umb_restrictions *r, char **ret_text)
+static int restrictions__format_impl(const struct umb_restrictions *r, char **ret_text)
 {
 	struct text t = {};
 	int ret;
@@ -488,4 +490,14 @@ int umb_restrictions__format(const struct umb_restrictions *r, char **ret_text)
 	}
 	*ret_text = t.s;
 	return 0;
+}
+
+int umb_restrictions__parse(struct umb_restrictions *r, const char *list, char **ret_error)
+{
+	return umb_errno(restrictions__parse_impl(r, list, ret_error));
+}
+
+int umb_restrictions__format(const struct umb_restrictions *r, char **ret_text)
+{
+	return umb_errno(restrictions__format_impl(r, ret_text));
 }

@@ -6,6 +6,8 @@
 
 #include <umbrella/umbrella.h>
 
+#include "lib-errno.h"
+
 struct umb_restrictions {
 	struct umb_item *items;
 	size_t count, capacity;
@@ -42,7 +44,7 @@ static int append(struct umb_restrictions *r, const struct umb_item *item)
 	return 0;
 }
 
-int umb_restrictions__add_fs(struct umb_restrictions *r, const char *path, uint32_t access)
+static int restrictions__add_fs_impl(struct umb_restrictions *r, const char *path, uint32_t access)
 {
 	struct umb_item item = { .kind = UMB_ITEM_FS, .fs_access = access };
 	int ret;
@@ -58,7 +60,7 @@ int umb_restrictions__add_fs(struct umb_restrictions *r, const char *path, uint3
 	return ret;
 }
 
-int umb_restrictions__add_cap(struct umb_restrictions *r, uint64_t bits)
+static int restrictions__add_cap_impl(struct umb_restrictions *r, uint64_t bits)
 {
 	uint64_t remaining = bits;
 
@@ -81,7 +83,7 @@ int umb_restrictions__add_cap(struct umb_restrictions *r, uint64_t bits)
 	return 0;
 }
 
-int umb_restrictions__add_net_family(struct umb_restrictions *r, int family)
+static int restrictions__add_net_family_impl(struct umb_restrictions *r, int family)
 {
 	struct umb_item item = { .kind = UMB_ITEM_NET_FAMILY, .value = (uint64_t)family };
 
@@ -90,7 +92,7 @@ int umb_restrictions__add_net_family(struct umb_restrictions *r, int family)
 	return append(r, &item);
 }
 
-int umb_restrictions__add_linux_cap(struct umb_restrictions *r, int cap)
+static int restrictions__add_linux_cap_impl(struct umb_restrictions *r, int cap)
 {
 	struct umb_item item = { .kind = UMB_ITEM_LINUX_CAP, .value = (uint64_t)cap };
 
@@ -107,4 +109,24 @@ size_t umb_restrictions__count(const struct umb_restrictions *r)
 const struct umb_item *umb_restrictions__item(const struct umb_restrictions *r, size_t i)
 {
 	return i < r->count ? &r->items[i] : NULL;
+}
+
+int umb_restrictions__add_fs(struct umb_restrictions *r, const char *path, uint32_t access)
+{
+	return umb_errno(restrictions__add_fs_impl(r, path, access));
+}
+
+int umb_restrictions__add_cap(struct umb_restrictions *r, uint64_t bits)
+{
+	return umb_errno(restrictions__add_cap_impl(r, bits));
+}
+
+int umb_restrictions__add_net_family(struct umb_restrictions *r, int family)
+{
+	return umb_errno(restrictions__add_net_family_impl(r, family));
+}
+
+int umb_restrictions__add_linux_cap(struct umb_restrictions *r, int cap)
+{
+	return umb_errno(restrictions__add_linux_cap_impl(r, cap));
 }

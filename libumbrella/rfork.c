@@ -30,6 +30,8 @@
 #include <umbrella/umbrella.h>
 
 #include "daemon-socket.h"
+#include "lib-errno.h"
+#include "rfork-internal.h"
 
 static __thread char last_error[UMB_REPLY_TEXT_MAX];
 
@@ -191,23 +193,20 @@ static bool prctl_yes(int option, unsigned long arg)
 	return prctl(option, arg, 0, 0, 0) < 0 && errno == UMB_PRCTL_YES;
 }
 
-pid_t umb_rfork(const struct umb_restrictions *r, unsigned int flags)
+/* rfork-internal.h */
+pid_t umb_rfork_flags(const struct umb_restrictions *r, unsigned int flags)
 {
 	int ret = 0, status;
 	long layer;
 	pid_t pid;
 
-	if (flags & ~(unsigned int)(UMB_RFORK_ON_EXEC | UMB_RFORK_PERMISSIVE)) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (flags & ~(unsigned int)(UMB_RFORK_ON_EXEC | UMB_RFORK_PERMISSIVE))
+		return -EINVAL;
 	layer = arm(r, UMB_OP_ARM_CHILD,
 		    (flags & UMB_RFORK_ON_EXEC ? UMB_ARM_ON_EXEC : 0) |
 			    (flags & UMB_RFORK_PERMISSIVE ? UMB_ARM_PERMISSIVE : 0));
-	if (layer < 0) {
-		errno = (int)-layer;
-		return -1;
-	}
+	if (layer < 0)
+		return (pid_t)layer;
 
 	pid = fork();
 	if (pid == 0) {
@@ -226,16 +225,41 @@ pid_t umb_rfork(const struct umb_restrictions *r, unsigned int flags)
 		(void)kill(pid, SIGKILL);
 		(void)waitpid(pid, &status, 0);
 	}
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return pid;
+	return ret < 0 ? ret : pid;
 }
 
-pid_t rfork(const struct umb_restrictions *r)
+/*
+ * The library's one convention (lib-errno.h) from UMBRELLA_0.3 on: -errno, errno set
+ * too. Programs linked before keep the symbols they were linked with, UMBRELLA_0.1's,
+ * which return like fork(2): -1 with errno set. Both test "pid < 0" the same way.
+ */
+pid_t umb_rfork_v0_3(const struct umb_restrictions *r, unsigned int flags);
+pid_t rfork_v0_3(const struct umb_restrictions *r);
+pid_t umb_rfork_v0_1(const struct umb_restrictions *r, unsigned int flags);
+pid_t rfork_v0_1(const struct umb_restrictions *r);
+
+__attribute__((symver("umb_rfork@@UMBRELLA_0.3"))) pid_t
+umb_rfork_v0_3(const struct umb_restrictions *r, unsigned int flags)
 {
-	return umb_rfork(r, 0);
+	return umb_errno(umb_rfork_flags(r, flags));
+}
+
+__attribute__((symver("rfork@@UMBRELLA_0.3"))) pid_t rfork_v0_3(const struct umb_restrictions *r)
+{
+	return umb_errno(umb_rfork_flags(r, 0));
+}
+
+__attribute__((symver("umb_rfork@UMBRELLA_0.1"))) pid_t
+umb_rfork_v0_1(const struct umb_restrictions *r, unsigned int flags)
+{
+	pid_t pid = umb_errno(umb_rfork_flags(r, flags));
+
+	return pid < 0 ? -1 : pid;
+}
+
+__attribute__((symver("rfork@UMBRELLA_0.1"))) pid_t rfork_v0_1(const struct umb_restrictions *r)
+{
+	return umb_rfork_v0_1(r, 0);
 }
 
 /* Arms a layer made of @r for the calling thread with @flags (UMB_ARM_ON_EXEC or 0)
@@ -258,10 +282,10 @@ static int restrict_self(const struct umb_restrictions *r, __u32 flags)
 
 int umb_restrict_self(const struct umb_restrictions *r)
 {
-	return restrict_self(r, 0);
+	return umb_errno(restrict_self(r, 0));
 }
 
 int umb_restrict_self_on_exec(const struct umb_restrictions *r)
 {
-	return restrict_self(r, UMB_ARM_ON_EXEC);
+	return umb_errno(restrict_self(r, UMB_ARM_ON_EXEC));
 }

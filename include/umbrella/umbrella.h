@@ -38,6 +38,12 @@ extern "C" {
  * built then: UMB_CR_NET_ALL has the old value of UMB_CR_NET.
  */
 
+/*
+ * Errors: one convention, libbpf's. A function returning int or pid_t returns a
+ * negative errno value on failure and sets errno to the same value; one returning a
+ * pointer returns NULL and sets errno. libumbrella(3) lists each function's errors.
+ */
+
 /* One parsed restriction item. */
 struct umb_item {
 	uint32_t kind;	    /* enum umb_item_kind */
@@ -178,12 +184,14 @@ enum umb_rfork_flags {
  * runs (one that was created is killed before it returns from umb_rfork()).
  * The daemon's socket is $UMBRELLA_SOCKET or UMB_SOCKET_PATH.
  *
- * Return: like fork(2): the child's pid in the parent, 0 in the child, -1 with errno
- * set on failure: EINVAL (an item umbrellad refused; see umb_last_error()), ENOENT (an
- * fs path whose directory does not exist), ECONNREFUSED or ENOENT (umbrellad is not
- * running), EPERM (the stack already has 16 layers, the most a task carries), E2BIG
+ * Return: the child's pid in the parent, 0 in the child (like fork(2)), or on failure a
+ * negative errno value, errno set to it too (the library's convention, above; a
+ * program linked against UMBRELLA_0.1 gets -1 and errno, as from fork(2)):
+ * -EINVAL (an item umbrellad refused, see umb_last_error(); an unknown flag), -ENOENT (an
+ * fs path whose directory does not exist), -ECONNREFUSED or -ENOENT (umbrellad is not
+ * running), -EPERM (the stack already has 16 layers, the most a task carries), -E2BIG
  * (too many fs items, or more or deeper mounts below them than one request may make
- * umbrellad look up; see umb_last_error()), or fork(2)'s errors.
+ * umbrellad look up; see umb_last_error()), or fork(2)'s errors negated.
  */
 pid_t umb_rfork(const struct umb_restrictions *r, unsigned int flags);
 
@@ -198,7 +206,7 @@ pid_t rfork(const struct umb_restrictions *r);
  * The layer applies to the calling thread and everything it starts from then on, not
  * to the process's other threads (as with Landlock): call it before creating threads.
  *
- * Return: 0, or -errno as for umb_rfork().
+ * Return: 0, or a negative errno value (errno set too) as for umb_rfork().
  */
 int umb_restrict_self(const struct umb_restrictions *r);
 
@@ -213,9 +221,34 @@ int umb_restrict_self(const struct umb_restrictions *r);
  * layer waits on the calling thread only: an exec by another thread of the process
  * runs without it.
  *
- * Return: 0, or -errno as for umb_rfork().
+ * Return: 0, or a negative errno value (errno set too) as for umb_rfork().
  */
 int umb_restrict_self_on_exec(const struct umb_restrictions *r);
+
+/**
+ * umb_spawn() - start the program @path as a child that carries the caller's layers
+ * plus a new layer made of @r, as posix_spawn(3) starts one, and get a pidfd of it
+ * @ret_pidfd: set to a pidfd of the child (pidfd_open(2), O_CLOEXEC): poll it, wait for
+ *             it with waitid(P_PIDFD), signal it with pidfd_send_signal(2)
+ * @ret_pid: if not NULL, set to the child's pid
+ * @path: the program, as execve(2) takes it (no $PATH search)
+ * @argv, @envp: as for execve(2); @envp NULL: the caller's environ
+ * @r: the restrictions of the new layer, in effect from the program's first instruction
+ * @flags: 0 or UMB_RFORK_PERMISSIVE
+ *
+ * Fails closed: the layer is on the child before it runs anything (as with umb_rfork()
+ * and UMB_RFORK_ON_EXEC), and when it cannot be applied or the exec fails, no program
+ * runs, the child is reaped and the caller gets the error. Unlike posix_spawn(3) there
+ * are no file actions nor attributes: descriptors without O_CLOEXEC, the signal mask
+ * and ignored signals pass to the program as through fork(2) and execve(2).
+ *
+ * Return: 0, or a negative errno value (errno set too): umb_rfork()'s errors, -EINVAL
+ * for a NULL argument or an unknown flag, or the exec's error (-ENOENT, -EACCES, ...;
+ * -EPERM when the kernel refused the exec, e.g. an unsigned program under
+ * "unsigned = deny").
+ */
+int umb_spawn(int *ret_pidfd, pid_t *ret_pid, const char *path, char *const argv[],
+	      char *const envp[], const struct umb_restrictions *r, unsigned int flags);
 
 /**
  * umb_last_error() - the message umbrellad gave with the calling thread's last refusal

@@ -10,6 +10,8 @@
  *    ├─ rfork("net:unix") ─ rfork     EPERM, and umb_last_error() says why (so does
  *    │                                "net:all")
  *    ├─ rfork ─ rfork ─ ... (16)      the 17th layer: rfork fails with EPERM, no child
+ *    ├─ umb_spawn("net")               the program: socket() -> EPERM, through a pidfd
+ *    ├─ umb_spawn of a missing file    -ENOENT: the exec's error, no program
  *    └─ rfork with umbrellad gone     -1, and no child runs
  */
 #include <errno.h>
@@ -27,6 +29,10 @@
 #include "client-probe.h"
 #include "daemon-start.h"
 #include "tap.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3 /* glibc before 2.36 */
+#endif
 
 #define SOCKET_PATH "/run/umbrella-rfork-test/umbrellad.sock"
 #define LOG_PATH    "/tmp/umbrellad-test-rfork.log"
@@ -110,6 +116,27 @@ static int nested_rfork(const struct umb_restrictions *outer, const struct umb_r
 	return wait_status(pid);
 }
 
+/* umb_spawn() of this program (--socket-probe) under @r, waited for through its pidfd:
+ * the program's socket() errno, or -1 when the spawn or the wait failed. */
+static int spawn_probe(const struct umb_restrictions *r)
+{
+	char *args[] = { (char *)"test-rfork", (char *)"--socket-probe", NULL };
+	siginfo_t info = {};
+	int pidfd = -1, ret;
+
+	ret = umb_spawn(&pidfd, NULL, "/proc/self/exe", args, NULL, r, 0);
+	if (ret < 0) {
+		fprintf(stderr, "# umb_spawn: %s (%s)\n", strerror(-ret),
+			umb_last_error() ? umb_last_error() : "");
+		return -1;
+	}
+	ret = waitid((idtype_t)P_PIDFD, (id_t)pidfd, &info, WEXITED) < 0 ? -1 :
+	      info.si_code == CLD_EXITED				 ? info.si_status :
+									   -1;
+	close(pidfd);
+	return ret;
+}
+
 int main(int argc, char *argv[])
 {
 	struct umb_restrictions *net = restrictions("net"), *signal_r = restrictions("signal");
@@ -117,7 +144,8 @@ int main(int argc, char *argv[])
 	char umbrellad[4096];
 	pid_t daemon, pid;
 
-	(void)argc;
+	if (argc > 1 && !strcmp(argv[1], "--socket-probe"))
+		return socket_errno();
 	test_umbrellad_path(argv[0], umbrellad, sizeof(umbrellad));
 	setenv("UMBRELLA_SOCKET", SOCKET_PATH, 1);
 	daemon = test_start_umbrellad(umbrellad, SOCKET_PATH, LOG_PATH, NULL);
@@ -154,6 +182,19 @@ int main(int argc, char *argv[])
 
 	/* 16 layers fit on a stack; asking for a 17th fails the rfork cleanly. */
 	TAP_EQ(nest(signal_r, 1), 100 + 17, "the 17th nested rfork fails with EPERM");
+
+	TAP_EQ(spawn_probe(net), EPERM,
+	       "umb_spawn(\"net\"): the program's socket() fails with EPERM (its pidfd waited on)");
+	TAP_EQ(spawn_probe(signal_r), 0,
+	       "umb_spawn(\"signal\"): the program's socket() works (control)");
+	{
+		char *args[] = { (char *)"missing", NULL };
+		int pidfd = -1,
+		    ret = umb_spawn(&pidfd, NULL, "/nonexistent/program", args, NULL, net, 0);
+
+		TAP_OK(ret == -ENOENT && errno == ENOENT && pidfd == -1,
+		       "umb_spawn() of a missing program: -ENOENT, no pidfd (%d)", ret);
+	}
 
 	kill(daemon, SIGTERM);
 	wait_status(daemon);

@@ -17,8 +17,8 @@ check $? "the example builds with pkg-config against the installed library, shar
 printf '%s\n' "$out" | grep '^pkg-config:' | sed 's/^/# /'
 
 out=$(objdump -T "$tmp/untrusted-worker" 2>&1)
-printf '%s\n' "$out" | grep -qE '\(UMBRELLA_0\.1\) +rfork$'
-check $? "the shared build binds rfork@UMBRELLA_0.1 (versioned symbols)"
+printf '%s\n' "$out" | grep -qE '\(UMBRELLA_0\.3\) +rfork$'
+check $? "the shared build binds rfork@UMBRELLA_0.3 (versioned symbols)"
 
 out=$(ldd "$tmp/untrusted-worker-static" 2>&1)
 ! printf '%s\n' "$out" | grep -q libumbrella
