@@ -32,9 +32,8 @@ daemon= mounted=
 mkdir -p "$ring" "$bin" "$nb" "$mnt"
 chown 65534:65534 "$nb"
 export UMBRELLA_KEYRING=$ring
-mkfifo "$tmp/fifo"
-exec 9<>"$tmp/fifo"
-nap() { read -r -t "${1:-0.1}" -u 9; } # a sleep without an exec
+. "$source_root/tests/helpers/builtins.sh"
+builtins_init "$tmp"
 as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
 cleanup() {
 	[ -n "$daemon" ] && kill -CONT "$daemon" 2>/dev/null

@@ -37,40 +37,8 @@ umbrellad=$bin/umbrellad
 daemon=
 mkdir -p "$ring" "$bin"
 export UMBRELLA_KEYRING=$ring
-mkfifo "$tmp/fifo"
-exec 9<>"$tmp/fifo" # for nap: a sleep that needs no exec
-
-nap() { read -r -t "${1:-0.1}" -u 9; } # builtin only: works under unsigned = deny
-# count FILE TEXT: how many lines of FILE contain TEXT, in $count (builtins only).
-count() {
-	local line
-	count=0
-	while IFS= read -r line; do
-		[[ "$line" == *"$2"* ]] && count=$((count + 1))
-	done <"$1"
-}
-# wait_count FILE TEXT N: until FILE has at least N lines with TEXT (at most 120 s: a
-# start loads the BPF programs, slow under TCG on a busy host).
-wait_count() {
-	local _i
-	for _i in {1..1200}; do
-		count "$1" "$2"
-		[ "$count" -ge "$3" ] && return 0
-		nap
-	done
-	return 1
-}
-# set_unsigned allow|deny: write the configuration, reload, wait until it applies.
-# Forced: /bin/sh and the rest of this VM are unsigned (umbrellad refuses deny for that
-# alone, systemd-test-config checks it); this test runs only builtins and signed files
-# under deny, and sets allow again before it ends.
-set_unsigned() {
-	local n
-	count "$log" "unsigned=$1 "
-	n=$((count + 1))
-	printf 'unsigned = %s\nunsigned_deny_force = yes\n' "$1" >"$conf"
-	kill -HUP "$daemon" && wait_count "$log" "unsigned=$1 " "$n"
-}
+. "$source_root/tests/helpers/builtins.sh"
+builtins_init "$tmp"
 cleanup() {
 	# Never leave deny in force: nothing unsigned would run any more in this VM.
 	[ -n "$daemon" ] && kill -0 "$daemon" 2>/dev/null && set_unsigned allow
