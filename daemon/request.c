@@ -232,6 +232,34 @@ static bool handle_follow(struct server *s, int fd, const struct peer *peer,
 	return true;
 }
 
+/* What receive() returns when it read no request (else the bytes read). */
+enum {
+	RECEIVE_AGAIN = -1, /* nothing there yet (EAGAIN, EINTR): keep the connection */
+	RECEIVE_CLOSE = 0,  /* the peer left, the read failed, or the request was refused */
+};
+
+/* Reads the request waiting on @fd into @msg, its descriptors into s->request_fds. A
+ * request that brings descriptors of other kinds is refused; nothing else of it is
+ * looked at: the connection goes, with what it sent, to the closer thread (server.c).
+ * Return: the bytes read, or RECEIVE_AGAIN, RECEIVE_CLOSE. */
+static ssize_t receive(struct server *s, int fd, struct msghdr *msg)
+{
+	ssize_t n;
+
+	s->request_fds = (struct request_fds){}; /* (the last request's: closed or handed on) */
+	n = recvmsg(fd, msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? RECEIVE_AGAIN : RECEIVE_CLOSE;
+	request_fds_take(msg, &s->request_fds);
+	if (s->request_fds.unexpected) {
+		request_reply(fd, -EBADMSG, 0,
+			      "malformed request: a request brings only O_PATH descriptors "
+			      "and its sender's pidfd");
+		return RECEIVE_CLOSE;
+	}
+	return n;
+}
+
 /* Reads and answers the request waiting on @fd. Returns false when the peer left. */
 static bool serve_client(struct server *s, int fd)
 {
@@ -250,20 +278,9 @@ static bool serve_client(struct server *s, int fd)
 	ssize_t n;
 	int r, sender_pidfd;
 
-	n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR;
-	request_fds_take(&msg, &s->request_fds);
-	/* Nothing else is looked at: the connection goes, with what it sent, to the
-	 * closer thread (server.c). */
-	if (s->request_fds.unexpected) {
-		request_reply(fd, -EBADMSG, 0,
-			      "malformed request: a request brings only O_PATH descriptors "
-			      "and its sender's pidfd");
-		return false;
-	}
-	if (n == 0)
-		return false;
+	n = receive(s, fd, &msg);
+	if (n <= 0)
+		return n == RECEIVE_AGAIN;
 	if ((size_t)n < sizeof(req)) {
 		request_reply(fd, -EBADMSG, 0, "malformed request: too short");
 		return true;
@@ -346,20 +363,15 @@ bool request_refuse(struct server *s, int fd, int error, const char *message)
 			      .msg_iovlen = 1,
 			      .msg_control = control,
 			      .msg_controllen = sizeof(control) };
-	ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	ssize_t n = receive(s, fd, &msg);
 
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR;
-	request_fds_take(&msg, &s->request_fds);
+	if (n == RECEIVE_AGAIN)
+		return true;
 	/* As request_serve(): those are the caller's to hand to the closer thread. */
-	if (s->request_fds.unexpected) {
-		request_reply(fd, -EBADMSG, 0,
-			      "malformed request: a request brings only O_PATH descriptors "
-			      "and its sender's pidfd");
+	if (s->request_fds.unexpected)
 		return false;
-	}
-	request_fds_close(&s->request_fds);
-	if (n == 0)
+	request_fds_close(&s->request_fds); /* also those of an empty message */
+	if (n == RECEIVE_CLOSE)
 		return false;
 	request_reply(fd, error, 0, message);
 	return true;
