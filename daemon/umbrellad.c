@@ -7,13 +7,15 @@
  * denials the programs report. Stays in the foreground; tells systemd when it is ready
  * and pets its watchdog.
  *
- * One sd-event loop serves it all (loop_new()). Each module attaches its own sources:
- * the socket and its connections (server.c), the denial and release records
- * (events.c, which hands denials to journal-writer.c and follow.c), the exec gate
- * (exec-gate.c: fanotify, BPF's invalidations, mounts, key ring, library directories,
- * the files being verified, a step per turn); this file has the signals (SIGHUP
- * reloads, SIGTERM and SIGINT stop), the sweep of the layers and the watchdog.
- * event-priority.h says in which order one turn of the loop serves them.
+ * The main sd-event loop (loop_new()) serves the socket and its connections (server.c,
+ * in turns by uid: turns.c), the denial and release records (events.c, which hands
+ * denials to journal-writer.c and follow.c) and the layers; this file has the signals
+ * (SIGHUP reloads, SIGTERM and SIGINT stop), the sweep of the layers and the watchdog
+ * (watchdog.c: petted while both loops turn). The exec gate (exec-gate.c: fanotify,
+ * BPF's invalidations, mounts, key ring, library directories, the files being
+ * verified, a step per turn) runs a loop of its own on its own thread (gate-thread.c),
+ * so that no request delays an exec's answer. event-priority.h says in which order one
+ * turn of a loop serves its sources.
  *
  * The programs' links and the maps are pinned in the pin directory (pin.c): they keep
  * enforcing when umbrellad stops or dies, and the next umbrellad adopts them, attaching
