@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "daemon-pid.h"
+#include "fileio.h"
 #include "macro.h"
 
 /* Whether the process of the /proc directory @dir (AT_FDCWD: of /proc/PID, @path) is
@@ -23,6 +24,23 @@ static bool comm_is_umbrellad(int dir, const char *path)
 		return false;
 	n = read(fd, comm, sizeof(comm) - 1);
 	return n > 0 && !strcmp(comm, "umbrellad\n");
+}
+
+/* Whether the real, effective, saved and file system uids of the process of the /proc
+ * directory @dir are all 0 (the "Uid:" line of its status). */
+static bool uids_are_root(int dir)
+{
+	_cleanup_free_ char *status = NULL;
+	unsigned int uid[4];
+	const char *line;
+	size_t size = 0;
+
+	if (read_full_file_at(dir, "status", 0, 64 << 10, &status, &size) < 0)
+		return false;
+	line = strstr(status, "\nUid:");
+	if (!line || sscanf(line + 5, "%u %u %u %u", &uid[0], &uid[1], &uid[2], &uid[3]) != 4)
+		return false;
+	return !uid[0] && !uid[1] && !uid[2] && !uid[3];
 }
 
 bool daemon_pid_is_umbrellad(uint32_t pid)
@@ -49,8 +67,10 @@ int daemon_pid_open(uint32_t pid)
 		return errno == ENOENT ? -ESRCH : -errno;
 	if (fstat(dir, &st) < 0)
 		return -errno;
-	/* A user's process may call itself umbrellad; it cannot make itself root's. */
-	if (st.st_uid != 0 || !comm_is_umbrellad(dir, "comm"))
+	/* A user's process may call itself umbrellad; it cannot make itself root's. The
+	 * owner of its files alone does not say so: those of a process that is not
+	 * dumpable are root's. */
+	if (st.st_uid != 0 || !uids_are_root(dir) || !comm_is_umbrellad(dir, "comm"))
 		return -ESRCH;
 	return TAKE_FD(dir);
 }

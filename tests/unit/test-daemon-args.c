@@ -4,6 +4,7 @@
  * process's /proc/PID/cmdline and working directory. */
 #include <errno.h>
 #include <stdbool.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon-args.h"
+#include "daemon-pid.h"
 #include "tap.h"
 
 /* A command line as /proc/PID/cmdline holds it: "a b c" -> "a\0b\0c\0". */
@@ -132,6 +134,43 @@ int main(void)
 	}
 	unlink(link);
 	rmdir(dir);
+
+	/* A user's process that is not dumpable: its /proc files are root's (and on some
+	 * kernels its directory too). */
+	if (geteuid() == 0) {
+		struct stat st = {};
+		int ready[2], fd;
+		pid_t pid;
+		char c;
+
+		if (pipe(ready) < 0)
+			return tap_finish();
+		pid = fork();
+		if (pid == 0) {
+			if (setuid(65534) == 0 && prctl(PR_SET_NAME, "umbrellad") == 0 &&
+			    prctl(PR_SET_DUMPABLE, 0) == 0)
+				(void)write(ready[1], "r", 1);
+			pause();
+			_exit(0);
+		}
+		close(ready[1]);
+		c = 0;
+		(void)read(ready[0], &c, 1);
+		snprintf(want, sizeof(want), "/proc/%d", (int)pid);
+		(void)stat(want, &st);
+		fd = daemon_pid_open((uint32_t)pid);
+		TAP_OK(c == 'r' && fd == -ESRCH,
+		       "a user's process named umbrellad, not dumpable (its /proc directory "
+		       "root's on this kernel: %s): -ESRCH (%d)",
+		       st.st_uid == 0 ? "yes" : "no", fd);
+		if (fd >= 0)
+			close(fd);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(ready[0]);
+	} else {
+		TAP_SKIP("a user's process named umbrellad, not dumpable: needs root");
+	}
 
 	r = daemon_keyring_dir(0x7ffffffe, "/etc/umbrella/keys", &got);
 	TAP_OK(r < 0, "a process that does not exist: an error (%d)", r);
