@@ -43,8 +43,11 @@
 #include "layers.h"
 #include "system-paths.h"
 
-/* What the digest of an unknown signer's policy begins with: its key never equals a
- * known signer's for the same text. */
+/* What the digest of an unknown signer's policy begins with, then the file owner's
+ * uid: its key never equals a known signer's for the same text, nor another owner's
+ * (a user who copies a program others run, with its policy and key id, and execs the
+ * copy first must not make the layer their runs carry, and whose denials that user may
+ * follow). */
 static const char unknown_signer_prefix[] = "umbrella: unknown signer\n";
 
 /* The key of @text signed by @s. Return: 0, or -ENOMEM (OpenSSL failed). */
@@ -58,8 +61,9 @@ static int policy_key(const char *text, const struct gate_policy_signer *s,
 	*ret = (struct umb_policy_key){};
 	memcpy(ret->key_id, s->key_id, sizeof(ret->key_id));
 	ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 &&
-	     (!s->unknown || EVP_DigestUpdate(md, unknown_signer_prefix,
-					      sizeof(unknown_signer_prefix) - 1) == 1) &&
+	     (!s->unknown || (EVP_DigestUpdate(md, unknown_signer_prefix,
+					       sizeof(unknown_signer_prefix) - 1) == 1 &&
+			      EVP_DigestUpdate(md, &s->uid, sizeof(s->uid)) == 1)) &&
 	     EVP_DigestUpdate(md, text, strlen(text)) == 1 &&
 	     EVP_DigestFinal_ex(md, ret->digest, &len) == 1 && len == sizeof(ret->digest);
 	EVP_MD_CTX_free(md);
@@ -100,6 +104,52 @@ void gate_policies_open(struct gate_policies *p, struct layers *layers, int map)
 	}
 }
 
+/* The uid a layer of @s is charged to: a known signer's to root (the system's), an
+ * unknown one's to the file's owner (root's to the restricted root's account). */
+static __u32 owner_uid(const struct gate_policy_signer *s)
+{
+	return !s->unknown ? 0 : s->uid ? s->uid : LAYER_UID_RESTRICTED_ROOT;
+}
+
+/*
+ * Whether another unknown signer's layer may be made for @uid. Such a layer is held for
+ * as long as the pins live (see the top), and any user can make one per policy text: so
+ * few per owner and in all (UNKNOWN_SIGNER_LAYERS_PER_OWNER, _MAX), that a user's files
+ * never use up the layers and rules of rforks, theirs or anyone's. Counted from
+ * umb_policies, whose entries only this thread writes. Return: 0, or -EDQUOT with
+ * *@ret_error.
+ */
+static int unknown_signer_room(const struct gate_policies *p, __u32 uid, char **ret_error)
+{
+	struct umb_policy_key key;
+	unsigned int owner = 0, all = 0;
+	bool more;
+	__u32 id;
+
+	more = bpf_map_get_next_key(p->map, NULL, &key) == 0;
+	while (more) {
+		const struct umb_layer *l;
+
+		if (bpf_map_lookup_elem(p->map, &key, &id) == 0 &&
+		    (l = layers_get(p->layers, id)) && l->origin == UMB_ORIGIN_UNKNOWN_SIGNER) {
+			all++;
+			owner += l->uid == uid;
+		}
+		more = bpf_map_get_next_key(p->map, &key, &key) == 0;
+	}
+	if (owner < UNKNOWN_SIGNER_LAYERS_PER_OWNER && all < UNKNOWN_SIGNER_LAYERS_MAX)
+		return 0;
+	if (asprintf(ret_error,
+		     "%s policies of keys the key ring does not know are in force (%u%s): add "
+		     "the signer's key to the ring",
+		     owner >= UNKNOWN_SIGNER_LAYERS_PER_OWNER ? "this owner's" : "too many",
+		     owner >= UNKNOWN_SIGNER_LAYERS_PER_OWNER ? owner : all,
+		     owner >= UNKNOWN_SIGNER_LAYERS_PER_OWNER ? ", the most one owner may have" :
+								"") < 0)
+		*ret_error = NULL;
+	return -EDQUOT;
+}
+
 /* A new layer of @text for the exec of @path by @pid, held by the gate. */
 static int policy_layer_new(struct gate_policies *p, const char *text,
 			    const struct gate_policy_signer *s, __u32 pid, const char *path,
@@ -124,10 +174,7 @@ static int policy_layer_new(struct gate_policies *p, const char *text,
 		goto out;
 	/* A known signer's: charged to root, the system's, not the exec'ing user's; an
 	 * unknown one's to the file's owner (see the top). */
-	ret = layers_create_at(p->layers, paths.canonical, &paths.refs, pid,
-			       !s->unknown ? 0 :
-			       s->uid	   ? s->uid :
-					     LAYER_UID_RESTRICTED_ROOT,
+	ret = layers_create_at(p->layers, paths.canonical, &paths.refs, pid, owner_uid(s),
 			       signer_origin(s), 0, &id, ret_error);
 	system_paths_close(&paths);
 	if (ret < 0)
@@ -161,7 +208,9 @@ int gate_policies_cached(const struct gate_policies *p, const char *text,
 		return r;
 	if (bpf_map_lookup_elem(p->map, &key, ret_layer) < 0)
 		return -errno;
-	return 0;
+	/* Live always, as entries are never deleted while the gate runs: checked all the
+	 * same (layers_get() is an atomic read), so that a freed id is never carried. */
+	return policy_layer_live(p, *ret_layer, signer_origin(s)) ? 0 : -ENOENT;
 }
 
 int gate_policies_layer(struct gate_policies *p, const char *text,
@@ -178,6 +227,11 @@ int gate_policies_layer(struct gate_policies *p, const char *text,
 	    policy_layer_live(p, id, signer_origin(s))) {
 		*ret_layer = id;
 		return 0;
+	}
+	if (s->unknown) {
+		r = unknown_signer_room(p, owner_uid(s), ret_error);
+		if (r < 0)
+			return r;
 	}
 	r = policy_layer_new(p, text, s, pid, path, &id, ret_error);
 	if (r < 0)

@@ -21,6 +21,14 @@ struct gate_policy_signer {
 	__u32 uid;
 };
 
+/* How many layers of policies signed by keys the ring does not know may be in force,
+ * per file owner and in all (gate-policies.c: unknown_signer_room()). A vendor's
+ * program on a machine without its key makes one per policy; past these its exec is
+ * refused, as one whose restrictions cannot be applied. 64 such layers of at most 126
+ * fs rules each stay well within the users' share of the rules. */
+#define UNKNOWN_SIGNER_LAYERS_PER_OWNER 8
+#define UNKNOWN_SIGNER_LAYERS_MAX	64
+
 struct gate_policies {
 	struct layers *layers; /* where the layers are made and held (not owned) */
 	int map;	       /* umb_policies (not owned) */

@@ -14,6 +14,8 @@
 #     restriction; a known key's binary with a byte flipped stays refused;
 #   - exec-unsigned, and "unsigned = deny" (a reload): it is refused (126), a known
 #     signer's binary runs;
+#   - a file owner's ninth policy of unknown signers is refused (such layers are held
+#     for good: at most 8 per owner), root's tenth runs;
 #   - key add of its key: at the next exec it is signed, with a layer of its own.
 # Under deny nothing unsigned runs: that part uses shell builtins and signed copies, and
 # always ends with "unsigned = allow" again.
@@ -151,6 +153,32 @@ out=$("$cli" run -r exec-unsigned -- "$bin/probe-known" "$bin/known" /etc/hostna
 rc=$?
 [ "$rc" = 0 ] && opened /etc/hostname ok
 check $? "control: ... while it runs the known signer's binary"
+
+# --- few such layers per owner: any user can make one per policy, held for good ---
+out=$({ for i in 1 2 3 4 5 6 7 8 9 10; do
+	: >"$tmp/p$i" && cp "$bin/plain" "$bin/u$i" &&
+		"$cli" binary sign --key "$tmp/stranger.key" -r "fs:$tmp/p$i" "$bin/u$i" || exit 1
+done; } 2>&1)
+rc=$?
+chown 65534 "$bin"/u[1-9] && chmod 755 "$bin"/u*
+[ "$rc" = 0 ]
+check $? "ten copies signed by the unknown key, each with a policy of its own; nine a user's"
+rc_all=0
+for i in 1 2 3 4 5 6 7 8; do
+	probe "$bin/u$i" "$tmp/p$i" /etc/hostname
+	{ [ "$rc" = 0 ] && denied "$tmp/p$i" && opened /etc/hostname ok; } || rc_all=1
+done
+[ "$rc_all" = 0 ]
+check $? "a user's eight such programs run, each with its restriction ($out)"
+probe "$bin/u9" "$tmp/p9" /etc/hostname
+exec_failed "$bin/u9" EPERM && grep -q "this owner's policies of keys the key ring does not know are in force (8" "$log"
+check $? "the user's ninth policy is refused, the log says why (exit $rc)"
+probe "$bin/u10" "$tmp/p10" /etc/hostname
+[ "$rc" = 0 ] && denied "$tmp/p10" && opened /etc/hostname ok
+check $? "control: root's copy with a policy of its own runs with its restriction"
+probe "$bin/u1" "$tmp/p1" /etc/hostname
+[ "$rc" = 0 ] && denied "$tmp/p1"
+check $? "control: the user's first program still runs with its restriction"
 
 # --- unsigned = deny: refused (builtins and signed files only until allow again) ---
 set_unsigned deny
