@@ -80,6 +80,7 @@ static void read_events(struct exec_gate *g)
 			} else {
 				close(m->fd);
 			}
+			gate_progress(g);
 		}
 	}
 }

@@ -153,6 +153,15 @@ const char *gate_fd_path(int fd, char *buf, size_t size);
  * Answered now, or by gate_run_jobs() once the file is read. */
 void gate_handle_exec(struct exec_gate *g, int fd, __u32 pid);
 
+/* (the gate's thread) Stamps progress within a turn, after each event and each job's
+ * step: a turn that serves many events, each within its budget, is busy, not stuck
+ * (exec_gate_alive()), and a user who keeps it busy must not get umbrellad restarted by
+ * the watchdog. A call that never returns stamps nothing. */
+static inline void gate_progress(struct exec_gate *g)
+{
+	atomic_store(&g->turn_usec, now_usec());
+}
+
 /* One turn: the oldest job of each owner that may run advances by GATE_STEP_BYTES. */
 void gate_run_jobs(struct exec_gate *g);
 

@@ -118,16 +118,20 @@ struct closure {
  * The caller's mounts cost more than one exec may spend reading them: its mountinfo is
  * the caller's to grow (thousands of mounts, long mount points), and the gate's thread
  * serves every exec. Nothing more of this closure is verified, so what the program maps
- * is refused: that caller's exec fails, nobody else's waits. Said once per exec.
+ * is refused: that caller's exec fails, nobody else's waits. Said once per exec. The
+ * namespace is remembered for GATE_LIBS_OVER_BUDGET_USEC: the closures of its next execs
+ * are refused without reading its mounts again.
  */
 static void over_budget(struct closure *c, const char *path)
 {
 	if (!c->over_budget)
 		log_warning("libraries of %s (pid %d) not verified (at %s): its mount namespace "
 			    "is past umbrellad's budget for one exec (%u steps: mountinfo lines "
-			    "read, names looked up; or %llu s): what the program maps is refused",
+			    "read, names looked up; or %llu s): what the program maps is refused, "
+			    "and for %llu s what any program there maps",
 			    c->program, (int)c->pid, path, MOUNT_BUDGET_STEPS,
-			    MOUNT_BUDGET_USEC / USEC_PER_SEC);
+			    MOUNT_BUDGET_USEC / USEC_PER_SEC,
+			    GATE_LIBS_OVER_BUDGET_USEC / USEC_PER_SEC);
 	c->over_budget = true;
 }
 
@@ -623,6 +627,57 @@ static const char *program_path(struct closure *c, int fd, const char *path)
 	return path;
 }
 
+/* Drops the remembered namespace @i. */
+static void over_budget_drop(struct gate_libraries *libs, size_t i)
+{
+	if (!libs->over_budget[i].until_usec)
+		return;
+	close(libs->over_budget[i].fd);
+	libs->over_budget[i].until_usec = 0;
+}
+
+/* The mount namespace of @pid, opened (-1 if gone), and its inode in *@ret_ino. */
+static int mount_ns_open(pid_t pid, uint64_t *ret_ino)
+{
+	char path[64];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	*ret_ino = fd >= 0 ? (uint64_t)st.st_ino : 0;
+	return fd;
+}
+
+/* Whether the mount namespace @ino went past the budget lately. */
+static bool over_budget_recalled(struct gate_libraries *libs, uint64_t ino)
+{
+	uint64_t now = now_usec();
+
+	for (size_t i = 0; i < GATE_LIBS_OVER_BUDGET_NS; i++) {
+		if (libs->over_budget[i].until_usec && libs->over_budget[i].until_usec < now)
+			over_budget_drop(libs, i);
+		if (libs->over_budget[i].until_usec && libs->over_budget[i].ino == ino)
+			return true;
+	}
+	return false;
+}
+
+/* Remembers the mount namespace @ns_fd (taken) of inode @ino as past the budget. */
+static void over_budget_remember(struct gate_libraries *libs, int ns_fd, uint64_t ino)
+{
+	size_t i = libs->over_budget_next++ % GATE_LIBS_OVER_BUDGET_NS;
+
+	over_budget_drop(libs, i);
+	libs->over_budget[i].fd = ns_fd;
+	libs->over_budget[i].ino = ino;
+	libs->over_budget[i].until_usec = now_usec() + GATE_LIBS_OVER_BUDGET_USEC;
+}
+
 bool gate_libraries_verify(struct gate_libraries *libs, const struct gate_libraries_env *env,
 			   int fd, pid_t pid, const char *path)
 {
@@ -631,8 +686,9 @@ bool gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 	struct stat st;
 	char root[64];
 	struct found f;
+	uint64_t ns_ino;
 	bool complete;
-	int r;
+	int r, ns_fd;
 
 	if (!c)
 		return true;
@@ -656,11 +712,22 @@ bool gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 		free(c);
 		return true;
 	}
+	ns_fd = mount_ns_open(pid, &ns_ino);
+	if (ns_fd >= 0 && over_budget_recalled(libs, ns_ino)) {
+		/* Not logged each time: said when it went past (over_budget()). */
+		close(ns_fd);
+		close(c->root);
+		elf_dynamic_release(&dyn);
+		free(c);
+		return false;
+	}
 	r = mount_guard_open(&c->guard, -1, pid, -1);
 	if (r < 0) { /* fail closed: no library of it gets a verdict */
 		log_notice_errno(r,
 				 "libraries of %s (pid %d) not verified: its mount namespace: %m",
 				 path, (int)pid);
+		if (ns_fd >= 0)
+			close(ns_fd);
 		close(c->root);
 		elf_dynamic_release(&dyn);
 		free(c);
@@ -698,6 +765,10 @@ bool gate_libraries_verify(struct gate_libraries *libs, const struct gate_librar
 	mount_guard_close(&c->guard);
 	close(c->root);
 	complete = !c->over_budget;
+	if (!complete && ns_fd >= 0)
+		over_budget_remember(libs, ns_fd, ns_ino);
+	else if (ns_fd >= 0)
+		close(ns_fd);
 	free(c);
 	return complete;
 }
@@ -750,6 +821,8 @@ bool gate_libraries_read(struct gate_libraries *libs)
 
 void gate_libraries_release(struct gate_libraries *libs)
 {
+	for (size_t i = 0; i < GATE_LIBS_OVER_BUDGET_NS; i++)
+		over_budget_drop(libs, i);
 	gate_libraries_clear(libs);
 	if (libs->inotify_fd >= 0)
 		close(libs->inotify_fd);

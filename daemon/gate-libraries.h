@@ -30,6 +30,13 @@ struct keyring;
  * invalidation counts as one of a library. */
 #define GATE_LIBS_KNOWN_MAX 4096
 
+/* A mount namespace whose closure went past the mount guard's budget is remembered this
+ * long: its next closures are refused without reading its mounts again (a user with
+ * 65536 mounts there and many processes exec'ing would hold the gate 4 s each). Up to
+ * GATE_LIBS_OVER_BUDGET_NS at once, each held open so that its inode is not reused. */
+#define GATE_LIBS_OVER_BUDGET_USEC (60 * USEC_PER_SEC)
+#define GATE_LIBS_OVER_BUDGET_NS   8
+
 /* What the gate tells the closure code. */
 struct gate_libraries_env {
 	int verdicts; /* umb_verdicts */
@@ -61,6 +68,12 @@ struct gate_libraries {
 	size_t watches; /* directories watched (IN_IGNORED ends one) */
 	int max_wd;	/* the highest watch descriptor so far: a higher one is new */
 	bool watch_warned;
+	/* The mount namespaces past the budget lately (GATE_LIBS_OVER_BUDGET_USEC). */
+	struct {
+		int fd; /* of /proc/PID/ns/mnt; valid while until_usec != 0 */
+		uint64_t ino, until_usec;
+	} over_budget[GATE_LIBS_OVER_BUDGET_NS];
+	size_t over_budget_next;
 };
 
 /* gate_libraries_init() - set up @libs (its inotify descriptor). Return: 0 or -errno. */

@@ -33,8 +33,10 @@
  * exec the same way, and only the watchdog can end it: the main loop pets systemd only
  * while the gate's loop turns (watchdog.c, exec_gate_alive()). The gate stamps each turn
  * (a post source, dispatched first after any other, so a flood of events does not
- * starve it), and the main thread pings the gate's loop at each pet so that an idle gate
- * turns too: past GATE_STALL_USEC with a ping unanswered the gate is stuck.
+ * starve it) and each event and job's step within a turn (gate_progress(): a long turn
+ * of many budgeted events is busy, not stuck), and the main thread pings the gate's
+ * loop at each pet so that an idle gate turns too: past GATE_STALL_USEC with a ping
+ * unanswered and no progress stamped the gate is stuck.
  */
 #include <errno.h>
 #include <signal.h>

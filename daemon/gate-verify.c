@@ -464,8 +464,10 @@ void gate_run_jobs(struct exec_gate *g)
 		    gate_job_run(g, j, GATE_STEP_BYTES)) {
 			*p = j->next;
 			job_finish(g, j);
+			gate_progress(g);
 			continue;
 		}
+		gate_progress(g);
 		p = &j->next;
 	}
 }

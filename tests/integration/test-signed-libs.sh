@@ -254,7 +254,8 @@ touch "$res/go"
 # its exec-unsigned run of the program is refused (its libraries get no verdict) and
 # the log says why; then root's run outside that namespace runs (the refusal was that
 # caller's: the program got no ignore mark). Before, umbrellad read the mountinfo once
-# per library, with no bound, and the program ran.
+# per library, with no bound, and the program ran. The namespace is remembered for a
+# minute: the next exec there is refused without reading its mounts again.
 cat >"$tmp/mounts.py" <<'PY'
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
@@ -276,11 +277,15 @@ out=$("$cli" verdict flush 2>&1)
 check $? "root flushes the verdicts: every closure is verified again ($out)"
 out=$(timeout -k 5 300 unshare -m --propagation private sh -c \
 	"python3 '$tmp/mounts.py' /tmp/umbrella-siglibs-mounts 3000 &&
-	 exec '$cli' run -r exec-unsigned -- '$prog'" 2>&1 </dev/null)
+	 '$cli' run -r exec-unsigned -- '$prog'; echo \"first: \$?\";
+	 '$cli' run -r exec-unsigned -- '$prog'; echo \"second: \$?\"" 2>&1 </dev/null)
 rc=$?
-[ "$rc" = 127 ] && [[ "$out" == mounted* ]] && ! grep -q "hello from the library" <<<"$out" &&
+[[ "$out" == mounted* ]] && [[ "$out" == *"first: 127"* ]] && ! grep -q "hello from the library" <<<"$out" &&
 	logged "libraries of $prog" "its mount namespace is past umbrellad's budget for one exec"
 check_log $? "exec-unsigned in a namespace of 3000 long mounts: the closure is past the mount budget, the program's libraries are refused, logged (rc=$rc)"
+budget_lines=$(grep -c "is past umbrellad's budget for one exec" "$tmp/d.log")
+[[ "$out" == *"second: 127"* ]] && [ "$budget_lines" = 1 ]
+check_log $? "its next exec there is refused without reading its mounts again (the namespace remembered: $budget_lines log line)"
 run -u "$prog"
 [ "$rc" = 0 ] && [ "$out" = "hello from the library" ]
 check_log $? "exec-unsigned outside that namespace: the program runs (the refusal was that caller's alone)"
