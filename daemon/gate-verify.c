@@ -67,6 +67,15 @@ static struct umb_inode_key inode_key(int fd, const struct stat *st)
 	return key;
 }
 
+/* @src, cut to fit @size bytes with its NUL (a record's room: the log line has it whole). */
+static void copy_cut(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 /* Records a verdict for umbrella-cli verdict list (informational: failure is no error). */
 static void log_verdict(struct exec_gate *g, uint32_t kdev, uint64_t ino,
 			const struct umb_verdict *v, __u32 pid, const __u8 *key_id,
@@ -86,8 +95,8 @@ static void log_verdict(struct exec_gate *g, uint32_t kdev, uint64_t ino,
 		return;
 	if (key_id)
 		memcpy(rec.key_id, key_id, sizeof(rec.key_id));
-	snprintf(rec.path, sizeof(rec.path), "%s", path);
-	snprintf(rec.reason, sizeof(rec.reason), "%s", reason);
+	copy_cut(rec.path, sizeof(rec.path), path);
+	copy_cut(rec.reason, sizeof(rec.reason), reason);
 	(void)bpf_map_update_elem(g->maps.verdict_log, &key, &rec, BPF_ANY);
 }
 

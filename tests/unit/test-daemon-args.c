@@ -149,13 +149,13 @@ int main(void)
 		if (pid == 0) {
 			if (setuid(65534) == 0 && prctl(PR_SET_NAME, "umbrellad") == 0 &&
 			    prctl(PR_SET_DUMPABLE, 0) == 0)
-				(void)write(ready[1], "r", 1);
+				(void)!write(ready[1], "r", 1);
 			pause();
 			_exit(0);
 		}
 		close(ready[1]);
 		c = 0;
-		(void)read(ready[0], &c, 1);
+		(void)!read(ready[0], &c, 1);
 		snprintf(want, sizeof(want), "/proc/%d", (int)pid);
 		(void)stat(want, &st);
 		fd = daemon_pid_open((uint32_t)pid);
