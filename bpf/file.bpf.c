@@ -550,12 +550,36 @@ static __always_inline int unix_peer_check(struct sock *other, __u32 hook)
 }
 
 /*
+ * The uid umbrellad charges @task to (daemon/userns-owner.h): the owner of the outermost
+ * user namespace it is in below the initial one, the user that made that chain of
+ * namespaces and owns all of their uids; its effective uid when it is in the initial
+ * namespace, or when root made the chain (a container's).
+ */
+static __always_inline __u32 charged_uid(struct task_struct *task)
+{
+	struct user_namespace *ns = BPF_CORE_READ(task, cred, user_ns);
+	__u32 uid = BPF_CORE_READ(task, cred, euid.val), owner;
+	int level = BPF_CORE_READ(ns, level);
+
+	/* User namespaces nest 32 deep at most: level 1 is the outermost below the
+	 * initial one. */
+	for (int i = 0; i < 32 && level > 1; i++) {
+		ns = BPF_CORE_READ(ns, parent);
+		level = BPF_CORE_READ(ns, level);
+	}
+	if (level != 1)
+		return uid;
+	owner = BPF_CORE_READ(ns, owner.val);
+	return owner ?: uid;
+}
+
+/*
  * A connect() to umbrellad's socket by a uid that holds its share of umbrellad's
  * connections while some wait for its closer thread, or by any user while all users
  * hold theirs so (umb_conn_full): -EAGAIN, in the caller, before the connection exists.
  * The uid as umbrellad charges it (server.c's connection_uid(): SO_PEERCRED's effective
- * uid; a root that carries layers as UMB_UID_RESTRICTED_ROOT; root that carries none is
- * never refused here).
+ * uid, or the owner of its user namespaces (charged_uid()); a root that carries layers
+ * as UMB_UID_RESTRICTED_ROOT; root that carries none is never refused here).
  */
 static __always_inline int daemon_connect_check(void)
 {
@@ -563,7 +587,7 @@ static __always_inline int daemon_connect_check(void)
 	struct task_struct *task;
 
 	task = bpf_get_current_task_btf();
-	uid = BPF_CORE_READ(task, cred, euid.val);
+	uid = charged_uid(task);
 	if (uid == 0) {
 		if (!umb_is_restricted(umb_task_state_get(task)))
 			return 0;

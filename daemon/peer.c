@@ -30,6 +30,7 @@
 #include "fdinfo.h"
 #include "peer.h"
 #include "thread-start.h"
+#include "userns-owner.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77 /* Linux 6.5, asm-generic/socket.h */
@@ -157,43 +158,40 @@ static int64_t proc_euid(int proc_fd)
 	return r;
 }
 
-int peer_identify(int sock, const struct msghdr *msg, int sender_pidfd, struct peer *ret,
-		  const char **ret_error)
+/* Whom the process of @p is charged to, into p->account_uid: through its /proc directory,
+ * which stays that process's. */
+static int account(struct peer *p)
 {
-	struct ucred cred;
+	int ns, r;
+
+	ns = openat(p->proc_fd, "ns/user", O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		return -errno;
+	r = userns_account_uid(ns, p->uid, &p->account_uid);
+	close(ns);
+	return r;
+}
+
+/* peer_identify() once the request's sender is known to be @cred's connector. */
+static int identify(int sock, const struct ucred *cred, int sender_pidfd, struct peer *ret,
+		    const char **ret_error)
+{
 	bool exact, kernel;
-	socklen_t len = sizeof(cred);
 	char path[64];
 	int r;
 
-	*ret = (struct peer){ .pidfd = -1, .proc_fd = -1 };
-	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-		*ret_error = "cannot identify the caller (SO_PEERCRED)";
-		return -errno;
-	}
-	if (cred.pid <= 0) {
-		*ret_error = "the calling process is not in umbrellad's pid namespace";
-		return -EPERM;
-	}
-	/* A request from another process than the one that connected (one it handed the
-	 * socket to) would be taken for the connector's; so would one sent by the
-	 * connector's pid after it was reused, before Linux 6.5. */
-	if (sender_pid(msg) != cred.pid) {
-		*ret_error = "the request does not come from the process that connected";
-		return -EPERM;
-	}
-	r = connector_pidfd(sock, cred.pid, sender_pidfd, &exact, &kernel, ret_error);
+	r = connector_pidfd(sock, cred->pid, sender_pidfd, &exact, &kernel, ret_error);
 	if (r < 0)
 		return r;
-	*ret = (struct peer){ .pid = cred.pid,
-			      .uid = cred.uid,
-			      .gid = cred.gid,
+	*ret = (struct peer){ .pid = cred->pid,
+			      .uid = cred->uid,
+			      .gid = cred->gid,
 			      .pidfd = r,
 			      .proc_fd = -1,
 			      .exact = exact };
 	/* The pidfd's process had the pid before this open and still runs after it: the
 	 * directory is that process's (a pid is not reused while its process lives). */
-	snprintf(path, sizeof(path), "/proc/%d", cred.pid);
+	snprintf(path, sizeof(path), "/proc/%d", cred->pid);
 	ret->proc_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ret->proc_fd < 0 || !pidfd_alive(ret->pidfd)) {
 		peer_release(ret);
@@ -203,12 +201,66 @@ int peer_identify(int sock, const struct msghdr *msg, int sender_pidfd, struct p
 	/* Before 6.5, a process that got the pid after the sender exited (or whose pidfd a
 	 * sender that forged its credentials sent) must at least not be another user's
 	 * (SO_PEERCRED's uid is the connector's euid). */
-	if (!kernel && proc_euid(ret->proc_fd) != (int64_t)cred.uid) {
+	if (!kernel && proc_euid(ret->proc_fd) != (int64_t)cred->uid) {
 		peer_release(ret);
 		*ret_error = "the calling process has exited (its pid belongs to another user)";
 		return -ESRCH;
 	}
+	r = account(ret);
+	if (r < 0) {
+		peer_release(ret);
+		*ret_error = "cannot tell whose user namespace the calling process is in";
+		return r;
+	}
 	return 0;
+}
+
+/* The credentials of @sock's connector, in umbrellad's namespaces. */
+static int connector_cred(int sock, struct ucred *ret, const char **ret_error)
+{
+	socklen_t len = sizeof(*ret);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, ret, &len) < 0) {
+		*ret_error = "cannot identify the caller (SO_PEERCRED)";
+		return -errno;
+	}
+	if (ret->pid <= 0) {
+		*ret_error = "the calling process is not in umbrellad's pid namespace";
+		return -EPERM;
+	}
+	return 0;
+}
+
+int peer_identify(int sock, const struct msghdr *msg, int sender_pidfd, struct peer *ret,
+		  const char **ret_error)
+{
+	struct ucred cred;
+	int r;
+
+	*ret = (struct peer){ .pidfd = -1, .proc_fd = -1 };
+	r = connector_cred(sock, &cred, ret_error);
+	if (r < 0)
+		return r;
+	/* A request from another process than the one that connected (one it handed the
+	 * socket to) would be taken for the connector's; so would one sent by the
+	 * connector's pid after it was reused, before Linux 6.5. */
+	if (sender_pid(msg) != cred.pid) {
+		*ret_error = "the request does not come from the process that connected";
+		return -EPERM;
+	}
+	return identify(sock, &cred, sender_pidfd, ret, ret_error);
+}
+
+int peer_connector(int sock, struct peer *ret, const char **ret_error)
+{
+	struct ucred cred;
+	int r;
+
+	*ret = (struct peer){ .pidfd = -1, .proc_fd = -1 };
+	r = connector_cred(sock, &cred, ret_error);
+	if (r < 0)
+		return r;
+	return identify(sock, &cred, -1, ret, ret_error);
 }
 
 int peer_thread(const struct peer *p, uint32_t tid, uint64_t *ret_start)

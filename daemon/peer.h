@@ -19,9 +19,10 @@ struct peer {
 	pid_t pid; /* the calling process, in umbrellad's pid namespace */
 	uid_t uid; /* its uids and gids when it connected (SO_PEERCRED) */
 	gid_t gid;
-	int pidfd;   /* the calling process */
-	int proc_fd; /* its /proc/PID directory */
-	bool exact;  /* pidfd is the process that connected and sent (SO_PEERPIDFD, or its
+	uid_t account_uid; /* whom @uid is charged to (userns_account_uid()) */
+	int pidfd;	   /* the calling process */
+	int proc_fd;	   /* its /proc/PID directory */
+	bool exact;	   /* pidfd is the process that connected and sent (SO_PEERPIDFD, or its
 		      * own pidfd sent with the request), not the one with its pid now */
 };
 
@@ -44,6 +45,14 @@ struct peer {
  */
 int peer_identify(int sock, const struct msghdr *msg, int sender_pidfd, struct peer *ret,
 		  const char **ret_error);
+
+/*
+ * peer_connector() - the process that connected @sock, as peer_identify() finds it, for
+ * a connection that has sent nothing yet (no SCM_CREDENTIALS to check, no pidfd sent)
+ *
+ * Return: 0, or -ESRCH (it has exited), -errno; *@ret_error says why (static text).
+ */
+int peer_connector(int sock, struct peer *ret, const char **ret_error);
 
 /*
  * peer_thread() - the start time of thread @tid of the caller (thread_start())

@@ -26,7 +26,6 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -46,10 +45,6 @@
 #include "request.h"
 #include "server.h"
 #include "time-util.h"
-
-#ifndef SO_PEERPIDFD
-#define SO_PEERPIDFD 77 /* Linux 6.5, asm-generic/socket.h */
-#endif
 
 int server_listen(const char *path)
 {
@@ -115,15 +110,16 @@ bool server_unrestricted_root(const struct server *s, const struct peer *peer)
 }
 
 /*
- * Who pays for a layer under the per-user limits (daemon/layers.c): the caller's uid;
- * but a root that Umbrella restricts pays as LAYER_UID_RESTRICTED_ROOT, with the users:
+ * Who pays for a layer under the per-user limits (daemon/layers.c), and for its
+ * requests (turns.h): whom the caller's uid is charged to (userns_account_uid(): the
+ * owner of the user namespaces it is in); but a root that Umbrella restricts pays as LAYER_UID_RESTRICTED_ROOT, with the users:
  * root's exemption is for the administrator, not for a task confined to do less.
  */
 static uint32_t charged_uid(const struct server *s, const struct peer *peer)
 {
 	if (peer->uid == 0 && restricted(s, peer))
 		return LAYER_UID_RESTRICTED_ROOT;
-	return (uint32_t)peer->uid;
+	return (uint32_t)peer->account_uid;
 }
 
 /*
@@ -673,30 +669,23 @@ static int on_idle(_unused_ sd_event_source *source, _unused_ uint64_t usec, voi
 }
 
 /*
- * Whose share connection @fd takes (struct client.uid), or -errno. Root is asked
- * whether it carries a layer: through the kernel's pidfd of the connecting process
- * (Linux 6.5), before it through its pid, which it holds while it runs.
+ * The uid a new connection is charged to (turns.h, the limits below): whom its
+ * connector's uid is charged to (userns_account_uid()), and a root that carries
+ * layers as LAYER_UID_RESTRICTED_ROOT (restricted()). Return: the uid, or -errno with
+ * *@ret_error set (it has exited, or cannot be told apart from another user's).
  */
-static int64_t connection_uid(const struct server *s, int fd)
+static int64_t connection_uid(const struct server *s, int fd, const char **ret_error)
 {
-	struct umb_task_state state;
-	socklen_t len = sizeof(struct ucred);
-	struct ucred cred;
-	int pidfd, r;
+	struct peer peer;
+	int64_t uid;
+	int r;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-		return -errno;
-	if (cred.uid != 0 || s->task_fd < 0)
-		return cred.uid;
-	len = sizeof(pidfd);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
-		pidfd = (int)syscall(SYS_pidfd_open, cred.pid, 0);
-	/* Gone already: its requests will be refused anyway; it counts as restricted. */
-	if (pidfd < 0)
-		return LAYER_UID_RESTRICTED_ROOT;
-	r = bpf_map_lookup_elem(s->task_fd, &pidfd, &state);
-	close(pidfd);
-	return r == 0 && state.layer_count > 0 ? LAYER_UID_RESTRICTED_ROOT : 0;
+	r = peer_connector(fd, &peer, ret_error);
+	if (r < 0)
+		return r;
+	uid = charged_uid(s, &peer);
+	peer_release(&peer);
+	return uid;
 }
 
 /*
@@ -747,12 +736,14 @@ static bool accept_one(struct server *s)
 		close(fd);
 		return true;
 	}
-	uid = connection_uid(s, fd);
+	uid = connection_uid(s, fd, &why);
 	/* Refused or not, it has a slot: closing it may need the closer thread. */
-	*c = (struct client){ .server = s, .fd = fd, .uid = uid < 0 ? 0 : (uint32_t)uid };
+	*c = (struct client){ .server = s,
+			      .fd = fd,
+			      .uid = uid < 0 ? SERVER_UID_UNIDENTIFIED : (uint32_t)uid };
 	s->clients[s->client_count++] = c;
 	if (uid < 0) {
-		request_reply(fd, (int)uid, 0, "cannot identify the caller (SO_PEERCRED)");
+		request_reply(fd, (int)uid, 0, why);
 		goto refuse;
 	}
 	n = conn_count(s, c->uid);

@@ -40,12 +40,18 @@ _Static_assert(SERVER_USERS_MAX + SERVER_BACKLOG + 1 + SERVER_ROOT_RESERVE <= SE
 	       "users' stuck connections could take root's slots");
 _Static_assert(TURNS_ORDER_MAX >= SERVER_SLOTS, "a uid with a request waiting left out of turns");
 
+/* Whose share a connection takes whose connector cannot be told (it has exited before
+ * umbrellad took the connection): refused, it may still hold a slot while it is closed,
+ * and all such connections share one user's, never root's exemption. No task has this
+ * uid. */
+#define SERVER_UID_UNIDENTIFIED 0xfffffffdU
+
 /* One connection. */
 struct client {
 	struct server *server;
 	int fd;
-	uint32_t uid;	       /* whose share it takes: its uid, LAYER_UID_RESTRICTED_ROOT for a
-		       * restricted root */
+	uint32_t uid;	       /* whose share it takes: connection_uid() in server.c, or
+		       * SERVER_UID_UNIDENTIFIED */
 	sd_event_source *io;   /* its requests; NULL once it is being closed */
 	sd_event_source *idle; /* no request for idle_timeout: closed */
 	bool closing;	       /* its descriptors are the closer thread's (job) */

@@ -4,6 +4,9 @@
  * neighbours).
  *
  *   test ─ starts umbrellad: max_connections_per_user = 8, idle_timeout = 60
+ *    ├─ 12 uids of a user namespace nobody made (subordinate ids) hold 8 connections,
+ *    │  nobody's share (before: 12); controls: those uids in umbrellad's namespace hold
+ *    │  12, one uid of a namespace root made 8 (charged to that uid, not to root)
  *    ├─ nobody opens 300 connections and sends nothing: 8 stay open, the others are
  *    │  refused naming max_connections_per_user (before: 256, every slot)
  *    │   ├─ meanwhile root's rfork("net"): its child's socket() -> EPERM
@@ -34,6 +37,7 @@
 #include <poll.h>
 #include <grp.h>
 #include <linux/fuse.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -63,6 +67,8 @@
 #define OTHER_USER  4242
 #define USER_CAP    8
 #define FLOOD	    300
+#define SUBIDS	    12
+#define SUBID_BASE  100000
 
 static double now(void)
 {
@@ -232,6 +238,140 @@ static void flood(void)
 	close(res[1]);
 	close(go[0]);
 	close(go[1]);
+}
+
+/* Who the SUBIDS connections of subordinate_ids() come from. */
+enum subid_mode {
+	SUBID_NOBODYS_NS, /* a user namespace nobody made, each its own uid there */
+	SUBID_PLAIN,	  /* those uids, set by root in umbrellad's namespace */
+	SUBID_ROOTS_NS,	  /* a user namespace root made, all with one uid there */
+};
+
+/* The connection of a process in subordinate_ids(): 0 open, 1 refused naming
+ * max_connections_per_user, 2 otherwise. */
+static int subid_connection(void)
+{
+	char message[UMB_REPLY_TEXT_MAX];
+	int fd = connect_daemon();
+
+	if (fd < 0)
+		return 2;
+	sleep(2); /* umbrellad takes them all */
+	if (!readable(fd, 0))
+		return 0;
+	return read_reply(fd, message, sizeof(message)) == -EBUSY &&
+			       strstr(message, "max_connections_per_user") ?
+		       1 :
+		       2;
+}
+
+/* As root: maps uids and gids 0-63 of @pid's user namespace to SUBID_BASE and on, as
+ * newuidmap(1) does for a user's range in /etc/subuid. */
+static bool map_subids(pid_t pid)
+{
+	static const char *const files[] = { "uid_map", "gid_map" };
+	char path[64], map[64];
+
+	snprintf(map, sizeof(map), "0 %d 64\n", SUBID_BASE);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		int fd;
+		bool ok;
+
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, files[i]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		ok = fd >= 0 && write(fd, map, strlen(map)) == (ssize_t)strlen(map);
+		if (fd >= 0)
+			close(fd);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * SUBIDS processes each hold a connection, as @mode says; the open ones into
+ * *@ret_open, those refused naming max_connections_per_user into *@ret_named.
+ */
+static bool subid_connections(enum subid_mode mode, int *ret_open, int *ret_named)
+{
+	int res[2], go[2], sync[2], mapped[2], v, counts[3] = { 0 };
+	pid_t pid;
+
+	if (pipe(res) < 0 || pipe(go) < 0 || pipe(sync) < 0 || pipe(mapped) < 0)
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (mode == SUBID_NOBODYS_NS)
+			become(NOBODY);
+		if (mode != SUBID_PLAIN && (unshare(CLONE_NEWUSER) < 0 ||
+					    write(sync[1], "u", 1) != 1 || get_int(mapped[0]) != 1))
+			_exit(1);
+		for (int i = 1; i <= SUBIDS; i++) {
+			uid_t uid = mode == SUBID_NOBODYS_NS ? (uid_t)i :
+				    mode == SUBID_PLAIN	     ? (uid_t)(SUBID_BASE + i) :
+							       0;
+
+			if (fork() == 0) {
+				if (setresgid(0, 0, 0) < 0 || setresuid(uid, uid, uid) < 0)
+					_exit(1);
+				put_int(res[1], subid_connection());
+				(void)get_int(go[0]); /* hold it until the parent has them all */
+				_exit(0);
+			}
+		}
+		while (wait(NULL) > 0)
+			;
+		_exit(0);
+	}
+	close(go[0]);
+	if (mode != SUBID_PLAIN) {
+		char c;
+
+		put_int(mapped[1], read(sync[0], &c, 1) == 1 && map_subids(pid));
+	}
+	for (int i = 0; i < SUBIDS; i++) {
+		v = get_int(res[0]);
+		if (v < 0 || v > 2)
+			break;
+		counts[v]++;
+	}
+	close(go[1]);
+	(void)wait_status(pid);
+	for (int *fd = (int[]){ res[0], res[1], sync[0], sync[1], mapped[0], mapped[1], -1 };
+	     *fd >= 0; fd++)
+		close(*fd);
+	*ret_open = counts[0];
+	*ret_named = counts[1];
+	return true;
+}
+
+/*
+ * Subordinate ids (issue 27): a user with a range in /etc/subuid has SUBIDS uids in a
+ * user namespace it made. Charged by uid, each had a share of its own (SUBIDS
+ * connections open, with USER_CAP per user); charged to the namespace's owner, they
+ * share nobody's. Controls: the same uids set by root in umbrellad's namespace have a
+ * share each; in a namespace root made, processes are charged to their own uid (one
+ * uid: USER_CAP open), not to root (who has no cap).
+ */
+static void subordinate_ids(void)
+{
+	int open_count, named;
+
+	if (subid_connections(SUBID_NOBODYS_NS, &open_count, &named)) {
+		TAP_EQ(open_count, USER_CAP,
+		       "%d uids of a user namespace nobody made: %d connections stay open", SUBIDS,
+		       open_count);
+		TAP_EQ(named, SUBIDS - USER_CAP,
+		       "the others are refused, naming max_connections_per_user");
+	}
+	if (subid_connections(SUBID_PLAIN, &open_count, &named))
+		TAP_EQ(open_count, SUBIDS,
+		       "the same uids in umbrellad's namespace: each has a share (control)");
+	if (subid_connections(SUBID_ROOTS_NS, &open_count, &named))
+		TAP_EQ(open_count, USER_CAP,
+		       "%d processes of one uid in a user namespace root made: charged to that uid, not root",
+		       SUBIDS);
 }
 
 /* Applies umbrella.conf with @idle_timeout (SIGHUP); waits for umbrellad to say so. */
@@ -891,6 +1031,7 @@ int main(int argc, char *argv[])
 		return tap_finish();
 
 	TAP_EQ(rfork_as(NOBODY), EPERM, "nobody's rfork(\"net\"): its child's socket() fails");
+	subordinate_ids();
 	flood();
 	if (TAP_OK(reload(daemon, 2), "umbrellad reloads with idle_timeout = 2"))
 		idle();
