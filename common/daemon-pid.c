@@ -10,6 +10,7 @@
 #include "daemon-pid.h"
 #include "fileio.h"
 #include "macro.h"
+#include "proc-status.h"
 
 /* Whether the process of the /proc directory @dir (AT_FDCWD: of /proc/PID, @path) is
  * named "umbrellad". */
@@ -27,20 +28,12 @@ static bool comm_is_umbrellad(int dir, const char *path)
 }
 
 /* Whether the real, effective, saved and file system uids of the process of the /proc
- * directory @dir are all 0 (the "Uid:" line of its status). */
+ * directory @dir are all 0. */
 static bool uids_are_root(int dir)
 {
-	_cleanup_free_ char *status = NULL;
-	unsigned int uid[4];
-	const char *line;
-	size_t size = 0;
+	uid_t uid[4];
 
-	if (read_full_file_at(dir, "status", 0, 64 << 10, &status, &size) < 0)
-		return false;
-	line = strstr(status, "\nUid:");
-	if (!line || sscanf(line + 5, "%u %u %u %u", &uid[0], &uid[1], &uid[2], &uid[3]) != 4)
-		return false;
-	return !uid[0] && !uid[1] && !uid[2] && !uid[3];
+	return proc_status_uids(dir, uid) == 0 && !uid[0] && !uid[1] && !uid[2] && !uid[3];
 }
 
 bool daemon_pid_is_umbrellad(uint32_t pid)

@@ -29,6 +29,7 @@
 
 #include "fdinfo.h"
 #include "peer.h"
+#include "proc-status.h"
 #include "thread-start.h"
 #include "userns-owner.h"
 
@@ -134,28 +135,10 @@ static int connector_pidfd(int sock, pid_t pid, int sender_pidfd, bool *ret_exac
 /* The effective uid of the process whose /proc directory is @proc_fd, or -errno. */
 static int64_t proc_euid(int proc_fd)
 {
-	char line[256];
-	unsigned int ruid, euid;
-	int64_t r = -EBADMSG;
-	FILE *f;
-	int fd;
+	uid_t uid[4];
+	int r = proc_status_uids(proc_fd, uid);
 
-	fd = openat(proc_fd, "status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "re");
-	if (!f) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2) {
-			r = euid;
-			break;
-		}
-	}
-	fclose(f);
-	return r;
+	return r < 0 ? r : (int64_t)uid[1];
 }
 
 /* Whom the process of @p is charged to, into p->account_uid: through its /proc directory,

@@ -115,7 +115,8 @@ int main(void)
 	TAP_EQ(charged(0, 0), SUBUID, "in umbrellad's own user namespace: its own uid");
 	TAP_EQ(charged(NOBODY, 1), NOBODY, "in a user namespace nobody made: nobody");
 	TAP_EQ(charged(NOBODY, 5), NOBODY, "five namespaces deep below nobody's: nobody");
-	TAP_EQ(charged(0, 1), SUBUID, "in a namespace root made (a container's): its own uid, not root");
+	TAP_EQ(charged(0, 1), SUBUID,
+	       "in a namespace root made (a container's): its own uid, not root");
 	TAP_EQ(charged(0, 3), SUBUID, "below it, even one that made more: its own uid");
 
 	fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
