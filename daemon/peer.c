@@ -148,6 +148,11 @@ static int account(struct peer *p)
 	int ns, r;
 
 	ns = openat(p->proc_fd, "ns/user", O_RDONLY | O_CLOEXEC);
+	if (ns < 0 && errno == ENOENT && pidfd_alive(p->pidfd)) {
+		/* A kernel without user namespaces: every process is in the initial one. */
+		p->account_uid = p->uid;
+		return 0;
+	}
 	if (ns < 0)
 		return -errno;
 	r = userns_account_uid(ns, p->uid, &p->account_uid);

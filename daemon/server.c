@@ -669,23 +669,37 @@ static int on_idle(_unused_ sd_event_source *source, _unused_ uint64_t usec, voi
 }
 
 /*
- * The uid a new connection is charged to (turns.h, the limits below): whom its
- * connector's uid is charged to (userns_account_uid()), and a root that carries
- * layers as LAYER_UID_RESTRICTED_ROOT (restricted()). Return: the uid, or -errno with
- * *@ret_error set (it has exited, or cannot be told apart from another user's).
+ * The uid a new connection is charged to (turns.h, the limits below), into *@ret_uid:
+ * whom its connector's uid is charged to (userns_account_uid()), and a root that
+ * carries layers as LAYER_UID_RESTRICTED_ROOT (restricted()). Return: 0, or -errno
+ * with *@ret_error set when the connection is to be refused (its connector has exited,
+ * or cannot be told apart from another user's); it is charged all the same, while it is
+ * closed: to its connector's uid as SO_PEERCRED tells it, as restricted if root (its
+ * namespaces are gone with it), and to SERVER_UID_UNIDENTIFIED only when there is no
+ * uid at all.
+ * Still open: a connector with subordinate ids that exits before the accept is
+ * charged to its own uid, not to the owner of its namespaces (each of its uids then
+ * holds a share of connections being closed); the fix is a charge recorded at the
+ * connect (lsm/unix_stream_connect), which sees the connector alive.
  */
-static int64_t connection_uid(const struct server *s, int fd, const char **ret_error)
+static int connection_uid(const struct server *s, int fd, uint32_t *ret_uid, const char **ret_error)
 {
+	socklen_t len = sizeof(struct ucred);
+	struct ucred cred;
 	struct peer peer;
-	int64_t uid;
 	int r;
 
 	r = peer_connector(fd, &peer, ret_error);
-	if (r < 0)
-		return r;
-	uid = charged_uid(s, &peer);
-	peer_release(&peer);
-	return uid;
+	if (r >= 0) {
+		*ret_uid = charged_uid(s, &peer);
+		peer_release(&peer);
+		return 0;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		*ret_uid = SERVER_UID_UNIDENTIFIED;
+	else
+		*ret_uid = cred.uid == 0 ? LAYER_UID_RESTRICTED_ROOT : cred.uid;
+	return r;
 }
 
 /*
@@ -712,7 +726,7 @@ static bool accept_one(struct server *s)
 	struct conn_counts n;
 	const char *why;
 	struct client *c;
-	int64_t uid;
+	uint32_t uid;
 	int fd, r;
 
 	/* Every slot taken (most by connections the closer thread has not closed yet):
@@ -736,14 +750,12 @@ static bool accept_one(struct server *s)
 		close(fd);
 		return true;
 	}
-	uid = connection_uid(s, fd, &why);
+	r = connection_uid(s, fd, &uid, &why);
 	/* Refused or not, it has a slot: closing it may need the closer thread. */
-	*c = (struct client){ .server = s,
-			      .fd = fd,
-			      .uid = uid < 0 ? SERVER_UID_UNIDENTIFIED : (uint32_t)uid };
+	*c = (struct client){ .server = s, .fd = fd, .uid = uid };
 	s->clients[s->client_count++] = c;
-	if (uid < 0) {
-		request_reply(fd, (int)uid, 0, why);
+	if (r < 0) {
+		request_reply(fd, r, 0, why);
 		goto refuse;
 	}
 	n = conn_count(s, c->uid);

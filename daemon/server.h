@@ -40,10 +40,9 @@ _Static_assert(SERVER_USERS_MAX + SERVER_BACKLOG + 1 + SERVER_ROOT_RESERVE <= SE
 	       "users' stuck connections could take root's slots");
 _Static_assert(TURNS_ORDER_MAX >= SERVER_SLOTS, "a uid with a request waiting left out of turns");
 
-/* Whose share a connection takes whose connector cannot be told (it has exited before
- * umbrellad took the connection): refused, it may still hold a slot while it is closed,
- * and all such connections share one user's, never root's exemption. No task has this
- * uid. */
+/* Whose share a connection takes that has no uid at all (SO_PEERCRED failed on it):
+ * refused, it may still hold a slot while it is closed, and all such connections share
+ * one user's, never root's exemption. No task has this uid. */
 #define SERVER_UID_UNIDENTIFIED 0xfffffffdU
 
 /* One connection. */
