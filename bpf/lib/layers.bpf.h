@@ -4,8 +4,9 @@
  * finding the layer that denies.
  *
  * A layer is freed when its last holder goes (include/umbrella/bpf-abi.h, struct
- * umb_layer): here the kernel's holders take and drop their references, and the one
- * that drops the last reports the layer on umb_released for umbrellad to free.
+ * umb_layer): the kernel's holders take and drop their references with the functions
+ * of refs.bpf.c declared here, and the one that drops the last reports the layer on
+ * umb_released for umbrellad to free.
  */
 #ifndef UMBRELLA_LAYERS_BPF_H
 #define UMBRELLA_LAYERS_BPF_H
@@ -26,51 +27,20 @@ static __always_inline struct umb_layer *umb_layer_get(__u32 id)
 	return layer;
 }
 
-/* How often umb_layer_hold() retries a compare-and-swap that another CPU won. */
-#define UMB_HOLD_TRIES 16
-
 /*
- * Takes a reference on the live layer @id, for a holder that copies it from another
- * holder (so the count is above 0). Never from 0: a layer nobody holds may be being
- * freed by umbrellad right now, and must not be taken up again. Returns 0, or -EPERM
- * (no such layer, not held, or the count kept changing: the caller fails closed).
+ * The references of layers (refs.bpf.c): global functions, which the verifier checks
+ * once per program that calls them rather than inlined at every call site (each has a
+ * bounded loop: task_alloc inlined the holds of a whole stack twice, 63 K instructions
+ * processed). A global function sees plain memory and scalars only: the state is passed
+ * as plain memory, which may be NULL to the verifier (each checks).
  */
-static __always_inline int umb_layer_hold(__u32 id)
-{
-	struct umb_layer *layer = umb_layer_get(id);
 
-	if (!layer)
-		return -EPERM;
-	for (int i = 0; i < UMB_HOLD_TRIES; i++) {
-		__u32 refs = layer->refs;
-
-		if (!refs)
-			return -EPERM;
-		if (__sync_val_compare_and_swap(&layer->refs, refs, refs + 1) == refs)
-			return 0;
-	}
-	return -EPERM;
-}
-
-/* Drops a reference on layer @id; the last one reports it to umbrellad, which frees it
- * (or, if the record is lost, its next sweep does). */
-static __always_inline void umb_layer_put(__u32 id)
-{
-	struct umb_layer *layer = umb_layer_get(id);
-	struct umb_release rec = { .layer = id };
-	__u32 key = UMB_STAT_RELEASES_DROPPED;
-	__u64 *dropped;
-
-	if (!layer)
-		return;
-	if (__sync_fetch_and_sub(&layer->refs, 1) != 1)
-		return;
-	if (bpf_ringbuf_output(&umb_released, &rec, sizeof(rec), 0)) {
-		dropped = bpf_map_lookup_elem(&umb_stats, &key);
-		if (dropped)
-			(*dropped)++;
-	}
-}
+/* umb_layer_hold() - take a reference on the live layer @id, for a holder that copies it
+ * from another holder: 0, or -EPERM (the caller fails closed) */
+int umb_layer_hold(__u32 id);
+/* umb_layer_put() - drop a reference on layer @id; the last one reports it to umbrellad.
+ * Returns 0 (a global function returns a scalar on Linux 6.1). */
+int umb_layer_put(__u32 id);
 
 /*
  * umb_state_create() - the state of @task, made empty if it has none
@@ -90,53 +60,11 @@ static __always_inline struct umb_task_state *umb_state_create(struct task_struc
 	return state;
 }
 
-/*
- * umb_state_hold() - take the references of a state copied from another task: one on
- * each layer of its stack and on its pending layer
- *
- * All or nothing: returns 0 (the state is UMB_TASK_COUNTED), or -EPERM when a layer is
- * gone (cannot happen while the task copied from holds them), with nothing taken.
- */
-static __always_inline int umb_state_hold(struct umb_task_state *state)
-{
-	__u32 i, n = state->layer_count;
-
-	state->flags &= ~UMB_TASK_COUNTED;
-	for (i = 0; i < UMB_MAX_LAYERS; i++) {
-		if (i >= n)
-			break;
-		if (umb_layer_hold(state->layers[i]))
-			goto undo;
-	}
-	if (state->pending_layer && umb_layer_hold(state->pending_layer))
-		goto undo;
-	state->flags |= UMB_TASK_COUNTED;
-	return 0;
-
-undo:
-	for (__u32 j = 0; j < UMB_MAX_LAYERS; j++) {
-		if (j >= i)
-			break;
-		umb_layer_put(state->layers[j]);
-	}
-	return -EPERM;
-}
-
-/* umb_state_put() - drop the references umb_state_hold() took, once (a second program
- * version attached beside this one finds the state no longer counted) */
-static __always_inline void umb_state_put(struct umb_task_state *state)
-{
-	if (!(state->flags & UMB_TASK_COUNTED))
-		return;
-	state->flags &= ~UMB_TASK_COUNTED;
-	for (__u32 i = 0; i < UMB_MAX_LAYERS; i++) {
-		if (i >= state->layer_count)
-			break;
-		umb_layer_put(state->layers[i]);
-	}
-	if (state->pending_layer)
-		umb_layer_put(state->pending_layer);
-}
+/* umb_state_hold() - take the references of a state copied from another task, all or
+ * nothing: 0 (the state is UMB_TASK_COUNTED), or -EPERM with nothing taken */
+int umb_state_hold(struct umb_task_state *state);
+/* umb_state_put() - drop the references umb_state_hold() took, once. Returns 0. */
+int umb_state_put(struct umb_task_state *state);
 
 /*
  * umb_push_layer() - put layer @id on top of @state's stack, with the reference the

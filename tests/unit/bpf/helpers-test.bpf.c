@@ -4,10 +4,11 @@
  * global functions (walk.bpf.c), called from SEC("syscall") programs that
  * tests/unit/test-bpf-helpers.c runs with BPF_PROG_TEST_RUN.
  *
- * Linked with maps.bpf.o and walk.bpf.o as umbrella.bpf.o is (bpf/meson.build), so the
- * helpers run the code and read the maps the hooks do; the runner fills the maps (layers,
- * fs rules, the filter) and this object's globals (a task's state, a verdict, fake
- * dentries), then checks what each program wrote to t_out or returned.
+ * Linked with maps.bpf.o, walk.bpf.o and refs.bpf.o as umbrella.bpf.o is
+ * (bpf/meson.build), so the helpers run the code and read the maps the hooks do; the
+ * runner fills the maps (layers, fs rules, the filter) and this object's globals (a
+ * task's state, a verdict, fake dentries), then checks what each program wrote to t_out
+ * or returned.
  *
  * Architecture: one program per helper (or pair of helpers), its inputs in struct
  * t_in (the program's context), its outputs in t_out.
