@@ -7,7 +7,7 @@
  * happen and denies the next: sh starts, and its exec of CMD fails (exit status 126).
  * "exec-unsigned" denies the exec of a file without a valid SIGNED verdict (here none
  * has one but a copy of the static busybox that the test gives one, as umbrellad's
- * gate would); test-verdict covers the verdicts in detail.
+ * gate would); cap-verdict.c covers the verdicts in detail.
  */
 #include <pthread.h>
 #include <sys/stat.h>

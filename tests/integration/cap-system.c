@@ -180,7 +180,7 @@ static int probe_chown(void *arg UNUSED)
 }
 
 /* CAP_SYS_ADMIN twice: a UTS namespace of its own, named there (the host's name is the
- * scope's, test-scope). */
+ * scope's, cap-scope.c). */
 static int probe_sethostname(void *arg UNUSED)
 {
 	if (unshare(CLONE_NEWUTS) < 0)

@@ -3,6 +3,10 @@
 # VM test: umbrellad + umbrella-cli run, end to end (TAP). The restrictions travel from
 # the command line through libumbrella's rfork() and umbrellad's socket into the BPF
 # maps; every denial is an actual failed syscall, each beside a positive control.
+# cli-permissive.sh, sourced before the last checks (a stalled umbrellad, then none),
+# checks run --permissive on the same umbrellad: it was the program test-run-permissive,
+# with the same default configuration, and umbrellad's start (the load of its BPF
+# object, 20 to 45 s under TCG: docs/performance.md) is paid once for both.
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
@@ -228,6 +232,9 @@ out="$out1"$'\n'"$out"
 [ "$rc1" = 125 ] && [[ "$out1" == *"not a profile name"* ]] &&
 	[ "$rc" = 125 ] && [[ "$out" == *"missing: No such file"* ]]
 check $? "--profile refuses a name with a slash and a profile that does not exist"
+
+# umbrella-cli run --permissive: a part of its own, once test-run-permissive.
+. "$source_root/tests/integration/cli-permissive.sh"
 
 # run's last read of the denials, once CMD has exited, is bounded: with umbrellad
 # stopped then (SIGSTOP, by unrestricted root: the scope keeps CMD from signalling it),

@@ -13,6 +13,15 @@
 #   overlay            lower on ext4, upper on tmpfs: a file's inode rule, seen
 #                      through a hard link (another name, the same lower inode)
 # Every denial is a failed cat beside one that works.
+#
+# Then, in parts of their own, the file systems that give an object a new inode number
+# when they read it back in after its eviction, where a rule would stop matching:
+# fs-proc.sh (procfs) and fs-overlay.sh (overlayfs without xino). They were the
+# programs test-fs-proc and test-fs-overlay; they are parts of this one so that
+# umbrellad, with the same default configuration, starts (and loads its BPF object) once:
+# a load costs 20 to 45 s under TCG (docs/performance.md). Each part gets a directory
+# of its own as $tmp, and what it mounted, its loop devices and its files go before the
+# next part starts (part_done).
 set -u
 build=$(cd "$(dirname "$0")/../.." && pwd)
 source_root='@SOURCE_ROOT@'
@@ -21,16 +30,23 @@ source_root='@SOURCE_ROOT@'
 umbrellad=$build/daemon/umbrellad
 cli=$build/cli/umbrella-cli
 export UMBRELLA_SOCKET=/run/umbrella-test/umbrellad.sock
-tmp=$(mktemp -d)
-log=$tmp/umbrellad.log
+top=$(mktemp -d)
+log=$top/umbrellad.log
 loops=()
-cleanup() {
+# part_done: unmounts what the parts mounted below $top, detaches their loop devices
+# and removes the part's $tmp (its images would otherwise stay in the VM's memory)
+part_done() {
 	local m
-	for m in $(grep " $tmp/" /proc/mounts | cut -d' ' -f2 | sort -r); do umount -l "$m"; done
+	for m in $(grep " $top/" /proc/mounts | cut -d' ' -f2 | sort -r); do umount -l "$m"; done
 	for m in "${loops[@]}"; do losetup -d "$m" 2>/dev/null; done
+	loops=()
+	[ -z "${tmp:-}" ] || rm -rf "$tmp"
+}
+cleanup() {
+	part_done
 	kill "$daemon" 2>/dev/null
 	wait 2>/dev/null
-	rm -rf "$tmp"
+	rm -rf "$top"
 }
 trap cleanup EXIT
 
@@ -77,6 +93,8 @@ out=$(cat "$log")
 [ "$rc" = 0 ]
 check $? "umbrellad starts"
 
+tmp=$top/filesystems
+mkdir "$tmp"
 load_module loop
 for type in ext4 xfs btrfs; do
 	if ! command -v "mkfs.$type" >/dev/null; then
@@ -129,7 +147,7 @@ if [ -d "$tmp/ext4" ] && load_module overlay; then
 	denied_beside "fs:$tmp/ovl/f" "$tmp/ovl/hl" "$tmp/ovl/other" \
 		"overlay: a lower file's rule holds for its hard link (the inode rule)"
 	# (A rule on a directory of this overlay, on two file systems without xino, is
-	# refused: test-fs-overlay.)
+	# refused: fs-overlay.sh.)
 	echo secret >"$tmp/ovl/new"
 	ln "$tmp/ovl/new" "$tmp/ovl/newlink"
 	denied_beside "fs:$tmp/ovl/new" "$tmp/ovl/newlink" "$tmp/ovl/other" \
@@ -152,5 +170,13 @@ check $? "a caller with a private /tmp: fs:/tmp/X denies its /tmp/X/file, not it
 run -r fs:/tmp/X -- cat /tmp/X/file
 [ "$rc" = 1 ] && [[ "$out" == *"Permission denied"* ]]
 check $? "fs:/tmp/X from the first namespace denies that namespace's /tmp/X/file"
+part_done
+
+for part in proc overlay; do
+	tmp=$top/$part
+	mkdir "$tmp"
+	. "$source_root/tests/integration/fs-$part.sh"
+	part_done
+done
 
 tap_done

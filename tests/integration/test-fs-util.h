@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Umbrella VM tests of file system restrictions - what the test-fs-* programs share:
+ * Umbrella VM tests of file system restrictions - what the parts of test-fs (fs-*.c) share:
  * a scratch tmpfs, files in it, and probes of the usual operations. A probe runs in a
  * test_probe() child and returns 0 on success, errno on failure.
  */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: the scope every layer has, whatever its items (bpf/lib/scope.bpf.h), and the
- * protection of umbrellad and its pins from restricted tasks. Each route a security
- * review used to act outside the layers is tried by a task whose only layer says "net"
- * ([X]), beside the same call by an unrestricted task (the control):
+ * Part of the VM test test-cap (test-cap.c, one load of the BPF object for its parts): the
+ * scope every layer has, whatever its items (bpf/lib/scope.bpf.h), and the protection of
+ * umbrellad and its pins from restricted tasks. Each route a security review used to act
+ * outside the layers is tried by a task whose only layer says "net" ([X]), beside the same
+ * call by an unrestricted task (the control):
  *
  *   kernel settings   opening for writing: /proc/sys/kernel/core_pattern and modprobe
  *                     (the kernel runs them as root, outside every layer), the
@@ -64,7 +65,7 @@
 
 #include "cap-test.h"
 
-static pid_t target;
+static pid_t scope_target;
 static const char *path;
 
 /* Opens @path for writing (and closes it: nothing is written). */
@@ -111,7 +112,8 @@ static int probe_oom_score_adj(void *arg UNUSED)
 	char file[64];
 	int fd;
 
-	snprintf(file, sizeof(file), "/proc/%d/oom_score_adj", target ? target : getpid());
+	snprintf(file, sizeof(file), "/proc/%d/oom_score_adj",
+		 scope_target ? scope_target : getpid());
 	fd = open(file, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
@@ -129,21 +131,21 @@ static int probe_prlimit_cpu(void *arg UNUSED)
 {
 	struct rlimit limit;
 
-	if (prlimit(target, RLIMIT_CPU, NULL, &limit) < 0)
+	if (prlimit(scope_target, RLIMIT_CPU, NULL, &limit) < 0)
 		return PROBE_SETUP_FAILED;
 	/* The same limit again: the hook is asked all the same. */
-	return cap_errno(prlimit(target, RLIMIT_CPU, &limit, NULL));
+	return cap_errno(prlimit(scope_target, RLIMIT_CPU, &limit, NULL));
 }
 
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
 #endif
 
-/* pidfd_getfd(2) of the target's stdout: @target, or with none a child of the probe
+/* pidfd_getfd(2) of the target's stdout: @scope_target, or with none a child of the probe
  * (inside its domain). Asks ptrace_access_check (PTRACE_MODE_ATTACH_REALCREDS). */
 static int probe_pidfd_getfd(void *arg UNUSED)
 {
-	pid_t pid = target, child = 0;
+	pid_t pid = scope_target, child = 0;
 	int pidfd, fd, r;
 
 	if (!pid) {
@@ -176,11 +178,11 @@ static int probe_pidfd_getfd(void *arg UNUSED)
 static int probe_setpriority(void *arg UNUSED)
 {
 	errno = 0;
-	int prio = getpriority(PRIO_PROCESS, target);
+	int prio = getpriority(PRIO_PROCESS, scope_target);
 
 	if (prio == -1 && errno)
 		return PROBE_SETUP_FAILED;
-	return cap_errno(setpriority(PRIO_PROCESS, target, prio));
+	return cap_errno(setpriority(PRIO_PROCESS, scope_target, prio));
 }
 
 /* ioctl @arg (TIOCSTI or TIOCLINUX) on a new pseudo-terminal. */
@@ -209,7 +211,7 @@ static int probe_unlink(void *arg UNUSED)
 	return cap_errno(unlink(path));
 }
 
-static int probe_umount(void *arg UNUSED)
+static int probe_scope_umount(void *arg UNUSED)
 {
 	return cap_errno(umount2(path, 0));
 }
@@ -412,10 +414,10 @@ static void check_processes(struct umbrella_bpf *skel, __u32 X, __u32 S)
 	if (!TAP_OK(other > 0 && daemon > 0 && cap_set_daemon(skel, daemon) == 0,
 		    "a stand-in for umbrellad and another process are started"))
 		goto out;
-	target = 0;
+	scope_target = 0;
 	TAP_EQ(cap_run1(skel, X, probe_oom_score_adj, NULL), 0,
 	       "[net]: writing its own /proc/PID/oom_score_adj works");
-	target = other;
+	scope_target = other;
 	TAP_EQ(cap_run1(skel, 0, probe_oom_score_adj, NULL), 0,
 	       "unrestricted: writing another process's oom_score_adj works");
 	TAP_EQ(cap_run1(skel, X, probe_oom_score_adj, NULL), EPERM,
@@ -433,12 +435,12 @@ static void check_processes(struct umbrella_bpf *skel, __u32 X, __u32 S)
 	       "[net]: pidfd_getfd(2) of a process outside the domain fails with EPERM");
 	TAP_OK(cap_find_event(skel, UMB_HOOK_PTRACE_ACCESS_CHECK, 0, UMB_SCOPE_PROCESS, other),
 	       "the refusal is recorded as scope:process (ptrace_access_check), naming the target");
-	target = 0;
+	scope_target = 0;
 	TAP_EQ(cap_run1(skel, X, probe_pidfd_getfd, NULL), 0,
 	       "[net]: pidfd_getfd(2) of its own child (inside the domain) works");
-	target = other;
+	scope_target = other;
 
-	target = daemon;
+	scope_target = daemon;
 	TAP_EQ(cap_run1(skel, 0, probe_oom_score_adj, NULL), 0,
 	       "unrestricted: writing umbrellad's oom_score_adj works");
 	TAP_EQ(cap_run1(skel, X, probe_oom_score_adj, NULL), EPERM,
@@ -507,9 +509,9 @@ static void check_pins(struct umbrella_bpf *skel, __u32 X)
 	if (!TAP_OK(mount("bpf", bpffs, "bpf", 0, NULL) == 0, "a bpf file system is mounted"))
 		return;
 	path = bpffs;
-	TAP_EQ(cap_run1(skel, X, probe_umount, NULL), EPERM,
+	TAP_EQ(cap_run1(skel, X, probe_scope_umount, NULL), EPERM,
 	       "[net]: unmounting a bpf file system fails with EPERM");
-	TAP_EQ(cap_run1(skel, 0, probe_umount, NULL), 0,
+	TAP_EQ(cap_run1(skel, 0, probe_scope_umount, NULL), 0,
 	       "unrestricted: unmounting a bpf file system works");
 	(void)umount(bpffs);
 
@@ -565,7 +567,7 @@ static int probe_oom_adj_lower(void *arg UNUSED)
 
 /* sethostname(2) to the name it has; with @arg, in a new UTS namespace of its own,
  * to another name that the host must not see. */
-static int probe_sethostname(void *arg)
+static int probe_scope_sethostname(void *arg)
 {
 	char name[256] = "";
 
@@ -706,14 +708,14 @@ static void check_system(struct umbrella_bpf *skel, __u32 X)
 	char before[256] = "", after[256] = "";
 
 	(void)gethostname(before, sizeof(before) - 1);
-	TAP_EQ(cap_run1(skel, 0, probe_sethostname, NULL), 0,
+	TAP_EQ(cap_run1(skel, 0, probe_scope_sethostname, NULL), 0,
 	       "unrestricted: sethostname of the host works");
 	(void)cap_find_event(skel, 0, 0, 0, 0);
-	TAP_EQ(cap_run1(skel, X, probe_sethostname, NULL), EPERM,
+	TAP_EQ(cap_run1(skel, X, probe_scope_sethostname, NULL), EPERM,
 	       "[net]: sethostname of the host fails with EPERM");
 	TAP_OK(cap_find_event(skel, UMB_HOOK_CAPABLE, 0, UMB_SCOPE_KERNEL, 0),
 	       "the sethostname is recorded as scope:kernel");
-	TAP_EQ(cap_run1(skel, X, probe_sethostname, (void *)1), 0,
+	TAP_EQ(cap_run1(skel, X, probe_scope_sethostname, (void *)1), 0,
 	       "[net]: sethostname in a UTS namespace of its own works");
 	(void)gethostname(after, sizeof(after) - 1);
 	TAP_OK(strcmp(before, after) == 0, "the host's name is still %s", before);
@@ -797,7 +799,7 @@ static void check_swap(struct umbrella_bpf *skel, __u32 X)
 		TAP_EQ(cap_run1(skel, 0, probe_swapoff, NULL), 0,
 		       "unrestricted: swapoff of it works");
 	}
-	TAP_EQ(cap_run1(skel, X, probe_sethostname, (void *)1), 0,
+	TAP_EQ(cap_run1(skel, X, probe_scope_sethostname, (void *)1), 0,
 	       "[net]: unshare(CLONE_NEWUTS) (CAP_SYS_ADMIN outside swapon) works");
 	(void)swapoff(path);
 	(void)umount2(dir, MNT_DETACH);
@@ -808,7 +810,7 @@ static const char request_key_log[] = "/tmp/scope-request-key.log";
 /* request_key(2) of a "user" key nobody has, with callout information: the kernel asks
  * /sbin/request-key to make it. A new description each time (a failed request leaves a
  * negative key behind). */
-static int probe_request_key(void *arg)
+static int probe_scope_request_key(void *arg)
 {
 	char description[64];
 
@@ -819,7 +821,7 @@ static int probe_request_key(void *arg)
 	return errno;
 }
 
-static int probe_add_key(void *arg UNUSED)
+static int probe_scope_add_key(void *arg UNUSED)
 {
 	return cap_errno(syscall(SYS_add_key, "user", "umbrella:scope-stored", "value", 5,
 				 KEY_SPEC_PROCESS_KEYRING));
@@ -864,30 +866,28 @@ static void check_request_key(struct umbrella_bpf *skel, __u32 X)
 		    "setup: a /sbin/request-key that records each run"))
 		goto out;
 	unlink(request_key_log);
-	TAP_EQ(cap_run1(skel, 0, probe_request_key, (void *)1), ENOKEY,
+	TAP_EQ(cap_run1(skel, 0, probe_scope_request_key, (void *)1), ENOKEY,
 	       "unrestricted: request_key with callout information fails with ENOKEY");
 	runs = request_key_runs();
 	TAP_EQ(runs, 1, "unrestricted: the kernel ran /sbin/request-key for it");
 	(void)cap_find_event(skel, 0, 0, 0, 0); /* drains the earlier records */
-	TAP_EQ(cap_run1(skel, X, probe_request_key, (void *)1), EPERM,
+	TAP_EQ(cap_run1(skel, X, probe_scope_request_key, (void *)1), EPERM,
 	       "[net]: request_key with callout information fails with EPERM");
 	TAP_EQ(request_key_runs(), runs, "[net]: /sbin/request-key did not run");
 	TAP_OK(cap_find_event(skel, UMB_HOOK_KEY_ALLOC, 0, UMB_SCOPE_KERNEL, 0),
 	       "the request is recorded as scope:kernel (key_alloc)");
-	TAP_EQ(cap_run1(skel, X, probe_request_key, NULL), ENOKEY,
+	TAP_EQ(cap_run1(skel, X, probe_scope_request_key, NULL), ENOKEY,
 	       "[net]: request_key without callout information fails with ENOKEY, as before");
-	TAP_EQ(cap_run1(skel, X, probe_add_key, NULL), 0, "[net]: add_key of a user key works");
+	TAP_EQ(cap_run1(skel, X, probe_scope_add_key, NULL), 0,
+	       "[net]: add_key of a user key works");
 out:
 	(void)umount2("/usr/sbin", MNT_DETACH);
 }
 
-int main(void)
+static void cap_scope(struct umbrella_bpf *skel)
 {
-	struct umbrella_bpf *skel = test_load();
 	__u32 X, S;
 
-	if (!skel)
-		return tap_finish();
 	X = cap_layer(skel, UMB_CR_NET, 0);
 	S = cap_layer(skel, UMB_CR_SIGNAL, 0);
 	if (TAP_OK(X && S, "layers are written")) {
@@ -901,6 +901,4 @@ int main(void)
 		check_system(skel, X);
 		check_request_key(skel, X);
 	}
-	umbrella_bpf__destroy(skel);
-	return tap_finish();
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: "fs:PATH" and "fs:PATH:MODES" on plain paths - reading and writing a file
- * and listing a directory under a restricted directory, stat, the access modes each
- * denying only their kind, the audit record of a denial, and `cat /etc/hostname`.
+ * Part of the VM test test-fs (test-fs.c, one load of the BPF object for its four parts):
+ * "fs:PATH" and "fs:PATH:MODES" on plain paths - reading and writing a file and listing a
+ * directory under a restricted directory, stat, the access modes each denying only their kind,
+ * the audit record of a denial, and `cat /etc/hostname`.
  *
  * Reads use the read-only root (/etc); writes a tmpfs mounted under /tmp. Every denied
  * operation fails with EACCES and has a positive control beside it. Runs as root inside
@@ -159,14 +160,10 @@ static void test_event(struct umbrella_bpf *skel)
 	ring_buffer__free(rb);
 }
 
-int main(void)
+static void fs_basic(struct umbrella_bpf *skel)
 {
-	struct umbrella_bpf *skel = test_load();
-
-	if (!skel)
-		return tap_finish();
 	if (!TAP_EQ(fs_scratch(scratch), 0, "a scratch tmpfs is mounted"))
-		goto out;
+		return;
 	if (mkdir(fs_path("%s/r", scratch), 0755) < 0 ||
 	    mkdir(fs_path("%s/ok", scratch), 0755) < 0 ||
 	    mkdir(fs_path("%s/r2", scratch), 0755) < 0 ||
@@ -187,7 +184,4 @@ int main(void)
 
 out_scratch:
 	fs_scratch_done(scratch);
-out:
-	umbrella_bpf__destroy(skel);
-	return tap_finish();
 }

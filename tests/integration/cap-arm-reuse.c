@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: an arm is bound to its thread's start time, so a task that reuses the
- * thread id never gets the layer.
+ * Part of the VM test test-cap (test-cap.c, one load of the BPF object for its parts): an
+ * arm is bound to its thread's start time, so a task that reuses the thread id never gets
+ * the layer.
  *
  *   test ─ loads the BPF object, makes a layer "net"
  *    ├─ arm (own thread, its start time), fork    the child's socket() -> EPERM (control)
@@ -115,19 +116,16 @@ static int reused_after_arm(__u32 layer, pid_t *ret_x)
 	return child;
 }
 
-int main(void)
+static void cap_arm_reuse(struct umbrella_bpf *skel)
 {
-	struct umbrella_bpf *skel = test_load();
 	__u32 layer, tid = (__u32)gettid();
 	uint64_t start;
 	pid_t x = 0;
 
-	if (!skel)
-		return tap_finish();
 	layer = test_layer(skel, "net");
 	start = start_of(getpid(), gettid());
 	if (!TAP_OK(layer && start, "a layer \"net\" and the test's start time"))
-		return tap_finish();
+		return;
 
 	TAP_EQ(arm_thread_at(&test_layers, tid, (__u32)getpid(), start, layer, 0), 0,
 	       "arm the test's thread with its start time");
@@ -144,7 +142,4 @@ int main(void)
 	TAP_EQ(fork_probe(), 0, "the fork ignores it: the child creates sockets");
 	TAP_OK(!armed(skel, tid), "and deletes it");
 	TAP_EQ(fork_probe(), 0, "the next fork is unrestricted too");
-
-	umbrella_bpf__destroy(skel);
-	return tap_finish();
 }

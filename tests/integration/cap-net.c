@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: the "net", "net:unix", "net:all" and "net:FAMILY" restrictions deny socket
- * creation to a restricted task and to everything it starts, and nothing else. "net" is
- * every family but AF_UNIX: local sockets stay (name lookups, sd_notify, rfork through
- * umbrellad; test-rfork checks that last one against a real umbrellad).
+ * Part of the VM test test-cap (test-cap.c, one load of the BPF object for its parts): the
+ * "net", "net:unix", "net:all" and "net:FAMILY" restrictions deny socket creation to a
+ * restricted task and to everything it starts, and nothing else. "net" is every family but
+ * AF_UNIX: local sockets stay (name lookups, sd_notify, rfork through umbrellad; test-rfork
+ * checks that last one against a real umbrellad).
  *
  *   test (unrestricted, loads and attaches the BPF object)
  *    |-- child, no layer               every family, socketpair() work  (positive control)
@@ -18,7 +19,8 @@
  *         |-- its thread               socket() -> EPERM           (thread inheritance)
  *         `-- after execve             socket() -> EPERM           (kept across exec)
  *
- * Runs as root inside the test VM (tests/vm/run); outside a BPF-LSM kernel it fails.
+ * Runs as root inside the test VM (tests/vm/run); outside a BPF-LSM kernel it fails. The
+ * last check, cap_net_detached(), runs after test-cap destroyed the object.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -45,7 +47,7 @@ static int probe_family(void *arg)
 	return probe_socket_family(*(const int *)arg);
 }
 
-static int probe_socket(void *arg)
+static int probe_socket_inet(void *arg)
 {
 	(void)arg;
 	return probe_socket_family(AF_INET);
@@ -77,7 +79,7 @@ static int probe_socket_in_child(void *arg)
 	if (pid < 0)
 		return PROBE_SETUP_FAILED;
 	if (pid == 0)
-		_exit(probe_socket(arg));
+		_exit(probe_socket_inet(arg));
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
 		return PROBE_SETUP_FAILED;
 	return WEXITSTATUS(status);
@@ -85,7 +87,7 @@ static int probe_socket_in_child(void *arg)
 
 static void *socket_thread(void *arg)
 {
-	*(int *)arg = probe_socket(NULL);
+	*(int *)arg = probe_socket_inet(NULL);
 	return NULL;
 }
 
@@ -104,7 +106,7 @@ static int probe_socket_in_thread(void *arg)
 static int probe_socket_after_exec(void *arg)
 {
 	(void)arg;
-	execl("/proc/self/exe", "test-net-deny", "--probe-socket", (char *)NULL);
+	execl("/proc/self/exe", "test-cap", "--probe-socket", (char *)NULL);
 	return PROBE_SETUP_FAILED;
 }
 
@@ -132,17 +134,10 @@ static void check_families(struct umbrella_bpf *skel, __u32 layer, const char *w
 	       "%s: socketpair(AF_UNIX) %s", what, denied_unix ? "fails with EPERM" : "works");
 }
 
-int main(int argc, char *argv[])
+static void cap_net(struct umbrella_bpf *skel)
 {
-	struct umbrella_bpf *skel;
 	__u32 net, inet6, fork_only, unix_only, all, net_unix;
 
-	if (argc == 2 && strcmp(argv[1], "--probe-socket") == 0)
-		return probe_socket(NULL);
-
-	skel = test_load();
-	if (!skel)
-		return tap_finish();
 	net = test_layer(skel, "net");
 	inet6 = test_layer(skel, "net:inet6");
 	fork_only = test_layer(skel, "fork");
@@ -151,10 +146,10 @@ int main(int argc, char *argv[])
 	net_unix = test_layer(skel, "net,net:unix");
 	if (!TAP_OK(net && inet6 && fork_only && unix_only && all && net_unix,
 		    "the test layers are installed"))
-		return tap_finish();
+		return;
 
 	check_families(skel, 0, "unrestricted child", false, false);
-	TAP_EQ(test_probe(skel, fork_only, probe_socket, NULL), 0,
+	TAP_EQ(test_probe(skel, fork_only, probe_socket_inet, NULL), 0,
 	       "child restricted with fork only: socket(AF_INET) works");
 	check_families(skel, net, "net", false, true);
 	check_families(skel, unix_only, "net:unix", true, false);
@@ -162,7 +157,7 @@ int main(int argc, char *argv[])
 	check_families(skel, net_unix, "net,net:unix", true, true);
 	TAP_EQ(test_probe(skel, inet6, probe_socket6, NULL), EPERM,
 	       "child restricted with net:inet6: socket(AF_INET6) fails with EPERM");
-	TAP_EQ(test_probe(skel, inet6, probe_socket, NULL), 0,
+	TAP_EQ(test_probe(skel, inet6, probe_socket_inet, NULL), 0,
 	       "child restricted with net:inet6: socket(AF_INET) works");
 	TAP_EQ(test_probe(skel, net, probe_socket_in_child, NULL), EPERM,
 	       "net is inherited by a forked child: socket(AF_INET) fails with EPERM");
@@ -170,9 +165,13 @@ int main(int argc, char *argv[])
 	       "net is inherited by a thread: socket(AF_INET) fails with EPERM");
 	TAP_EQ(test_probe(skel, net, probe_socket_after_exec, NULL), EPERM,
 	       "net is kept across execve: socket(AF_INET) fails with EPERM");
-	TAP_EQ(probe_socket(NULL), 0, "the unrestricted test process itself still creates sockets");
+	TAP_EQ(probe_socket_inet(NULL), 0,
+	       "the unrestricted test process itself still creates sockets");
+}
 
-	umbrella_bpf__destroy(skel);
-	TAP_EQ(test_probe(NULL, 0, probe_socket, NULL), 0, "after detaching, sockets work again");
-	return tap_finish();
+/* After test-cap destroyed the object (its last check). */
+static void cap_net_detached(void)
+{
+	TAP_EQ(test_probe(NULL, 0, probe_socket_inet, NULL), 0,
+	       "after detaching, sockets work again");
 }

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: "fs:PATH" holds on every other route to the object (docs/design.md section 2):
- * bind mounts, hard links, symlinks, "..", /proc/self/root, /proc/PID/fd re-opens of
- * O_PATH fds, openat2 with RESOLVE_* flags, O_PATH then fstat or openat, chroot, a new
- * mount namespace, renaming the object or its directory, replacing it by rename, a
- * restricted path created after the rule, io_uring opens, inotify watches (they tell
- * the names created in a directory), a file received over SCM_RIGHTS from an
- * unrestricted process, and unix sockets bound to a path (connect(2), sendto(2)), also
- * at the walk's limit of 64 levels. And the routes around rules without w: a hard
- * link or a rename out of a rule's reach, or planted at a name a rule covers (a unix
- * socket bound there too), by a user and by root (lib/reach.bpf.h); readlink(2) under
+ * Part of the VM test test-fs (test-fs.c, one load of the BPF object for its four parts):
+ * "fs:PATH" holds on every other route to the object (docs/design.md section 2): bind mounts,
+ * hard links, symlinks, "..", /proc/self/root, /proc/PID/fd re-opens of O_PATH fds, openat2
+ * with RESOLVE_* flags, O_PATH then fstat or openat, chroot, a new mount namespace, renaming
+ * the object or its directory, replacing it by rename, a restricted path created after the
+ * rule, io_uring opens, inotify watches (they tell the names created in a directory), a file
+ * received over SCM_RIGHTS from an unrestricted process, and unix sockets bound to a path
+ * (connect(2), sendto(2)), also at the walk's limit of 64 levels. And the routes around rules
+ * without w: a hard link or a rename out of a rule's reach, or planted at a name a rule covers
+ * (a unix socket bound there too), by a user and by root (lib/reach.bpf.h); readlink(2) under
  * r; inode flags under w.
  *
  * The test process (unrestricted) sets each route up in a scratch tmpfs; a child that
@@ -29,7 +29,7 @@
 
 #include "test-fs-util.h"
 
-static char t[PATH_MAX]; /* the scratch tmpfs */
+static char routes_dir[PATH_MAX]; /* the scratch tmpfs */
 
 /* The result of probe_io_uring_open when io_uring cannot be used at all. */
 #define IO_URING_UNAVAILABLE 101
@@ -117,14 +117,14 @@ static int probe_chroot_read(void *arg)
 }
 
 /* unshare(CLONE_NEWNS), then read path; with path2, first bind-mount path2 (a restricted
- * directory) on the scratch directory t/nsmnt and read path through it. */
+ * directory) on the scratch directory routes_dir/nsmnt and read path through it. */
 static int probe_newns_read(void *arg)
 {
 	const struct fs_op *op = arg;
 
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return PROBE_SETUP_FAILED;
-	if (op->path2 && mount(op->path2, fs_path("%s/nsmnt", t), NULL, MS_BIND, NULL) < 0)
+	if (op->path2 && mount(op->path2, fs_path("%s/nsmnt", routes_dir), NULL, MS_BIND, NULL) < 0)
 		return PROBE_SETUP_FAILED;
 	return probe_read(OP(op->path));
 }
@@ -270,13 +270,13 @@ static void test_watch_and_receive(struct umbrella_bpf *skel, __u32 r)
 	const char *paths[2];
 	pid_t sender;
 
-	TAP_EQ(test_probe(skel, r, probe_inotify, OP(fs_path("%s/ok", t))), 0,
+	TAP_EQ(test_probe(skel, r, probe_inotify, OP(fs_path("%s/ok", routes_dir))), 0,
 	       "inotify_add_watch on ok works");
-	TAP_EQ(test_probe(skel, r, probe_inotify, OP(fs_path("%s/r", t))), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_inotify, OP(fs_path("%s/r", routes_dir))), EACCES,
 	       "inotify_add_watch on r fails with EACCES");
 
-	paths[0] = strdup(fs_path("%s/ok/f", t));
-	paths[1] = strdup(fs_path("%s/r/f", t));
+	paths[0] = strdup(fs_path("%s/ok/f", routes_dir));
+	paths[1] = strdup(fs_path("%s/r/f", routes_dir));
 	sender = paths[0] && paths[1] ? start_sender(paths) : -1;
 	if (!TAP_OK(sender > 0, "setup: an unrestricted sender of fds runs"))
 		goto out;
@@ -338,10 +338,10 @@ static void test_unix_sockets(struct umbrella_bpf *skel, __u32 r)
 		{ SOCK_DGRAM, "connect(2) to a datagram socket" },
 		{ SOCK_RAW, "sendto(2) to a datagram socket" },
 	};
-	int fds[4] = { unix_bound(fs_path("%s/r/stream", t), SOCK_STREAM),
-		       unix_bound(fs_path("%s/ok/stream", t), SOCK_STREAM),
-		       unix_bound(fs_path("%s/r/dgram", t), SOCK_DGRAM),
-		       unix_bound(fs_path("%s/ok/dgram", t), SOCK_DGRAM) };
+	int fds[4] = { unix_bound(fs_path("%s/r/stream", routes_dir), SOCK_STREAM),
+		       unix_bound(fs_path("%s/ok/stream", routes_dir), SOCK_STREAM),
+		       unix_bound(fs_path("%s/r/dgram", routes_dir), SOCK_DGRAM),
+		       unix_bound(fs_path("%s/ok/dgram", routes_dir), SOCK_DGRAM) };
 
 	if (TAP_OK(fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0 && fds[3] >= 0,
 		   "setup: unix sockets bound in r and in ok")) {
@@ -349,10 +349,12 @@ static void test_unix_sockets(struct umbrella_bpf *skel, __u32 r)
 			const char *name = ways[i].type == SOCK_STREAM ? "stream" : "dgram";
 
 			TAP_EQ(test_probe(skel, r, probe_unix_reach,
-					  OP(fs_path("%s/ok/%s", t, name), .flags = ways[i].type)),
+					  OP(fs_path("%s/ok/%s", routes_dir, name),
+					     .flags = ways[i].type)),
 			       0, "%s bound in ok works", ways[i].how);
 			TAP_EQ(test_probe(skel, r, probe_unix_reach,
-					  OP(fs_path("%s/r/%s", t, name), .flags = ways[i].type)),
+					  OP(fs_path("%s/r/%s", routes_dir, name),
+					     .flags = ways[i].type)),
 			       EACCES, "%s bound in r fails with EACCES", ways[i].how);
 		}
 	}
@@ -391,7 +393,7 @@ static void test_unix_deep(struct umbrella_bpf *skel)
 		const char *top;
 		int depth;
 	} socks[] = { { "ok", WALK_MAX - 3 }, { "ok", WALK_MAX - 2 }, { "r", WALK_MAX - 2 } };
-	const char *d = strdupa(fs_path("%s/unixdeep", t));
+	const char *d = strdupa(fs_path("%s/unixdeep", routes_dir));
 	char buf[PATH_MAX], paths[3][64];
 	int tree = -1, dirs[3] = { -1, -1, -1 }, fds[3] = { -1, -1, -1 };
 	bool ready;
@@ -509,17 +511,20 @@ static void test_handles(struct umbrella_bpf *skel)
 
 static void test_bind_mounts(struct umbrella_bpf *skel, __u32 r)
 {
-	TAP_EQ(mount(fs_path("%s/r", t), fs_path("%s/bind", t), NULL, MS_BIND, NULL), 0,
-	       "setup: r is bind-mounted on bind");
-	TAP_EQ(mount(fs_path("%s/r/sub", t), fs_path("%s/bindsub", t), NULL, MS_BIND, NULL), 0,
-	       "setup: r/sub is bind-mounted on bindsub");
-	TAP_EQ(mount(fs_path("%s/ok", t), fs_path("%s/bindok", t), NULL, MS_BIND, NULL), 0,
-	       "setup: ok is bind-mounted on bindok");
-	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/bind/f", t))), EACCES,
+	TAP_EQ(mount(fs_path("%s/r", routes_dir), fs_path("%s/bind", routes_dir), NULL, MS_BIND,
+		     NULL),
+	       0, "setup: r is bind-mounted on bind");
+	TAP_EQ(mount(fs_path("%s/r/sub", routes_dir), fs_path("%s/bindsub", routes_dir), NULL,
+		     MS_BIND, NULL),
+	       0, "setup: r/sub is bind-mounted on bindsub");
+	TAP_EQ(mount(fs_path("%s/ok", routes_dir), fs_path("%s/bindok", routes_dir), NULL, MS_BIND,
+		     NULL),
+	       0, "setup: ok is bind-mounted on bindok");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/bind/f", routes_dir))), EACCES,
 	       "bind mount of the restricted directory: reading bind/f fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/bindsub/g", t))), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/bindsub/g", routes_dir))), EACCES,
 	       "bind mount of a subdirectory: reading bindsub/g fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/bindok/f", t))), 0,
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/bindok/f", routes_dir))), 0,
 	       "bind mount of an unrestricted directory: reading bindok/f works");
 }
 
@@ -528,47 +533,49 @@ static void test_links(struct umbrella_bpf *skel, __u32 r)
 	/* A hard link is another name of the file: the rule on the file follows it. (A rule
 	 * on a directory holds for what is under it; a link made elsewhere, by a task the
 	 * rule does not restrict, is not under it. The restricted task cannot make one:
-	 * test-fs-ops checks link().) */
-	__u32 file = test_layer(skel, fs_path("fs:%s/r/f", t));
+	 * fs-ops.c checks link().) */
+	__u32 file = test_layer(skel, fs_path("fs:%s/r/f", routes_dir));
 
-	TAP_EQ(link(fs_path("%s/r/f", t), fs_path("%s/hard", t)), 0,
+	TAP_EQ(link(fs_path("%s/r/f", routes_dir), fs_path("%s/hard", routes_dir)), 0,
 	       "setup: hard link r/f -> hard");
-	TAP_EQ(link(fs_path("%s/ok/f", t), fs_path("%s/hardok", t)), 0,
+	TAP_EQ(link(fs_path("%s/ok/f", routes_dir), fs_path("%s/hardok", routes_dir)), 0,
 	       "setup: hard link ok/f -> hardok");
-	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/hard", t))), EACCES,
+	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/hard", routes_dir))), EACCES,
 	       "fs:r/f: reading its hard link fails with EACCES");
-	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/hardok", t))), 0,
+	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/hardok", routes_dir))), 0,
 	       "fs:r/f: reading a hard link to an unrestricted file works");
 
-	TAP_EQ(symlink(fs_path("%s/r/f", t), fs_path("%s/sym", t)), 0, "setup: symlink sym -> r/f");
-	TAP_EQ(symlink(fs_path("%s/r", t), fs_path("%s/symdir", t)), 0,
+	TAP_EQ(symlink(fs_path("%s/r/f", routes_dir), fs_path("%s/sym", routes_dir)), 0,
+	       "setup: symlink sym -> r/f");
+	TAP_EQ(symlink(fs_path("%s/r", routes_dir), fs_path("%s/symdir", routes_dir)), 0,
 	       "setup: symlink symdir -> r");
-	TAP_EQ(symlink("ok/f", fs_path("%s/symok", t)), 0, "setup: symlink symok -> ok/f");
-	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/sym", t))), EACCES,
+	TAP_EQ(symlink("ok/f", fs_path("%s/symok", routes_dir)), 0, "setup: symlink symok -> ok/f");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/sym", routes_dir))), EACCES,
 	       "symlink to the restricted file: reading through it fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/symdir/f", t))), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/symdir/f", routes_dir))), EACCES,
 	       "symlink to the restricted directory: reading symdir/f fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/symok", t))), 0,
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/symok", routes_dir))), 0,
 	       "symlink to an unrestricted file: reading through it works");
 }
 
-static void test_names(struct umbrella_bpf *skel, __u32 r)
+static void test_route_names(struct umbrella_bpf *skel, __u32 r)
 {
-	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/ok/../r/f", t))), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/ok/../r/f", routes_dir))), EACCES,
 	       "ok/../r/f fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/r/sub/../f", t))), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/r/sub/../f", routes_dir))), EACCES,
 	       "r/sub/../f fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/r/../ok/f", t))), 0,
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("%s/r/../ok/f", routes_dir))), 0,
 	       "r/../ok/f works (the object decides, not the names on the way)");
-	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("/proc/self/root%s/r/f", t))), EACCES,
-	       "/proc/self/root/.../r/f fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("/proc/self/root%s/ok/f", t))), 0,
-	       "/proc/self/root/.../ok/f works");
-	TAP_EQ(test_probe(skel, r, probe_proc_fd_reopen, OP(fs_path("%s/r/f", t))), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("/proc/self/root%s/r/f", routes_dir))),
+	       EACCES, "/proc/self/root/.../r/f fails with EACCES");
+	TAP_EQ(test_probe(skel, r, probe_read, OP(fs_path("/proc/self/root%s/ok/f", routes_dir))),
+	       0, "/proc/self/root/.../ok/f works");
+	TAP_EQ(test_probe(skel, r, probe_proc_fd_reopen, OP(fs_path("%s/r/f", routes_dir))), EACCES,
 	       "O_PATH fd of r/f re-opened through /proc/self/fd/N fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_proc_fd_reopen, OP(fs_path("%s/r/f", t), .flags = 1)),
+	TAP_EQ(test_probe(skel, r, probe_proc_fd_reopen,
+			  OP(fs_path("%s/r/f", routes_dir), .flags = 1)),
 	       EACCES, "O_PATH fd of r/f re-opened through /proc/PID/fd/N fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_proc_fd_reopen, OP(fs_path("%s/ok/f", t))), 0,
+	TAP_EQ(test_probe(skel, r, probe_proc_fd_reopen, OP(fs_path("%s/ok/f", routes_dir))), 0,
 	       "O_PATH fd of ok/f re-opened through /proc/self/fd/N works");
 }
 
@@ -577,7 +584,7 @@ static void test_openat2(struct umbrella_bpf *skel, __u32 r)
 	static const struct {
 		const char *name;
 		__u64 resolve;
-		bool beneath; /* relative to t */
+		bool beneath; /* relative to routes_dir */
 	} cases[] = {
 		{ "0", 0, false },
 		{ "RESOLVE_NO_SYMLINKS", RESOLVE_NO_SYMLINKS, false },
@@ -588,9 +595,9 @@ static void test_openat2(struct umbrella_bpf *skel, __u32 r)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		const char *dir = cases[i].beneath ? t : NULL;
-		const char *f = cases[i].beneath ? "r/f" : fs_path("%s/r/f", t);
-		const char *ok = cases[i].beneath ? "ok/f" : fs_path("%s/ok/f", t);
+		const char *dir = cases[i].beneath ? routes_dir : NULL;
+		const char *f = cases[i].beneath ? "r/f" : fs_path("%s/r/f", routes_dir);
+		const char *ok = cases[i].beneath ? "ok/f" : fs_path("%s/ok/f", routes_dir);
 
 		TAP_EQ(test_probe(skel, r, probe_openat2,
 				  OP(f, .path2 = dir, .flags = (int)cases[i].resolve)),
@@ -599,100 +606,106 @@ static void test_openat2(struct umbrella_bpf *skel, __u32 r)
 				  OP(ok, .path2 = dir, .flags = (int)cases[i].resolve)),
 		       0, "openat2(ok/f, resolve %s) works", cases[i].name);
 	}
-	TAP_EQ(test_probe(skel, r, probe_opath_fstat, OP(fs_path("%s/r/f", t))), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_opath_fstat, OP(fs_path("%s/r/f", routes_dir))), EACCES,
 	       "open(r/f, O_PATH) works, fstat() of it fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_opath_fstat, OP(fs_path("%s/ok/f", t))), 0,
+	TAP_EQ(test_probe(skel, r, probe_opath_fstat, OP(fs_path("%s/ok/f", routes_dir))), 0,
 	       "open(ok/f, O_PATH) and fstat() of it work");
-	TAP_EQ(test_probe(skel, r, probe_opath_openat, OP(fs_path("%s/r", t), .path2 = "f")),
+	TAP_EQ(test_probe(skel, r, probe_opath_openat,
+			  OP(fs_path("%s/r", routes_dir), .path2 = "f")),
 	       EACCES, "openat(O_PATH fd of r, \"f\") fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_opath_openat, OP(fs_path("%s/ok", t), .path2 = "f")), 0,
-	       "openat(O_PATH fd of ok, \"f\") works");
+	TAP_EQ(test_probe(skel, r, probe_opath_openat,
+			  OP(fs_path("%s/ok", routes_dir), .path2 = "f")),
+	       0, "openat(O_PATH fd of ok, \"f\") works");
 }
 
 static void test_chroot_ns(struct umbrella_bpf *skel, __u32 r)
 {
-	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/r", t))), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/r", routes_dir))), EACCES,
 	       "chroot into r fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/ok", t))), 0,
+	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/ok", routes_dir))), 0,
 	       "chroot into ok works");
-	TAP_EQ(test_probe(skel, r, probe_chroot_read, OP(t, .path2 = "/r/f")), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_chroot_read, OP(routes_dir, .path2 = "/r/f")), EACCES,
 	       "inside a chroot above r: reading /r/f fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_chroot_read, OP(t, .path2 = "/ok/f")), 0,
+	TAP_EQ(test_probe(skel, r, probe_chroot_read, OP(routes_dir, .path2 = "/ok/f")), 0,
 	       "inside a chroot above r: reading /ok/f works");
-	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/bind", t))), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_chroot, OP(fs_path("%s/bind", routes_dir))), EACCES,
 	       "chroot into the bind mount of r fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_newns_read, OP(fs_path("%s/r/f", t))), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_newns_read, OP(fs_path("%s/r/f", routes_dir))), EACCES,
 	       "in a new mount namespace: reading r/f fails with EACCES");
-	TAP_EQ(test_probe(skel, r, probe_newns_read, OP(fs_path("%s/ok/f", t))), 0,
+	TAP_EQ(test_probe(skel, r, probe_newns_read, OP(fs_path("%s/ok/f", routes_dir))), 0,
 	       "in a new mount namespace: reading ok/f works");
 	TAP_EQ(test_probe(skel, r, probe_newns_read,
-			  OP(fs_path("%s/nsmnt/f", t), .path2 = fs_path("%s/r", t))),
+			  OP(fs_path("%s/nsmnt/f", routes_dir),
+			     .path2 = fs_path("%s/r", routes_dir))),
 	       EACCES,
 	       "in a new mount namespace, through a bind mount made there: reading "
 	       "r/f fails with EACCES");
 	TAP_EQ(test_probe(skel, r, probe_newns_read,
-			  OP(fs_path("%s/nsmnt/f", t), .path2 = fs_path("%s/ok", t))),
+			  OP(fs_path("%s/nsmnt/f", routes_dir),
+			     .path2 = fs_path("%s/ok", routes_dir))),
 	       0, "in a new mount namespace, through a bind mount of ok made there: works");
 }
 
 static void test_renames(struct umbrella_bpf *skel)
 {
-	__u32 file = test_layer(skel, fs_path("fs:%s/mv/f", t));
-	__u32 dir = test_layer(skel, fs_path("fs:%s/pd", t));
-	__u32 rep = test_layer(skel, fs_path("fs:%s/rep/f", t));
-	__u32 later = test_layer(skel, fs_path("fs:%s/later", t));
-	__u32 laterdir = test_layer(skel, fs_path("fs:%s/laterdir", t));
+	__u32 file = test_layer(skel, fs_path("fs:%s/mv/f", routes_dir));
+	__u32 dir = test_layer(skel, fs_path("fs:%s/pd", routes_dir));
+	__u32 rep = test_layer(skel, fs_path("fs:%s/rep/f", routes_dir));
+	__u32 later = test_layer(skel, fs_path("fs:%s/later", routes_dir));
+	__u32 laterdir = test_layer(skel, fs_path("fs:%s/laterdir", routes_dir));
 
 	/* The rule follows the object. */
-	TAP_EQ(rename(fs_path("%s/mv/f", t), fs_path("%s/moved", t)), 0,
+	TAP_EQ(rename(fs_path("%s/mv/f", routes_dir), fs_path("%s/moved", routes_dir)), 0,
 	       "setup: mv/f renamed to moved");
-	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/moved", t))), EACCES,
+	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/moved", routes_dir))), EACCES,
 	       "fs:mv/f, renamed to moved: reading moved fails with EACCES");
-	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/mv/g", t))), 0,
+	TAP_EQ(test_probe(skel, file, probe_read, OP(fs_path("%s/mv/g", routes_dir))), 0,
 	       "fs:mv/f: reading mv/g works");
-	TAP_EQ(rename(fs_path("%s/pd", t), fs_path("%s/pd2", t)), 0, "setup: pd renamed to pd2");
-	TAP_EQ(test_probe(skel, dir, probe_read, OP(fs_path("%s/pd2/f", t))), EACCES,
+	TAP_EQ(rename(fs_path("%s/pd", routes_dir), fs_path("%s/pd2", routes_dir)), 0,
+	       "setup: pd renamed to pd2");
+	TAP_EQ(test_probe(skel, dir, probe_read, OP(fs_path("%s/pd2/f", routes_dir))), EACCES,
 	       "fs:pd, renamed to pd2: reading pd2/f fails with EACCES");
-	TAP_EQ(test_probe(skel, dir, probe_read, OP(fs_path("%s/ok/f", t))), 0,
+	TAP_EQ(test_probe(skel, dir, probe_read, OP(fs_path("%s/ok/f", routes_dir))), 0,
 	       "fs:pd: reading ok/f works");
 
 	/* The rule holds for what bears the name. */
-	TAP_EQ(fs_write(fs_path("%s/ok/new", t), "new\n", 0644), 0, "setup: ok/new written");
-	TAP_EQ(rename(fs_path("%s/ok/new", t), fs_path("%s/rep/f", t)), 0,
+	TAP_EQ(fs_write(fs_path("%s/ok/new", routes_dir), "new\n", 0644), 0,
+	       "setup: ok/new written");
+	TAP_EQ(rename(fs_path("%s/ok/new", routes_dir), fs_path("%s/rep/f", routes_dir)), 0,
 	       "setup: ok/new renamed onto rep/f");
-	TAP_EQ(test_probe(skel, rep, probe_read, OP(fs_path("%s/rep/f", t))), EACCES,
+	TAP_EQ(test_probe(skel, rep, probe_read, OP(fs_path("%s/rep/f", routes_dir))), EACCES,
 	       "fs:rep/f, replaced by rename: reading the new rep/f fails with EACCES");
-	TAP_EQ(test_probe(skel, rep, probe_read, OP(fs_path("%s/rep/g", t))), 0,
+	TAP_EQ(test_probe(skel, rep, probe_read, OP(fs_path("%s/rep/g", routes_dir))), 0,
 	       "fs:rep/f: reading rep/g works");
-	TAP_EQ(fs_write(fs_path("%s/later", t), "later\n", 0644), 0,
+	TAP_EQ(fs_write(fs_path("%s/later", routes_dir), "later\n", 0644), 0,
 	       "setup: later created after its rule");
-	TAP_EQ(test_probe(skel, later, probe_read, OP(fs_path("%s/later", t))), EACCES,
+	TAP_EQ(test_probe(skel, later, probe_read, OP(fs_path("%s/later", routes_dir))), EACCES,
 	       "fs:later, created afterwards: reading it fails with EACCES");
-	TAP_EQ(mkdir(fs_path("%s/laterdir", t), 0755) == 0 &&
-		       fs_write(fs_path("%s/laterdir/f", t), "x\n", 0644) == 0,
+	TAP_EQ(mkdir(fs_path("%s/laterdir", routes_dir), 0755) == 0 &&
+		       fs_write(fs_path("%s/laterdir/f", routes_dir), "x\n", 0644) == 0,
 	       true, "setup: laterdir/f created after the rule on laterdir");
-	TAP_EQ(test_probe(skel, laterdir, probe_read, OP(fs_path("%s/laterdir/f", t))), EACCES,
-	       "fs:laterdir, created afterwards: reading laterdir/f fails with EACCES");
-	TAP_EQ(test_probe(skel, laterdir, probe_read, OP(fs_path("%s/ok/f", t))), 0,
+	TAP_EQ(test_probe(skel, laterdir, probe_read, OP(fs_path("%s/laterdir/f", routes_dir))),
+	       EACCES, "fs:laterdir, created afterwards: reading laterdir/f fails with EACCES");
+	TAP_EQ(test_probe(skel, laterdir, probe_read, OP(fs_path("%s/ok/f", routes_dir))), 0,
 	       "fs:laterdir: reading ok/f works");
 }
 
 static void test_io_uring(struct umbrella_bpf *skel, __u32 r)
 {
-	int ok = test_probe(skel, r, probe_io_uring_open, OP(fs_path("%s/ok/f", t)));
+	int ok = test_probe(skel, r, probe_io_uring_open, OP(fs_path("%s/ok/f", routes_dir)));
 
 	if (ok == IO_URING_UNAVAILABLE) {
 		TAP_SKIP("io_uring IORING_OP_OPENAT: io_uring is not available on this kernel");
 		return;
 	}
 	TAP_EQ(ok, 0, "io_uring IORING_OP_OPENAT of ok/f works");
-	TAP_EQ(test_probe(skel, r, probe_io_uring_open, OP(fs_path("%s/r/f", t))), EACCES,
+	TAP_EQ(test_probe(skel, r, probe_io_uring_open, OP(fs_path("%s/r/f", routes_dir))), EACCES,
 	       "io_uring IORING_OP_OPENAT of r/f fails with EACCES");
 	TAP_EQ(test_probe(skel, r, probe_io_uring_open,
-			  OP(fs_path("%s/r/f", t), .flags = IOSQE_ASYNC)),
+			  OP(fs_path("%s/r/f", routes_dir), .flags = IOSQE_ASYNC)),
 	       EACCES, "io_uring IORING_OP_OPENAT of r/f in an io-wq worker fails with EACCES");
 	TAP_EQ(test_probe(skel, r, probe_io_uring_open,
-			  OP(fs_path("%s/ok/f", t), .flags = IOSQE_ASYNC)),
+			  OP(fs_path("%s/ok/f", routes_dir), .flags = IOSQE_ASYNC)),
 	       0, "io_uring IORING_OP_OPENAT of ok/f in an io-wq worker works");
 }
 
@@ -796,8 +809,8 @@ static int on_reach_event(void *ctx __attribute__((unused)), void *data, size_t 
 	return 0;
 }
 
-#define RD(name)   fs_path("%s/rd/%s", t, name)
-#define FREE(name) fs_path("%s/free/%s", t, name)
+#define RD(name)   fs_path("%s/rd/%s", routes_dir, name)
+#define FREE(name) fs_path("%s/free/%s", routes_dir, name)
 
 /* Whether a hard link of rd/f to free/@name by a user under @layer (@permissive: made
  * so) gives @expected, and a record of it. */
@@ -852,20 +865,21 @@ static void test_reach(struct umbrella_bpf *skel)
 	bool ready = true;
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		ready &= mkdir(fs_path("%s/%s", t, dirs[i]), 0755) == 0 &&
-			 chown(fs_path("%s/%s", t, dirs[i]), USER_ID, USER_ID) == 0;
+		ready &= mkdir(fs_path("%s/%s", routes_dir, dirs[i]), 0755) == 0 &&
+			 chown(fs_path("%s/%s", routes_dir, dirs[i]), USER_ID, USER_ID) == 0;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-		ready &= fs_write(fs_path("%s/%s", t, files[i]), "data\n", 0600) == 0 &&
-			 chown(fs_path("%s/%s", t, files[i]), USER_ID, USER_ID) == 0;
+		ready &= fs_write(fs_path("%s/%s", routes_dir, files[i]), "data\n", 0600) == 0 &&
+			 chown(fs_path("%s/%s", routes_dir, files[i]), USER_ID, USER_ID) == 0;
 	ready &= fs_write(RD("rootf"), "data\n", 0600) == 0 &&
 		 fs_write(FREE("rootf"), "data\n", 0600) == 0 && symlink("f", RD("lnk")) == 0 &&
 		 symlink("mine", FREE("lnk")) == 0;
 	if (ready) { /* the rules on what exists now */
-		r = test_layer(skel, fs_path("fs:%s/rd:r", t));
-		x = test_layer(skel, fs_path("fs:%s/rd:x", t));
-		w = test_layer(skel, fs_path("fs:%s/rd:w", t));
-		n = test_layer(skel, fs_path("fs:%s/nd/token:r", t));
-		xs = test_layer(skel, fs_path("fs:%s/rd:x,fs:%s/rd/secret:r", t, t));
+		r = test_layer(skel, fs_path("fs:%s/rd:r", routes_dir));
+		x = test_layer(skel, fs_path("fs:%s/rd:x", routes_dir));
+		w = test_layer(skel, fs_path("fs:%s/rd:w", routes_dir));
+		n = test_layer(skel, fs_path("fs:%s/nd/token:r", routes_dir));
+		xs = test_layer(skel,
+				fs_path("fs:%s/rd:x,fs:%s/rd/secret:r", routes_dir, routes_dir));
 		ready = r && x && w && n && xs;
 	}
 	if (!TAP_OK(ready,
@@ -919,42 +933,45 @@ static void test_reach(struct umbrella_bpf *skel)
 	       0, "fs:rd:x,fs:rd/secret:r, a user: a hard link of rd/f at rd/f2 works");
 
 	check_reach_record(skel, r, false, "l6", EACCES);
-	check_reach_record(skel, test_layer(skel, fs_path("fs:%s/rd:r", t)), true, "l7", 0);
+	check_reach_record(skel, test_layer(skel, fs_path("fs:%s/rd:r", routes_dir)), true, "l7",
+			   0);
 
 	/* The plant: nd/token names nothing yet. */
 	TAP_EQ(test_probe(skel, n, probe_reach,
-			  OP(FREE("mine"), .path2 = fs_path("%s/nd/token", t),
+			  OP(FREE("mine"), .path2 = fs_path("%s/nd/token", routes_dir),
 			     .flags = REACH_LINK | AS_USER)),
 	       EACCES,
 	       "fs:nd/token:r, a user: a hard link of its file at nd/token fails with EACCES");
 	TAP_EQ(test_probe(skel, n, probe_reach,
-			  OP(FREE("mine"), .path2 = fs_path("%s/nd/other", t),
+			  OP(FREE("mine"), .path2 = fs_path("%s/nd/other", routes_dir),
 			     .flags = REACH_LINK | AS_USER)),
 	       0, "fs:nd/token:r, a user: a hard link of its file at nd/other works");
 	TAP_EQ(test_probe(skel, n, probe_reach,
-			  OP(FREE("mine2"), .path2 = fs_path("%s/nd/token", t),
+			  OP(FREE("mine2"), .path2 = fs_path("%s/nd/token", routes_dir),
 			     .flags = REACH_RENAME | AS_USER)),
 	       EACCES, "fs:nd/token:r, a user: renaming its file to nd/token fails with EACCES");
 	TAP_EQ(test_probe(skel, n, probe_reach,
-			  OP(FREE("mine"), .path2 = fs_path("%s/nd/token", t),
+			  OP(FREE("mine"), .path2 = fs_path("%s/nd/token", routes_dir),
 			     .flags = REACH_SYMLINK | AS_USER)),
 	       EACCES, "fs:nd/token:r, a user: a symlink at nd/token fails with EACCES");
 	TAP_EQ(test_probe(skel, n, probe_reach,
-			  OP(FREE("mine"), .path2 = fs_path("%s/nd/sym", t),
+			  OP(FREE("mine"), .path2 = fs_path("%s/nd/sym", routes_dir),
 			     .flags = REACH_SYMLINK | AS_USER)),
 	       0, "fs:nd/token:r, a user: a symlink at nd/sym works");
 	/* A unix socket at nd/token would answer a client that expects another service. */
 	TAP_EQ(test_probe(skel, n, probe_reach,
-			  OP(fs_path("%s/nd/token", t), .flags = REACH_BIND | AS_USER)),
+			  OP(fs_path("%s/nd/token", routes_dir), .flags = REACH_BIND | AS_USER)),
 	       EACCES,
 	       "fs:nd/token:r, a user: bind() of a unix socket at nd/token fails with EACCES");
-	TAP_EQ(test_probe(skel, n, probe_reach, OP(fs_path("%s/nd/token", t), .flags = REACH_BIND)),
+	TAP_EQ(test_probe(skel, n, probe_reach,
+			  OP(fs_path("%s/nd/token", routes_dir), .flags = REACH_BIND)),
 	       EACCES,
 	       "fs:nd/token:r, root: bind() of a unix socket at nd/token fails with EACCES");
 	TAP_EQ(test_probe(skel, n, probe_reach,
-			  OP(fs_path("%s/nd/sock", t), .flags = REACH_BIND | AS_USER)),
+			  OP(fs_path("%s/nd/sock", routes_dir), .flags = REACH_BIND | AS_USER)),
 	       0, "fs:nd/token:r, a user: bind() of a unix socket at nd/sock works");
-	TAP_EQ(test_probe(skel, n, probe_reach, OP(fs_path("%s/nd/sock2", t), .flags = REACH_BIND)),
+	TAP_EQ(test_probe(skel, n, probe_reach,
+			  OP(fs_path("%s/nd/sock2", routes_dir), .flags = REACH_BIND)),
 	       0, "fs:nd/token:r, root: bind() of a unix socket at nd/sock2 works");
 
 	/* readlink(2) tells the target: r. */
@@ -976,31 +993,28 @@ static void test_reach(struct umbrella_bpf *skel)
 	       "fs:rd:w, root: FS_IOC_FSSETXATTR (immutable) of free/rootf works");
 }
 
-int main(void)
+static void fs_routes(struct umbrella_bpf *skel)
 {
 	static const char *const dirs[] = { "r",      "r/sub", "ok", "bind", "bindsub",
 					    "bindok", "nsmnt", "mv", "pd",   "rep" };
 	static const char *const files[] = { "r/f",  "r/sub/g", "ok/f",	 "mv/f",
 					     "mv/g", "pd/f",	"rep/f", "rep/g" };
-	struct umbrella_bpf *skel = test_load();
 	bool ready = true;
 	__u32 r;
 
-	if (!skel)
-		return tap_finish();
-	if (!TAP_EQ(fs_scratch(t), 0, "a scratch tmpfs is mounted"))
-		goto out;
+	if (!TAP_EQ(fs_scratch(routes_dir), 0, "a scratch tmpfs is mounted"))
+		return;
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		ready &= mkdir(fs_path("%s/%s", t, dirs[i]), 0755) == 0;
+		ready &= mkdir(fs_path("%s/%s", routes_dir, dirs[i]), 0755) == 0;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-		ready &= fs_write(fs_path("%s/%s", t, files[i]), "data\n", 0644) == 0;
-	r = test_layer(skel, fs_path("fs:%s/r", t));
+		ready &= fs_write(fs_path("%s/%s", routes_dir, files[i]), "data\n", 0644) == 0;
+	r = test_layer(skel, fs_path("fs:%s/r", routes_dir));
 	if (!TAP_OK(ready && r, "the scratch files and the layer fs:r are made"))
 		goto out_scratch;
 
 	test_bind_mounts(skel, r);
 	test_links(skel, r);
-	test_names(skel, r);
+	test_route_names(skel, r);
 	test_openat2(skel, r);
 	test_chroot_ns(skel, r);
 	test_renames(skel);
@@ -1012,11 +1026,8 @@ int main(void)
 	test_reach(skel);
 
 out_scratch:
-	(void)umount2(fs_path("%s/bind", t), MNT_DETACH);
-	(void)umount2(fs_path("%s/bindsub", t), MNT_DETACH);
-	(void)umount2(fs_path("%s/bindok", t), MNT_DETACH);
-	fs_scratch_done(t);
-out:
-	umbrella_bpf__destroy(skel);
-	return tap_finish();
+	(void)umount2(fs_path("%s/bind", routes_dir), MNT_DETACH);
+	(void)umount2(fs_path("%s/bindsub", routes_dir), MNT_DETACH);
+	(void)umount2(fs_path("%s/bindok", routes_dir), MNT_DETACH);
+	fs_scratch_done(routes_dir);
 }

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: the operations on names and metadata under "fs:PATH" - create, mknod,
- * mkdir, symlink, link (both ends), unlink, rmdir, rename (source, target name,
- * replaced target, exchange), truncate, chmod, chown, utimes, extended attributes;
- * chdir and fchdir into a restricted directory, which work, and what is then reached
- * from it (listing it, opening, stat of its entries, ".."), which is denied; and rules that must cross mount points: "fs:/:w" on a tmpfs, and a restricted
- * directory with a file system mounted below it; and deep paths: rules up to 44 levels
- * above the object, on its file system and across mount points (on Linux 6.1 the walk
- * has two kinds of level: before and after the first mount point), and the walk's
- * limit of 64 levels on file systems with rules (deeper: denied; a file system with
- * none is not walked, so its depth does not count: the marks above a rule are none).
+ * Part of the VM test test-fs (test-fs.c, one load of the BPF object for its four parts): the
+ * operations on names and metadata under "fs:PATH" - create, mknod, mkdir, symlink, link (both
+ * ends), unlink, rmdir, rename (source, target name, replaced target, exchange), truncate,
+ * chmod, chown, utimes, extended attributes; chdir and fchdir into a restricted directory,
+ * which work, and what is then reached from it (listing it, opening, stat of its entries,
+ * ".."), which is denied; and rules that must cross mount points: "fs:/:w" on a tmpfs, and a
+ * restricted directory with a file system mounted below it; and deep paths: rules up to 44
+ * levels above the object, on its file system and across mount points (on Linux 6.1 the walk
+ * has two kinds of level: before and after the first mount point), and the walk's limit of 64
+ * levels on file systems with rules (deeper: denied; a file system with none is not walked, so
+ * its depth does not count: the marks above a rule are none).
  *
  * Each denial is EACCES beside the same operation in an unrestricted directory of the
  * same tmpfs. Runs as root inside the test VM (tests/vm/run).
@@ -20,7 +21,7 @@
 
 #include "test-fs-util.h"
 
-static char t[PATH_MAX]; /* the scratch tmpfs */
+static char ops_dir[PATH_MAX]; /* the scratch tmpfs */
 
 /* An xattr name tmpfs accepts: user.* (Linux 6.6 and later), else trusted.* (root). */
 static const char *xattr_name = "user.umbrella";
@@ -134,8 +135,8 @@ static void check(struct umbrella_bpf *skel, __u32 layer, int kind, const char *
 	       "fs:w: %s in ok works", what);
 }
 
-#define W(name)	 fs_path("%s/w/%s", t, name)
-#define OK(name) fs_path("%s/ok/%s", t, name)
+#define W(name)	 fs_path("%s/w/%s", ops_dir, name)
+#define OK(name) fs_path("%s/ok/%s", ops_dir, name)
 
 static void test_names(struct umbrella_bpf *skel, __u32 w)
 {
@@ -155,8 +156,8 @@ static void test_names(struct umbrella_bpf *skel, __u32 w)
 	      W("m2"), OK("m1"), OK("m2"));
 	check(skel, w, OP_RENAME, "renaming a file onto a restricted file", OK("m2"), W("f"),
 	      OK("m2"), OK("m3"));
-	check(skel, w, OP_RENAME, "renaming the restricted directory itself", fs_path("%s/w", t),
-	      fs_path("%s/w2", t), OK("dir"), OK("dir2"));
+	check(skel, w, OP_RENAME, "renaming the restricted directory itself",
+	      fs_path("%s/w", ops_dir), fs_path("%s/w2", ops_dir), OK("dir"), OK("dir2"));
 	check(skel, w, OP_EXCHANGE, "exchanging a file with a restricted one", OK("m3"), W("f"),
 	      OK("m3"), OK("f"));
 }
@@ -248,7 +249,8 @@ static void check_in(struct umbrella_bpf *skel, __u32 layer, int how, const char
  */
 static void test_chdir(struct umbrella_bpf *skel, __u32 w)
 {
-	const char *wd = strdupa(fs_path("%s/w", t)), *okd = strdupa(fs_path("%s/ok", t));
+	const char *wd = strdupa(fs_path("%s/w", ops_dir)),
+		   *okd = strdupa(fs_path("%s/ok", ops_dir));
 	const char *we = strdupa(W("e")), *oke = strdupa(OK("e2"));
 
 	check_in(skel, w, IN_NOTHING, "chdir", wd, 0, okd);
@@ -269,7 +271,7 @@ static void test_chdir(struct umbrella_bpf *skel, __u32 w)
 static void test_mount_crossing(struct umbrella_bpf *skel)
 {
 	__u32 root_w = test_layer(skel, "fs:/:w");
-	__u32 outer = test_layer(skel, fs_path("fs:%s/outer", t));
+	__u32 outer = test_layer(skel, fs_path("fs:%s/outer", ops_dir));
 
 	TAP_EQ(test_probe(skel, root_w, probe_op, OP(OK("byroot"), .flags = OP_CREATE)), EACCES,
 	       "fs:/:w: creating a file on a tmpfs below /tmp fails with EACCES");
@@ -282,10 +284,10 @@ static void test_mount_crossing(struct umbrella_bpf *skel)
 	TAP_EQ(test_probe(skel, root_w, probe_read, OP("/etc/hostname")), 0,
 	       "fs:/:w: reading /etc/hostname works");
 
-	TAP_EQ(test_probe(skel, outer, probe_read, OP(fs_path("%s/outer/m/f", t))), EACCES,
+	TAP_EQ(test_probe(skel, outer, probe_read, OP(fs_path("%s/outer/m/f", ops_dir))), EACCES,
 	       "fs:outer: reading outer/m/f, on a tmpfs mounted on outer/m, fails with EACCES");
 	TAP_EQ(test_probe(skel, outer, probe_op,
-			  OP(fs_path("%s/outer/m/new", t), .flags = OP_CREATE)),
+			  OP(fs_path("%s/outer/m/new", ops_dir), .flags = OP_CREATE)),
 	       EACCES, "fs:outer: creating outer/m/new fails with EACCES");
 	TAP_EQ(test_probe(skel, outer, probe_read, OP(OK("f"))), 0, "fs:outer: reading ok/f works");
 }
@@ -347,7 +349,7 @@ static void test_depth(struct umbrella_bpf *skel)
 {
 	static const int depths[] = { 0, 13, 14, 15, 16, 40 };
 	/* copies: fs_path() reuses its buffers */
-	const char *deep = strdupa(fs_path("%s/deep", t));
+	const char *deep = strdupa(fs_path("%s/deep", ops_dir));
 	const char *r = strdupa(fs_path("%s/r", deep)), *n = strdupa(fs_path("%s/n", deep));
 	const char *ok = strdupa(fs_path("%s/ok", deep));
 	const char *mr = strdupa(deep_path(fs_path("%s/mr", deep), "c", 20, "m"));
@@ -387,7 +389,7 @@ static void test_depth(struct umbrella_bpf *skel)
 	}
 	/* the limit: l1/.../l64 below the scratch root, with no mount crossed (listxattr
 	 * walks one file system): l63 is level 64 of the walk, l64 level 65 */
-	ready = ready && deep_make(t, "l", WALK_MAX, false);
+	ready = ready && deep_make(ops_dir, "l", WALK_MAX, false);
 	if (!TAP_OK(ready, "setup: the deep directories, files, mounts and layers are made"))
 		goto out;
 
@@ -441,15 +443,15 @@ static void test_depth(struct umbrella_bpf *skel)
 	       0, "fs:kr:w: in a chroot to ko/b, writing b1/.../b20/a/f works");
 
 	/* the limit (on 6.1 through the levels read with plain loads; the other kind,
-	 * bpf_probe_read_kernel() only, is what a unix socket's peer takes: test-fs-routes) */
+	 * bpf_probe_read_kernel() only, is what a unix socket's peer takes: fs-routes.c) */
 	TAP_EQ(test_probe(skel, 0, probe_op,
-			  OP(deep_path(t, "l", WALK_MAX, NULL), .flags = OP_LISTXATTR)),
+			  OP(deep_path(ops_dir, "l", WALK_MAX, NULL), .flags = OP_LISTXATTR)),
 	       0, "unrestricted: listxattr l1/.../l%d works", WALK_MAX);
 	TAP_EQ(test_probe(skel, layer, probe_op,
-			  OP(deep_path(t, "l", WALK_MAX - 1, NULL), .flags = OP_LISTXATTR)),
+			  OP(deep_path(ops_dir, "l", WALK_MAX - 1, NULL), .flags = OP_LISTXATTR)),
 	       0, "fs:r: listxattr l1/.../l%d (%d levels) works", WALK_MAX - 1, WALK_MAX);
 	TAP_EQ(test_probe(skel, layer, probe_op,
-			  OP(deep_path(t, "l", WALK_MAX, NULL), .flags = OP_LISTXATTR)),
+			  OP(deep_path(ops_dir, "l", WALK_MAX, NULL), .flags = OP_LISTXATTR)),
 	       EACCES, "fs:r: listxattr l1/.../l%d (%d levels: too deep) fails with EACCES",
 	       WALK_MAX, WALK_MAX + 1);
 
@@ -487,7 +489,7 @@ out:
  */
 static void test_ancestor_depth(struct umbrella_bpf *skel)
 {
-	const char *x = strdupa(fs_path("%s/x", t));
+	const char *x = strdupa(fs_path("%s/x", ops_dir));
 	const char *y = strdupa(deep_path(x, "c", 50, "m"));
 	const char *f = strdupa(deep_path(y, "d", 20, "f"));
 	__u32 marks, merged, rule;
@@ -532,25 +534,23 @@ out:
 	(void)umount2(x, MNT_DETACH);
 }
 
-int main(void)
+static void fs_ops(struct umbrella_bpf *skel)
 {
 	static const char *const dirs[] = { "w", "w/e", "ok", "ok/e", "ok/e2", "outer", "outer/m" };
 	static const char *const files[] = { "w/f", "ok/f", "ok/u", "ok/m", "ok/m3", "ok/x" };
-	struct umbrella_bpf *skel = test_load();
 	bool ready = true;
 	__u32 w;
 
-	if (!skel)
-		return tap_finish();
-	if (!TAP_EQ(fs_scratch(t), 0, "a scratch tmpfs is mounted"))
-		goto out;
+	if (!TAP_EQ(fs_scratch(ops_dir), 0, "a scratch tmpfs is mounted"))
+		return;
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		ready &= mkdir(fs_path("%s/%s", t, dirs[i]), 0755) == 0;
-	ready &= mount("umb-fs-inner", fs_path("%s/outer/m", t), "tmpfs", 0, "mode=0755") == 0;
-	ready &= fs_write(fs_path("%s/outer/m/f", t), "inner\n", 0644) == 0;
+		ready &= mkdir(fs_path("%s/%s", ops_dir, dirs[i]), 0755) == 0;
+	ready &= mount("umb-fs-inner", fs_path("%s/outer/m", ops_dir), "tmpfs", 0, "mode=0755") ==
+		 0;
+	ready &= fs_write(fs_path("%s/outer/m/f", ops_dir), "inner\n", 0644) == 0;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-		ready &= fs_write(fs_path("%s/%s", t, files[i]), "data\n", 0644) == 0;
-	w = test_layer(skel, fs_path("fs:%s/w", t));
+		ready &= fs_write(fs_path("%s/%s", ops_dir, files[i]), "data\n", 0644) == 0;
+	w = test_layer(skel, fs_path("fs:%s/w", ops_dir));
 	if (!TAP_OK(ready && w, "the scratch files and the layer fs:w are made"))
 		goto out_scratch;
 
@@ -562,9 +562,6 @@ int main(void)
 	test_ancestor_depth(skel);
 
 out_scratch:
-	(void)umount2(fs_path("%s/outer/m", t), MNT_DETACH);
-	fs_scratch_done(t);
-out:
-	umbrella_bpf__destroy(skel);
-	return tap_finish();
+	(void)umount2(fs_path("%s/outer/m", ops_dir), MNT_DETACH);
+	fs_scratch_done(ops_dir);
 }

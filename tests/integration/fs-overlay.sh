@@ -1,34 +1,14 @@
-#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# VM test: fs rules on overlayfs either hold or are refused (TAP). With its layers on
-# several file systems and without xino (the default), overlayfs numbers a directory
-# anew each time it reads it back in after its eviction (memory pressure,
-# drop_caches), and rules are keyed by inode number: a rule on or below such a
-# directory would stop matching. umbrellad refuses it, naming the item; rules on an
-# overlay on one file system, or with xino=on, are made and hold across an eviction,
-# and so does a rule on a file in the root of the other overlay (the root is pinned,
-# files keep their layer's number).
-set -u
-build=$(cd "$(dirname "$0")/../.." && pwd)
-source_root='@SOURCE_ROOT@'
-. "$source_root/tests/helpers/tap.sh"
-. "$source_root/tests/helpers/vm-modules.sh"
-umbrellad=$build/daemon/umbrellad
-cli=$build/cli/umbrella-cli
-export UMBRELLA_SOCKET=/run/umbrella-test/umbrellad.sock
-tmp=$(mktemp -d)
-log=$tmp/umbrellad.log
-loop=
-cleanup() {
-	local m
-	for m in $(grep " $tmp/" /proc/mounts | cut -d' ' -f2 | sort -r); do umount -l "$m"; done
-	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
-	kill "$daemon" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
+# Part of the VM test test-fs-filesystems (sourced by test-fs-filesystems.sh, with
+# umbrellad started and $tmp a directory of its own): fs rules on overlayfs either hold
+# or are refused. With its layers on several file systems and without xino (the
+# default), overlayfs numbers a directory anew each time it reads it back in after its
+# eviction (memory pressure, drop_caches), and rules are keyed by inode number: a rule
+# on or below such a directory would stop matching. umbrellad refuses it, naming the
+# item; rules on an overlay on one file system, or with xino=on, are made and hold
+# across an eviction, and so does a rule on a file in the root of the other overlay (the
+# root is pinned, files keep their layer's number). Its helpers (drop_caches, refused,
+# holds) are its own, defined again here over those of the part before.
 drop_caches() { sync; echo 2 >/proc/sys/vm/drop_caches; echo 2 >/proc/sys/vm/drop_caches; }
 
 # refused RULE WHY WHAT: "run -r fs:RULE" fails before running anything, naming the item
@@ -68,17 +48,11 @@ overlay() {
 		-o "lowerdir=$lower,upperdir=$upper,workdir=$work${4:+,$4}" "$tmp/$1" 2>&1)
 }
 
-start_daemon "$log"
-rc=$?
-out=$(cat "$log")
-[ "$rc" = 0 ]
-check $? "umbrellad starts"
-
 mkdir -p "$tmp/ext4" "$tmp/tmpfs"
 truncate -s 64M "$tmp/ext4.img"
 load_module loop && load_module ext4 && load_module overlay &&
-	loop=$(losetup -f --show "$tmp/ext4.img") && out=$(mkfs.ext4 -q "$loop" 2>&1) &&
-	mount "$loop" "$tmp/ext4" && mount -t tmpfs tmpfs "$tmp/tmpfs"
+	loop=$(losetup -f --show "$tmp/ext4.img") && loops+=("$loop") &&
+	out=$(mkfs.ext4 -q "$loop" 2>&1) && mount "$loop" "$tmp/ext4" && mount -t tmpfs tmpfs "$tmp/tmpfs"
 check $? "an ext4 and a tmpfs to put layers on"
 
 overlay split "$tmp/ext4/lower-split" "$tmp/tmpfs" xino=off
@@ -120,5 +94,3 @@ holds "fs:$tmp/same/dir/sub/up/file:r" "$tmp/same/dir/sub/up/file" "$tmp/same/di
 	"one-file-system overlay: a rule three directories down (one made on the upper layer) holds"
 holds "fs:$tmp/split:r" "$tmp/split/dir/file" /etc/hostname \
 	"split overlay: fs:ROOT:r holds across an eviction (/etc/hostname still read)"
-
-tap_done

@@ -1,27 +1,13 @@
-#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# VM test: fs rules in procfs either hold or are refused (TAP). procfs gives a
-# process's entries (/proc/PID/...) and every sysctl below /proc/sys a new inode number
-# when it reads one back in after its eviction (memory pressure, drop_caches), and
-# rules are keyed by inode number: a rule there would stop matching. umbrellad refuses
-# such a rule, naming the item; rules on what keeps its number (the proc root,
-# /proc/sys itself, /proc/meminfo) are made, and hold across an eviction.
-set -u
-build=$(cd "$(dirname "$0")/../.." && pwd)
-source_root='@SOURCE_ROOT@'
-. "$source_root/tests/helpers/tap.sh"
-umbrellad=$build/daemon/umbrellad
-cli=$build/cli/umbrella-cli
-export UMBRELLA_SOCKET=/run/umbrella-test/umbrellad.sock
-tmp=$(mktemp -d)
-log=$tmp/umbrellad.log
-cleanup() {
-	kill "$daemon" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
+# Part of the VM test test-fs-filesystems (sourced by test-fs-filesystems.sh, with
+# umbrellad started and $tmp a directory of its own): fs rules in procfs either hold or
+# are refused. procfs gives a process's entries (/proc/PID/...) and every sysctl below
+# /proc/sys a new inode number when it reads one back in after its eviction (memory
+# pressure, drop_caches), and rules are keyed by inode number: a rule there would stop
+# matching. umbrellad refuses such a rule, naming the item; rules on what keeps its
+# number (the proc root, /proc/sys itself, /proc/meminfo) are made, and hold across an
+# eviction. Its helpers (drop_caches, refused, holds) are its own: fs-overlay.sh,
+# sourced after it, defines its own again.
 drop_caches() { sync; echo 2 >/proc/sys/vm/drop_caches; echo 2 >/proc/sys/vm/drop_caches; }
 
 # refused RULE WHAT: "run -r RULE" fails before running anything, naming the item
@@ -47,12 +33,6 @@ holds() {
 		[[ "$out" == *read-allowed* ]]
 	check $? "$4"
 }
-
-start_daemon "$log"
-rc=$?
-out=$(cat "$log")
-[ "$rc" = 0 ]
-check $? "umbrellad starts"
 
 # The reason, measured here: these get new numbers once evicted.
 a=$(stat -c %i /proc/sys/kernel/hostname /proc/1/status)
@@ -84,5 +64,3 @@ holds fs:/proc/meminfo:r /proc/meminfo /proc/version \
 	"fs:/proc/meminfo:r holds across an eviction (/proc/version still read)"
 holds fs:/proc:r /proc/sys/kernel/hostname /etc/hostname \
 	"fs:/proc:r holds for a sysctl across an eviction (/etc/hostname still read)"
-
-tap_done

@@ -1,25 +1,17 @@
-#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# VM test: umbrella-cli run --permissive (TAP). The layer's denials are recorded and
+# Part of the VM test test-cli-run (sourced by test-cli-run.sh, with umbrellad started,
+# its log in $log): umbrella-cli run --permissive. The layer's denials are recorded and
 # explained ("would deny"), not enforced; every other layer of the task still enforces,
 # whichever of the two is the lower, whichever level of the path each names, and
 # whichever item of a socket each has; the protection of umbrellad stays; only a
-# process's own child gets a permissive layer. Each check is a real operation, with
-# the same operation beside it as the control.
-set -u
-build=$(cd "$(dirname "$0")/../.." && pwd)
-source_root='@SOURCE_ROOT@'
-. "$source_root/tests/helpers/tap.sh"
-umbrellad=$build/daemon/umbrellad
-cli=$build/cli/umbrella-cli
-export UMBRELLA_SOCKET=/run/umbrella-test/umbrellad.sock
-log=$(mktemp)
-tmp=$(mktemp -d)
+# process's own child gets a permissive layer. Each check is a real operation, with the
+# same operation beside it as the control. Its helpers are its own (run_cmd, verify:
+# test-cli-run's run is another).
 host=$(cat /etc/hostname)
 udp='exec 3<>/dev/udp/127.0.0.1/9'
 
-# out: stdout, err: stderr (run's explanation); a failed check shows both.
-run() {
+# run_cmd CMD...: out: stdout, err: stderr (run's explanation); a failed check shows both.
+run_cmd() {
 	"$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	out=$(cat "$tmp/out")
@@ -31,15 +23,12 @@ verify() {
 	check "$@"
 }
 
-start_daemon "$log"
-check $? "umbrellad starts and listens"
-
 # --- the permissive layer alone: allowed, recorded, explained ---
-run "$cli" run -r fs:/etc -- cat /etc/hostname
+run_cmd "$cli" run -r fs:/etc -- cat /etc/hostname
 [ "$rc" = 1 ] && [[ "$err" == *"umbrella: denied open /etc/hostname (fs:/etc, layer "* ]]
 verify $? "control: run -r fs:/etc -- cat /etc/hostname is denied (exit $rc)"
 
-run "$cli" run --permissive -r fs:/etc -- cat /etc/hostname
+run_cmd "$cli" run --permissive -r fs:/etc -- cat /etc/hostname
 [ "$rc" = 0 ] && [ "$out" = "$host" ] &&
 	[[ "$err" =~ "umbrella: would deny open /etc/hostname (fs:/etc, layer "([0-9]+)")" ]]
 verify $? "run --permissive -r fs:/etc: cat reads /etc/hostname, run says what it would deny"
@@ -48,46 +37,46 @@ sleep 0.5
 grep -q "denied: .*comm=cat hook=file_open restriction=fs:r layer=$layer object=/etc/hostname (permissive: allowed)" "$log"
 verify $? "umbrellad records the denial of layer $layer, marked permissive"
 
-run "$cli" run --permissive -r net:all -- bash -c "$udp"
+run_cmd "$cli" run --permissive -r net:all -- bash -c "$udp"
 [ "$rc" = 0 ] && [[ "$err" == *"umbrella: would deny create socket inet4 "* ]]
 verify $? "run --permissive -r net:all: a socket is created, and reported"
 
 # --- a permissive layer relaxes no other layer (a restricted task tries to escape) ---
-run "$cli" run -r fs:/etc -- "$cli" run --permissive -r fs:/tmp -- cat /etc/hostname
+run_cmd "$cli" run -r fs:/etc -- "$cli" run --permissive -r fs:/tmp -- cat /etc/hostname
 [ "$rc" = 1 ] && [[ "$err" == *"Permission denied"* ]] &&
 	[[ "$err" == *"umbrella: denied open /etc/hostname (fs:/etc, layer "* ]]
 verify $? "under an enforcing fs:/etc, run --permissive -r fs:/tmp -- cat /etc/hostname is denied"
 
-run "$cli" run -r fs:/etc -- "$cli" run --permissive -r fs:/etc/hostname -- cat /etc/hostname
+run_cmd "$cli" run -r fs:/etc -- "$cli" run --permissive -r fs:/etc/hostname -- cat /etc/hostname
 [ "$rc" = 1 ] && [[ "$err" == *"Permission denied"* ]]
 verify $? "a permissive rule on the file itself does not hide the outer layer's rule on /etc"
 
-run "$cli" run --permissive -r fs:/etc/hostname -- "$cli" run -r fs:/etc -- cat /etc/hostname
+run_cmd "$cli" run --permissive -r fs:/etc/hostname -- "$cli" run -r fs:/etc -- cat /etc/hostname
 [ "$rc" = 1 ] && [[ "$err" == *"Permission denied"* ]]
 verify $? "nor does one in a lower layer hide the upper layer's rule on /etc"
 
-run "$cli" run -r fs:/usr/share/doc -- "$cli" run --permissive -r fs:/etc -- cat /etc/hostname
+run_cmd "$cli" run -r fs:/usr/share/doc -- "$cli" run --permissive -r fs:/etc -- cat /etc/hostname
 [ "$rc" = 0 ] && [ "$out" = "$host" ] && [[ "$out$err" != *"denied open"* ]]
 verify $? "control: under an enforcing layer that does not cover /etc, the permissive run reads it"
 
-run "$cli" run --permissive -r net:all -- "$cli" run -q -r net:inet -- bash -c "$udp"
+run_cmd "$cli" run --permissive -r net:all -- "$cli" run -q -r net:inet -- bash -c "$udp"
 [ "$rc" != 0 ] && [[ "$err" == *"Operation not permitted"* ]]
 verify $? "a permissive net:all below does not hide an enforcing net:inet (another item)"
 
-run "$cli" run --permissive -r net:all -- "$cli" run -q -r net:inet6 -- bash -c "$udp"
+run_cmd "$cli" run --permissive -r net:all -- "$cli" run -q -r net:inet6 -- bash -c "$udp"
 [ "$rc" = 0 ]
 verify $? "control: the same with an enforcing net:inet6, an IPv4 socket is allowed"
 
-run "$cli" run --permissive -r signal -- kill -0 "$daemon"
+run_cmd "$cli" run --permissive -r signal -- kill -0 "$daemon"
 [ "$rc" != 0 ] && [[ "$err" == *"Operation not permitted"* ]]
 verify $? "umbrellad stays out of reach of a permissive layer's task (kill -0 is denied)"
 
-run "$cli" run --permissive -r signal -- kill -0 $$
+run_cmd "$cli" run --permissive -r signal -- kill -0 $$
 [ "$rc" = 0 ] && [[ "$err" == *"umbrella: would deny kill "* ]]
 verify $? "control: the same task may signal another process outside its domain (recorded)"
 
 # --- who may ask for one ---
-run "$cli" run --permissive --no-fork -r fs:/etc -- cat /etc/hostname
+run_cmd "$cli" run --permissive --no-fork -r fs:/etc -- cat /etc/hostname
 [ "$rc" = 125 ] && [ -z "$out" ] && [[ "$err" == *"--permissive and --no-fork"* ]]
 verify $? "run --permissive --no-fork is refused before anything runs (exit $rc)"
 
@@ -126,9 +115,9 @@ loose=$!
 strict=$!
 loose_pid=$(cmd_pid "$loose")
 strict_pid=$(cmd_pid "$strict")
-run "$cli" task show "$loose_pid"
+run_cmd "$cli" task show "$loose_pid"
 loose_text=$out
-run "$cli" task show "$strict_pid"
+run_cmd "$cli" task show "$strict_pid"
 [[ "$loose_text" == *"mode:         permissive (its denials are recorded, not enforced)"* ]] &&
 	[[ "$out" == *"mode:         enforcing"* ]] && [[ "$out" != *permissive* ]]
 verify $? "task show: the permissive layer's mode says so, the enforcing one's says enforcing"
@@ -139,7 +128,7 @@ l = v["layers"][-1] if "layers" in v else v
 print(l["id"], l["permissive"])'; }
 loose_json=$(json task show "$loose_pid")
 strict_json=$(json task show "$strict_pid")
-run "$cli" layer show "${loose_json% *}"
+run_cmd "$cli" layer show "${loose_json% *}"
 [ "${loose_json#* }" = True ] && [ "${strict_json#* }" = False ] &&
 	[[ "$out" == *"mode:         permissive"* ]] &&
 	[ "$(json layer show "${loose_json% *}")" = "${loose_json% True} True" ] &&
@@ -147,8 +136,3 @@ run "$cli" layer show "${loose_json% *}"
 verify $? "--json: \"permissive\" is true for that layer, false for the other ($loose_json, $strict_json)"
 kill "$loose" "$strict"
 wait "$loose" "$strict" 2>/dev/null
-
-kill "$daemon"
-wait "$daemon"
-rm -rf "$log" "$tmp"
-tap_done

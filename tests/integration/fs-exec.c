@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM test: running restricted files - execve, execveat, fexecve, mmap(PROT_EXEC) and
- * mprotect(PROT_EXEC), the dynamic loader run on a restricted binary (ld.so ./binary),
- * and scripts, directly and through an interpreter.
+ * Part of the VM test test-fs (test-fs.c, one load of the BPF object for its four parts):
+ * running restricted files - execve, execveat, fexecve, mmap(PROT_EXEC) and
+ * mprotect(PROT_EXEC), the dynamic loader run on a restricted binary (ld.so ./binary), and
+ * scripts, directly and through an interpreter.
  *
  * What each mode denies:
  *   x  every exec of the file (the kernel opens it with FMODE_EXEC) and every mapping
@@ -20,7 +21,7 @@
 
 #define LD_SO "/lib64/ld-linux-x86-64.so.2"
 
-static char t[PATH_MAX]; /* the scratch tmpfs */
+static char exec_dir[PATH_MAX]; /* the scratch tmpfs */
 
 /* execveat(dirfd of path, path2, 0). */
 static int probe_execveat(void *arg)
@@ -98,7 +99,7 @@ static int probe_run_quiet(void *arg)
 
 static void test_exec(struct umbrella_bpf *skel, __u32 x, __u32 all, __u32 rd)
 {
-	const char *prog = fs_path("%s/x/true", t), *ok = fs_path("%s/ok/true", t);
+	const char *prog = fs_path("%s/x/true", exec_dir), *ok = fs_path("%s/ok/true", exec_dir);
 
 	TAP_EQ(test_probe(skel, 0, probe_exec, OP(prog)), 0, "unrestricted: running x/true works");
 	TAP_EQ(test_probe(skel, x, probe_exec, OP(prog)), EACCES,
@@ -108,10 +109,10 @@ static void test_exec(struct umbrella_bpf *skel, __u32 x, __u32 all, __u32 rd)
 	TAP_EQ(test_probe(skel, rd, probe_exec, OP(prog)), 0, "fs:x:r: execve(x/true) works");
 	TAP_EQ(test_probe(skel, x, probe_exec, OP(ok)), 0, "fs:x:x: execve(ok/true) works");
 
-	TAP_EQ(test_probe(skel, x, probe_execveat, OP(fs_path("%s/x", t), .path2 = "true")), EACCES,
-	       "fs:x:x: execveat(dirfd of x, \"true\") fails with EACCES");
-	TAP_EQ(test_probe(skel, x, probe_execveat, OP(fs_path("%s/ok", t), .path2 = "true")), 0,
-	       "fs:x:x: execveat(dirfd of ok, \"true\") works");
+	TAP_EQ(test_probe(skel, x, probe_execveat, OP(fs_path("%s/x", exec_dir), .path2 = "true")),
+	       EACCES, "fs:x:x: execveat(dirfd of x, \"true\") fails with EACCES");
+	TAP_EQ(test_probe(skel, x, probe_execveat, OP(fs_path("%s/ok", exec_dir), .path2 = "true")),
+	       0, "fs:x:x: execveat(dirfd of ok, \"true\") works");
 	TAP_EQ(test_probe(skel, x, probe_fexecve, OP(prog, .flags = O_RDONLY)), EACCES,
 	       "fs:x:x: fexecve() of an O_RDONLY fd of x/true fails with EACCES");
 	TAP_EQ(test_probe(skel, all, probe_fexecve, OP(prog, .flags = O_PATH)), EACCES,
@@ -124,7 +125,7 @@ static void test_exec(struct umbrella_bpf *skel, __u32 x, __u32 all, __u32 rd)
 
 static void test_mmap(struct umbrella_bpf *skel, __u32 x)
 {
-	const char *prog = fs_path("%s/x/true", t), *ok = fs_path("%s/ok/true", t);
+	const char *prog = fs_path("%s/x/true", exec_dir), *ok = fs_path("%s/ok/true", exec_dir);
 
 	TAP_EQ(test_probe(skel, x, probe_mmap, OP(prog)), 0,
 	       "fs:x:x: mmap(x/true, PROT_READ) works");
@@ -140,7 +141,7 @@ static void test_mmap(struct umbrella_bpf *skel, __u32 x)
 
 static void test_loader(struct umbrella_bpf *skel, __u32 x, __u32 rd)
 {
-	const char *prog = fs_path("%s/x/true", t), *ok = fs_path("%s/ok/true", t);
+	const char *prog = fs_path("%s/x/true", exec_dir), *ok = fs_path("%s/ok/true", exec_dir);
 
 	TAP_EQ(test_probe(skel, 0, probe_run_quiet, OP(LD_SO, .path2 = prog)), 0,
 	       "unrestricted: ld.so x/true works");
@@ -154,7 +155,7 @@ static void test_loader(struct umbrella_bpf *skel, __u32 x, __u32 rd)
 
 static void test_scripts(struct umbrella_bpf *skel, __u32 x, __u32 all, __u32 rd)
 {
-	const char *script = fs_path("%s/x/s.sh", t), *ok = fs_path("%s/ok/s.sh", t);
+	const char *script = fs_path("%s/x/s.sh", exec_dir), *ok = fs_path("%s/ok/s.sh", exec_dir);
 
 	TAP_EQ(test_probe(skel, 0, probe_run_quiet, OP(script)), 0,
 	       "unrestricted: running x/s.sh works");
@@ -175,27 +176,25 @@ static void test_scripts(struct umbrella_bpf *skel, __u32 x, __u32 all, __u32 rd
 	       "fs:x: sh ok/s.sh works");
 }
 
-int main(void)
+static void fs_exec(struct umbrella_bpf *skel)
 {
 	static const char script[] = "#!/bin/sh\nexit 0\n";
-	struct umbrella_bpf *skel = test_load();
 	__u32 x, all, rd;
 
-	if (!skel)
-		return tap_finish();
-	if (!TAP_EQ(fs_scratch(t), 0, "a scratch tmpfs is mounted"))
-		goto out;
-	if (mkdir(fs_path("%s/x", t), 0755) < 0 || mkdir(fs_path("%s/ok", t), 0755) < 0 ||
-	    fs_copy("/bin/true", fs_path("%s/x/true", t)) < 0 ||
-	    fs_copy("/bin/true", fs_path("%s/ok/true", t)) < 0 ||
-	    fs_write(fs_path("%s/x/s.sh", t), script, 0755) < 0 ||
-	    fs_write(fs_path("%s/ok/s.sh", t), script, 0755) < 0) {
+	if (!TAP_EQ(fs_scratch(exec_dir), 0, "a scratch tmpfs is mounted"))
+		return;
+	if (mkdir(fs_path("%s/x", exec_dir), 0755) < 0 ||
+	    mkdir(fs_path("%s/ok", exec_dir), 0755) < 0 ||
+	    fs_copy("/bin/true", fs_path("%s/x/true", exec_dir)) < 0 ||
+	    fs_copy("/bin/true", fs_path("%s/ok/true", exec_dir)) < 0 ||
+	    fs_write(fs_path("%s/x/s.sh", exec_dir), script, 0755) < 0 ||
+	    fs_write(fs_path("%s/ok/s.sh", exec_dir), script, 0755) < 0) {
 		TAP_OK(false, "the scratch files are created");
 		goto out_scratch;
 	}
-	x = test_layer(skel, fs_path("fs:%s/x:x", t));
-	all = test_layer(skel, fs_path("fs:%s/x", t));
-	rd = test_layer(skel, fs_path("fs:%s/x:r", t));
+	x = test_layer(skel, fs_path("fs:%s/x:x", exec_dir));
+	all = test_layer(skel, fs_path("fs:%s/x", exec_dir));
+	rd = test_layer(skel, fs_path("fs:%s/x:r", exec_dir));
 	if (!TAP_OK(x && all && rd, "the layers fs:x:x, fs:x and fs:x:r are made"))
 		goto out_scratch;
 
@@ -205,8 +204,5 @@ int main(void)
 	test_scripts(skel, x, all, rd);
 
 out_scratch:
-	fs_scratch_done(t);
-out:
-	umbrella_bpf__destroy(skel);
-	return tap_finish();
+	fs_scratch_done(exec_dir);
 }
