@@ -7,10 +7,8 @@
 # on or below such a directory would stop matching. umbrellad refuses it, naming the
 # item; rules on an overlay on one file system, or with xino=on, are made and hold
 # across an eviction, and so does a rule on a file in the root of the other overlay (the
-# root is pinned, files keep their layer's number). Its helpers (drop_caches, refused,
-# holds) are its own, defined again here over those of the part before.
-drop_caches() { sync; echo 2 >/proc/sys/vm/drop_caches; echo 2 >/proc/sys/vm/drop_caches; }
-
+# root is pinned, files keep their layer's number). drop_caches and holds are
+# test-fs-filesystems.sh's; refused is its own, defined again over the part before's.
 # refused RULE WHY WHAT: "run -r fs:RULE" fails before running anything, naming the item
 # and WHY
 refused() {
@@ -19,21 +17,6 @@ refused() {
 	out="rc=$rc $out"
 	[ "$rc" != 0 ] && [[ "$out" != *ran* ]] && [[ "$out" == *"fs:$1:"*"cannot hold"*"$2"* ]]
 	check $? "$3"
-}
-
-# holds RULE DENIED ALLOWED WHAT: under -r RULE, with the caches dropped while the
-# restricted shell waits, cat DENIED fails and cat ALLOWED works
-holds() {
-	"$cli" run -r "$1" -- sh -c "sleep 1; cat $2 && echo read-denied; cat $3 >/dev/null && echo read-allowed" \
-		>"$tmp/out" 2>&1 &
-	local pid=$!
-	sleep 0.3
-	drop_caches
-	wait "$pid"
-	out=$(cat "$tmp/out")
-	[[ "$out" == *"$2"*"Permission denied"* ]] && [[ "$out" != *read-denied* ]] &&
-		[[ "$out" == *read-allowed* ]]
-	check $? "$4"
 }
 
 # overlay NAME LOWER UPPERFS [OPTION]: an overlay at $tmp/NAME of the lower directory

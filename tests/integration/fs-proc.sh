@@ -6,10 +6,8 @@
 # pressure, drop_caches), and rules are keyed by inode number: a rule there would stop
 # matching. umbrellad refuses such a rule, naming the item; rules on what keeps its
 # number (the proc root, /proc/sys itself, /proc/meminfo) are made, and hold across an
-# eviction. Its helpers (drop_caches, refused, holds) are its own: fs-overlay.sh,
-# sourced after it, defines its own again.
-drop_caches() { sync; echo 2 >/proc/sys/vm/drop_caches; echo 2 >/proc/sys/vm/drop_caches; }
-
+# eviction. drop_caches and holds are test-fs-filesystems.sh's; refused is its own:
+# fs-overlay.sh, sourced after it, defines its own again.
 # refused RULE WHAT: "run -r RULE" fails before running anything, naming the item
 refused() {
 	out=$("$cli" run -r "fs:$1" -- echo ran 2>&1)
@@ -17,21 +15,6 @@ refused() {
 	out="rc=$rc $out"
 	[ "$rc" != 0 ] && [[ "$out" != *ran* ]] && [[ "$out" == *"fs:${1%:r}:"*"cannot hold"* ]]
 	check $? "$2"
-}
-
-# holds RULE DENIED ALLOWED WHAT: under -r RULE, with the caches dropped while the
-# restricted shell waits, cat DENIED fails and cat ALLOWED works
-holds() {
-	"$cli" run -r "$1" -- sh -c "sleep 1; cat $2 && echo read-denied; cat $3 >/dev/null && echo read-allowed" \
-		>"$tmp/out" 2>&1 &
-	local pid=$!
-	sleep 0.3
-	drop_caches
-	wait "$pid"
-	out=$(cat "$tmp/out")
-	[[ "$out" == *"$2"*"Permission denied"* ]] && [[ "$out" != *read-denied* ]] &&
-		[[ "$out" == *read-allowed* ]]
-	check $? "$4"
 }
 
 # The reason, measured here: these get new numbers once evicted.

@@ -172,6 +172,24 @@ run -r fs:/tmp/X -- cat /tmp/X/file
 check $? "fs:/tmp/X from the first namespace denies that namespace's /tmp/X/file"
 part_done
 
+# For the parts: the kernel drops its caches of dentries and inodes (an eviction).
+drop_caches() { sync; echo 2 >/proc/sys/vm/drop_caches; echo 2 >/proc/sys/vm/drop_caches; }
+
+# holds RULE DENIED ALLOWED WHAT: under -r RULE, with the caches dropped while the
+# restricted shell waits, cat DENIED fails and cat ALLOWED works
+holds() {
+	"$cli" run -r "$1" -- sh -c "sleep 1; cat $2 && echo read-denied; cat $3 >/dev/null && echo read-allowed" \
+		>"$tmp/out" 2>&1 &
+	local pid=$!
+	sleep 0.3
+	drop_caches
+	wait "$pid"
+	out=$(cat "$tmp/out")
+	[[ "$out" == *"$2"*"Permission denied"* ]] && [[ "$out" != *read-denied* ]] &&
+		[[ "$out" == *read-allowed* ]]
+	check $? "$4"
+}
+
 for part in proc overlay; do
 	tmp=$top/$part
 	mkdir "$tmp"
